@@ -1,0 +1,254 @@
+// Package cli builds the lf command line. Each command lives in its own file
+// and turns flags into options, calls one library function and reports the
+// result; nothing here holds domain logic.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/store"
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Env is the environment a command runs in: its streams and the global flags.
+// Tests build one per invocation so that the whole CLI runs in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+
+	projectFlag string
+	storeFlag   string
+	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
+}
+
+// ProjectDir returns the absolute project root: --project / LF_PROJECT, else
+// the nearest ancestor of the current directory holding lf.yaml, else the
+// nearest ancestor of the hint directory holding lf.yaml, else the current
+// directory.
+func (e *Env) ProjectDir() string {
+	if e.projectFlag != "" {
+		abs, err := filepath.Abs(e.projectFlag)
+		if err != nil {
+			return e.projectFlag
+		}
+		return abs
+	}
+	cwd, _ := os.Getwd()
+	if root, ok := project.FindRoot(cwd); ok {
+		return root
+	}
+	if e.hintDir != "" {
+		if root, ok := project.FindRoot(e.hintDir); ok {
+			return root
+		}
+	}
+	return cwd
+}
+
+// SetHint names a folder to search for lf.yaml when the current directory
+// has no project above it (used by commands that take a file in a project).
+func (e *Env) SetHint(dir string) { e.hintDir = dir }
+
+// StoreURL returns --store / LF_STORE, else .lf/lf.db inside the project.
+func (e *Env) StoreURL() string {
+	if e.storeFlag != "" {
+		return e.storeFlag
+	}
+	return filepath.Join(e.ProjectDir(), project.StoreRel)
+}
+
+// OpenStore opens the store; the caller closes it.
+func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
+	s, err := store.Open(ctx, e.StoreURL())
+	if err != nil {
+		return nil, diag.Internal(err)
+	}
+	return s, nil
+}
+
+// Rel makes path relative to the project for messages.
+func (e *Env) Rel(path string) string { return project.Rel(e.ProjectDir(), path) }
+
+var (
+	regMu      sync.Mutex
+	commands   []func(*Env) *ucli.Command
+	overviews  []func(*Env) *ucli.Command
+	kindStores = map[string]KindHandler{}
+)
+
+// Register adds a top-level command. Domain command files call it from init.
+func Register(fn func(*Env) *ucli.Command) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	commands = append(commands, fn)
+}
+
+// RegisterOverview adds a subcommand of `lf overview` (e.g. `overview agents`).
+func RegisterOverview(fn func(*Env) *ucli.Command) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	overviews = append(overviews, fn)
+}
+
+// KindHandler lets a domain plug an extra kind (e.g. risk-config) into the
+// generic `lf set KIND -f` and `lf export KIND` commands.
+type KindHandler struct {
+	Names  []string // accepted spellings, singular and plural
+	Set    func(ctx context.Context, env *Env, path string) error
+	Export func(ctx context.Context, env *Env, w io.Writer) error
+}
+
+// RegisterKind plugs an extra kind into `lf set` and `lf export`.
+func RegisterKind(h KindHandler) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, n := range h.Names {
+		kindStores[n] = h
+	}
+}
+
+func lookupKind(name string) (KindHandler, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	h, ok := kindStores[name]
+	return h, ok
+}
+
+func extraKindNames() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []string
+	for n := range kindStores {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const exitCodesHelp = `EXIT CODES:
+   0  success
+   1  a gate tripped (--fail-on, a blocked trace, ...)
+   2  usage error (unknown command, flag or argument)
+   3  invalid input (YAML, JSON, events, config): located messages on stderr
+   4  internal or store error`
+
+// NewApp builds the lf application bound to env.
+func NewApp(env *Env) *ucli.App {
+	app := &ucli.App{
+		Name:                 "lf",
+		Usage:                "AI risk evaluation from YAML in git: risk scorers, AgentLeak scans, per-agent risk",
+		Description:          "lf keeps risk scoring methodologies, risk scorers and evaluation runs in a local store\n(SQLite by default) and turns evaluation results into risk levels.\n\n" + exitCodesHelp,
+		Reader:               env.Stdin,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		EnableBashCompletion: true,
+		HideVersion:          true,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "project", Usage: "project `DIR` (default: nearest ancestor holding lf.yaml, else the current directory)", EnvVars: []string{"LF_PROJECT"}, Destination: &env.projectFlag},
+			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path or sqlite:PATH (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
+		},
+		ExitErrHandler: func(*ucli.Context, error) {}, // exit codes are ours; see Run
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return diag.Usagef("%v", err)
+		},
+		CommandNotFound: func(c *ucli.Context, name string) {
+			fmt.Fprintf(env.Stderr, "lf: unknown command %q; see 'lf --help'\n", name)
+		},
+	}
+	regMu.Lock()
+	cmds := append([]func(*Env) *ucli.Command(nil), commands...)
+	regMu.Unlock()
+	for _, fn := range cmds {
+		app.Commands = append(app.Commands, fn(env))
+	}
+	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
+	for _, c := range app.Commands {
+		setUsageErrors(c)
+	}
+	return app
+}
+
+func setUsageErrors(c *ucli.Command) {
+	c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return diag.Usagef("%v", err) }
+	for _, s := range c.Subcommands {
+		setUsageErrors(s)
+	}
+}
+
+// Run runs lf with args (args[0] is the program name) and returns the exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	return RunEnv(env, args)
+}
+
+// RunEnv runs lf in env and returns the exit code, printing any error.
+func RunEnv(env *Env, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(env.Stderr, "lf: internal error: %v\n", r)
+			code = diag.ExitInternal
+		}
+	}()
+	app := NewApp(env)
+	err := app.Run(args)
+	if err == nil {
+		return diag.ExitOK
+	}
+	return reportError(env.Stderr, err)
+}
+
+func reportError(w io.Writer, err error) int {
+	var de *diag.Error
+	if errors.As(err, &de) {
+		if len(de.Diags) > 0 {
+			for _, d := range de.Diags {
+				fmt.Fprintln(w, d.String())
+			}
+			n := len(de.Diags.Errors())
+			fmt.Fprintf(w, "%d problem%s found\n", n, plural(n))
+		}
+		if de.Err != nil {
+			fmt.Fprintf(w, "lf: %v\n", de.Err)
+		}
+		return de.Code
+	}
+	msg := err.Error()
+	// urfave/cli reports unknown flags and missing arguments as plain errors.
+	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "Required flag") || strings.Contains(msg, "flag needs an argument") || strings.Contains(msg, "invalid value") {
+		fmt.Fprintf(w, "lf: %v\n", err)
+		return diag.ExitUsage
+	}
+	fmt.Fprintf(w, "lf: %v\n", err)
+	return diag.ExitInternal
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Overviews returns the registered overview subcommands for env.
+func overviewSubcommands(env *Env) []*ucli.Command {
+	regMu.Lock()
+	fns := append([]func(*Env) *ucli.Command(nil), overviews...)
+	regMu.Unlock()
+	var out []*ucli.Command
+	for _, fn := range fns {
+		out = append(out, fn(env))
+	}
+	return out
+}

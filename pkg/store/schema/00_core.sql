@@ -1,0 +1,37 @@
+-- Core entities: methodologies and risk scorers as canonical JSON with their
+-- comments, so that export can write the YAML back as it was loaded.
+CREATE TABLE IF NOT EXISTS entities (
+    kind       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    comments   TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS evaluation_runs (
+    evaluation_key TEXT NOT NULL,
+    id             TEXT NOT NULL,
+    created_at     TEXT NOT NULL, -- RFC 3339 in UTC, fixed width, so it sorts as text
+    status         TEXT NOT NULL,
+    body           TEXT NOT NULL, -- canonical JSON of the run
+    comments       TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (evaluation_key, id)
+);
+
+-- The latest-completed-run lookup of every risk scorer walks this index
+-- backwards from (evaluation_key, 'completed'), so it costs O(log runs).
+CREATE INDEX IF NOT EXISTS evaluation_runs_latest
+    ON evaluation_runs (evaluation_key, status, created_at, id);
+
+-- One row per metric value, so scoring reads only the values of the runs in scope.
+CREATE TABLE IF NOT EXISTS metric_values (
+    evaluation_key         TEXT NOT NULL,
+    run_id                 TEXT NOT NULL,
+    task_specification_key TEXT NOT NULL,
+    scorer_key             TEXT NOT NULL,
+    metric_key             TEXT NOT NULL,
+    value                  REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS metric_values_run
+    ON metric_values (evaluation_key, run_id, metric_key);
