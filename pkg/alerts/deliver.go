@@ -1,0 +1,339 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Webhook headers. The signature is "sha256=" followed by the hex
+// HMAC-SHA256, keyed with the rule's secret, of "<timestamp>.<body>", where
+// timestamp is the value of TimestampHeader (Unix seconds). Receivers should
+// recompute it, compare in constant time and reject old timestamps.
+const (
+	SignatureHeader = "X-LF-Signature"
+	TimestampHeader = "X-LF-Timestamp"
+	AlertIDHeader   = "X-LF-Alert-Id"
+)
+
+// Sign returns the signature header value for body sent at timestamp.
+func Sign(secret, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(timestamp))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify checks a signature header in constant time.
+func Verify(secret, timestamp string, body []byte, signature string) bool {
+	return hmac.Equal([]byte(Sign(secret, timestamp, body)), []byte(signature))
+}
+
+// Delivery statuses of an attempt.
+const (
+	StatusDelivered = "delivered"
+	StatusRetrying  = "retrying" // this attempt failed, another one follows
+	StatusFailed    = "failed"   // this attempt failed and was the last one
+)
+
+// Delivery is one recorded delivery attempt.
+type Delivery struct {
+	Seq        int64     `json:"seq"`
+	TenantID   string    `json:"tenantId"`
+	RuleID     string    `json:"ruleId"`
+	AgentID    string    `json:"agentId"`
+	AlertID    string    `json:"alertId"`
+	Channel    string    `json:"channel"`
+	Target     string    `json:"target"`
+	Attempt    int       `json:"attempt"`
+	Status     string    `json:"status"`
+	StatusCode int       `json:"statusCode,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Time       time.Time `json:"time"`
+}
+
+func record(ctx context.Context, st *store.Store, d Delivery) error {
+	_, err := st.DB.ExecContext(ctx, `INSERT INTO alert_deliveries
+		(tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, store.FormatTime(d.Time))
+	if err != nil {
+		return fmt.Errorf("alerts: record delivery: %w", err)
+	}
+	return nil
+}
+
+// ListDeliveries returns the recorded attempts of a tenant ("" for all),
+// newest first, at most limit (0 for all).
+func ListDeliveries(ctx context.Context, st *store.Store, tenantID string, limit int) ([]Delivery, error) {
+	q := `SELECT seq, tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at FROM alert_deliveries`
+	var args []any
+	if tenantID != "" {
+		q += ` WHERE tenant_id = ?`
+		args = append(args, tenantID)
+	}
+	q += ` ORDER BY seq DESC`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := st.DB.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("alerts: list deliveries: %w", err)
+	}
+	defer rows.Close()
+	out := []Delivery{}
+	for rows.Next() {
+		var d Delivery
+		var at string
+		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
+			return nil, err
+		}
+		d.Time, _ = time.Parse(store.TimeFormat, at)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Options configure a Dispatcher.
+type Options struct {
+	AllowHosts  HostAllowList // webhook hosts allowed (empty: all)
+	Mailer      *Mailer       // nil: email deliveries fail with "no SMTP configured"
+	Client      *http.Client  // nil: a client with a 10 s timeout that does not follow redirects
+	QueueSize   int           // pending alerts; default 1024
+	Workers     int           // default 2
+	MaxAttempts int           // per alert; default 5
+	BaseBackoff time.Duration // first retry delay, doubled each time; default 1 s
+	MaxBackoff  time.Duration // cap of the delay; default 30 s
+	Getenv      func(string) string
+	// Logf, when set, gets one line per failed attempt (never secrets).
+	Logf func(format string, args ...any)
+}
+
+// Dispatcher delivers alerts in the background so that a slow or failing
+// target never delays the caller: Enqueue does not block, a bounded queue
+// feeds a few workers, and each alert is retried with exponential backoff.
+type Dispatcher struct {
+	st     *store.Store
+	opt    Options
+	queue  chan Alert
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewDispatcher starts a dispatcher's workers. Close stops it.
+func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
+	if opt.QueueSize <= 0 {
+		opt.QueueSize = 1024
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 2
+	}
+	if opt.MaxAttempts <= 0 {
+		opt.MaxAttempts = 5
+	}
+	if opt.BaseBackoff <= 0 {
+		opt.BaseBackoff = time.Second
+	}
+	if opt.MaxBackoff <= 0 {
+		opt.MaxBackoff = 30 * time.Second
+	}
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.Client == nil {
+		opt.Client = &http.Client{
+			Timeout: 10 * time.Second,
+			// Following a redirect would let a target send us past the allow list.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Dispatcher{st: st, opt: opt, queue: make(chan Alert, opt.QueueSize), ctx: ctx, cancel: cancel}
+	for range opt.Workers {
+		d.wg.Add(1)
+		go d.work()
+	}
+	return d
+}
+
+// Enqueue hands alerts to the workers without blocking. An alert that does
+// not fit in the queue is recorded as failed.
+func (d *Dispatcher) Enqueue(alerts ...Alert) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, a := range alerts {
+		if d.closed {
+			d.fail(a, "dispatcher is shut down")
+			continue
+		}
+		select {
+		case d.queue <- a:
+		default:
+			d.fail(a, "delivery queue is full")
+		}
+	}
+}
+
+func (d *Dispatcher) fail(a Alert, reason string) {
+	_ = record(context.Background(), d.st, Delivery{
+		TenantID: a.TenantID, RuleID: a.RuleID, AgentID: a.AgentID, AlertID: a.AlertID,
+		Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: 0, Status: StatusFailed,
+		Error: reason, Time: time.Now().UTC(),
+	})
+}
+
+// Close stops accepting alerts and waits for the queued ones until ctx ends;
+// then it abandons pending retries (recording them as failed).
+func (d *Dispatcher) Close(ctx context.Context) error {
+	d.mu.Lock()
+	if !d.closed {
+		d.closed = true
+		close(d.queue)
+	}
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() { d.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		d.cancel()
+		return nil
+	case <-ctx.Done():
+		d.cancel()
+		<-done
+		return ctx.Err()
+	}
+}
+
+func (d *Dispatcher) work() {
+	defer d.wg.Done()
+	for a := range d.queue {
+		d.deliver(a)
+	}
+}
+
+func target(r Rule) string {
+	if r.Channel == ChannelEmail {
+		return fmt.Sprint(r.To)
+	}
+	return r.URL
+}
+
+// deliver tries one alert up to MaxAttempts times, recording each attempt.
+func (d *Dispatcher) deliver(a Alert) {
+	delay := d.opt.BaseBackoff
+	for attempt := 1; ; attempt++ {
+		code, err, retry := d.send(a)
+		rec := Delivery{
+			TenantID: a.TenantID, RuleID: a.RuleID, AgentID: a.AgentID, AlertID: a.AlertID,
+			Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: attempt, StatusCode: code,
+			Time: time.Now().UTC(), Status: StatusDelivered,
+		}
+		last := !retry || attempt >= d.opt.MaxAttempts || d.ctx.Err() != nil
+		if err != nil {
+			rec.Error = err.Error()
+			rec.Status = StatusRetrying
+			if last {
+				rec.Status = StatusFailed
+			}
+			if d.opt.Logf != nil {
+				d.opt.Logf("alert %s rule %s attempt %d: %s", a.AlertID, a.RuleID, attempt, rec.Error)
+			}
+		}
+		if rerr := record(context.Background(), d.st, rec); rerr != nil && d.opt.Logf != nil {
+			d.opt.Logf("%v", rerr)
+		}
+		if err == nil || last {
+			return
+		}
+		select {
+		case <-time.After(delay):
+		case <-d.ctx.Done():
+		}
+		delay *= 2
+		if delay > d.opt.MaxBackoff {
+			delay = d.opt.MaxBackoff
+		}
+	}
+}
+
+// send makes one attempt; retry tells whether another attempt could help.
+func (d *Dispatcher) send(a Alert) (code int, err error, retry bool) {
+	switch a.Rule.Channel {
+	case ChannelWebhook:
+		return d.sendWebhook(a)
+	case ChannelEmail:
+		if d.opt.Mailer == nil {
+			return 0, errors.New("no SMTP server configured (smtp: in the server config)"), false
+		}
+		if err := d.opt.Mailer.Send(d.ctx, a.Rule.To, a); err != nil {
+			var perm *PermanentError
+			return 0, err, !errors.As(err, &perm)
+		}
+		return 0, nil, false
+	default:
+		return 0, fmt.Errorf("unknown channel %q", a.Rule.Channel), false
+	}
+}
+
+func (d *Dispatcher) secret(r Rule) string {
+	if r.SecretEnv != "" {
+		return d.opt.Getenv(r.SecretEnv)
+	}
+	return r.Secret
+}
+
+func (d *Dispatcher) sendWebhook(a Alert) (int, error, bool) {
+	if err := CheckWebhookURL(a.Rule.URL, d.opt.AllowHosts); err != nil {
+		return 0, err, false
+	}
+	secret := d.secret(a.Rule)
+	if secret == "" {
+		return 0, fmt.Errorf("no signing secret (environment variable %s is empty)", a.Rule.SecretEnv), false
+	}
+	body, err := json.Marshal(a)
+	if err != nil {
+		return 0, err, false
+	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, a.Rule.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err, false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "lf-alerts/1")
+	req.Header.Set(TimestampHeader, ts)
+	req.Header.Set(SignatureHeader, Sign(secret, ts, body))
+	req.Header.Set(AlertIDHeader, a.AlertID)
+	resp, err := d.opt.Client.Do(req)
+	if err != nil {
+		return 0, err, true
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return resp.StatusCode, nil, false
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
+		return resp.StatusCode, fmt.Errorf("target answered %s", resp.Status), true
+	default:
+		return resp.StatusCode, fmt.Errorf("target answered %s", resp.Status), false
+	}
+}

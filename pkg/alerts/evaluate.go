@@ -1,0 +1,114 @@
+package alerts
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Change is one agent's score before and after a recalculation.
+type Change struct {
+	TenantID  string
+	AgentID   string
+	AgentName string
+	OldScore  float64
+	NewScore  float64
+	OldTier   string
+	NewTier   string
+}
+
+// Alert is a fired rule for one agent: the webhook body and the email's
+// content. Rule travels with it for delivery and is not serialized.
+type Alert struct {
+	AlertID   string    `json:"alertId"`
+	RuleID    string    `json:"ruleId"`
+	TenantID  string    `json:"tenantId"`
+	AgentID   string    `json:"agentId"`
+	AgentName string    `json:"agentName"`
+	OldScore  float64   `json:"oldScore"`
+	NewScore  float64   `json:"newScore"`
+	OldTier   string    `json:"oldTier"`
+	NewTier   string    `json:"newTier"`
+	Condition string    `json:"condition"`
+	Time      time.Time `json:"time"`
+	Rule      Rule      `json:"-"`
+}
+
+// Evaluate checks changes against the enabled rules of their tenants and
+// returns the alerts that fire, updating the crossing state in one
+// transaction. A rule fires when the agent is on its firing side now and
+// was not at the previous evaluation (for an agent the rule has never seen,
+// "before" is the change's old score and tier).
+func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.Time) ([]Alert, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	byTenant := map[string][]Rule{}
+	for _, c := range changes {
+		if _, ok := byTenant[c.TenantID]; ok {
+			continue
+		}
+		rules, err := ListRules(ctx, st, c.TenantID)
+		if err != nil {
+			return nil, err
+		}
+		byTenant[c.TenantID] = rules
+	}
+	var fired []Alert
+	err := st.Tx(ctx, func(tx *sql.Tx) error {
+		fired = fired[:0]
+		get, err := tx.PrepareContext(ctx, `SELECT above FROM alert_state WHERE tenant_id = ? AND rule_id = ? AND agent_id = ?`)
+		if err != nil {
+			return fmt.Errorf("alerts: %w", err)
+		}
+		defer get.Close()
+		put, err := tx.PrepareContext(ctx, `INSERT INTO alert_state (tenant_id, rule_id, agent_id, above, since) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (tenant_id, rule_id, agent_id) DO UPDATE SET above = excluded.above,
+			since = CASE WHEN alert_state.above = excluded.above THEN alert_state.since ELSE excluded.since END`)
+		if err != nil {
+			return fmt.Errorf("alerts: %w", err)
+		}
+		defer put.Close()
+		for _, c := range changes {
+			for _, r := range byTenant[c.TenantID] {
+				if r.Disabled {
+					continue
+				}
+				var prev int
+				switch err := get.QueryRowContext(ctx, c.TenantID, r.ID, c.AgentID).Scan(&prev); err {
+				case nil:
+				case sql.ErrNoRows:
+					if r.above(c.OldScore, c.OldTier) {
+						prev = 1
+					}
+				default:
+					return fmt.Errorf("alerts: read state: %w", err)
+				}
+				now1 := r.above(c.NewScore, c.NewTier)
+				cur := 0
+				if now1 {
+					cur = 1
+				}
+				if _, err := put.ExecContext(ctx, c.TenantID, r.ID, c.AgentID, cur, store.FormatTime(now)); err != nil {
+					return fmt.Errorf("alerts: write state: %w", err)
+				}
+				if now1 && prev == 0 {
+					fired = append(fired, Alert{
+						AlertID: NewID("alr_"), RuleID: r.ID, TenantID: c.TenantID,
+						AgentID: c.AgentID, AgentName: c.AgentName,
+						OldScore: c.OldScore, NewScore: c.NewScore, OldTier: c.OldTier, NewTier: c.NewTier,
+						Condition: r.Condition(), Time: now.UTC(), Rule: r,
+					})
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fired, nil
+}
