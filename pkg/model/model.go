@@ -2,7 +2,11 @@
 // methodologies, risk scorers and evaluation runs.
 package model
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
 
 // Kind names an entity kind as used on the command line (singular form).
 type Kind string
@@ -100,4 +104,32 @@ type EvaluationRun struct {
 	CreatedAt     time.Time `json:"created_at"`
 	Status        string    `json:"status"`
 	Results       []Result  `json:"results"`
+}
+
+// UnmarshalJSON reads the string "all_latest" or a fine-grained scope object.
+func (s *Scope) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err == nil {
+		if str != "all_latest" {
+			return fmt.Errorf("scope must be \"all_latest\" or an object, not %q", str)
+		}
+		*s = Scope{AllLatest: true}
+		return nil
+	}
+	type plain Scope
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*s = Scope(p)
+	return nil
+}
+
+// MarshalJSON writes "all_latest" or the scope object.
+func (s Scope) MarshalJSON() ([]byte, error) {
+	if s.AllLatest {
+		return []byte(`"all_latest"`), nil
+	}
+	type plain Scope
+	return json.Marshal(plain(s))
 }

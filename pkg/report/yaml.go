@@ -218,13 +218,25 @@ func (e *yamlEmitter) flowList(items []any, ptr string) (string, bool) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(scalar(it))
+		b.WriteString(flowScalar(it))
 	}
 	b.WriteByte(']')
 	if b.Len() > 80 {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// flowScalar writes a scalar inside [...], where commas and brackets end
+// a plain scalar.
+func flowScalar(v any) string {
+	if s, ok := v.(string); ok && plainSafe(s) && !strings.ContainsAny(s, ",[]{}") {
+		return s
+	}
+	if s, ok := v.(string); ok {
+		return quote(s)
+	}
+	return scalar(v)
 }
 
 func key(k string) string {
@@ -302,7 +314,7 @@ func plainSafe(s string) bool {
 		return false
 	}
 	switch s[0] {
-	case '-', '?', ':', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '.', '+', '=', '<', '~':
+	case '-', '?', ':', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '.', '+', '=', '<', '~', ',', '[', ']', '{', '}':
 		return false
 	}
 	if s[0] >= '0' && s[0] <= '9' {
@@ -312,7 +324,7 @@ func plainSafe(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == ',' || r == '[' || r == ']' || r == '{' || r == '}' || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+		if r < 0x20 || r == 0x7f || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
 			return false
 		}
 	}
@@ -336,4 +348,40 @@ func blockSafe(s string) bool {
 		}
 	}
 	return !strings.HasSuffix(s, "\n\n\n")
+}
+
+// YAMLOf renders any JSON-encodable value (a result struct, a list of them)
+// as YAML with the field order of its JSON encoding sorted by key.
+func YAMLOf(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return YAML(fromJSON(x), YAMLStyle{}), nil
+}
+
+func fromJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fromJSON(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = fromJSON(e)
+		}
+	}
+	return v
 }

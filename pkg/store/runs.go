@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -26,9 +27,12 @@ func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
 }
 
 // PutRun writes run (and its metric values) inside tx, replacing any run with
-// the same evaluation key and id. comments is the run's comment map as JSON.
-func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, comments string) error {
-	body, err := json.Marshal(run)
+// the same evaluation key and id. yamlText is the run's canonical YAML when it
+// was added from a file ("" for runs recorded by an evaluation).
+func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, yamlText string) error {
+	head := run
+	head.Results = nil
+	body, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("store: encode run: %w", err)
 	}
@@ -36,8 +40,8 @@ func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, comments s
 		return err
 	}
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO evaluation_runs (evaluation_key, id, created_at, status, body, comments) VALUES (?, ?, ?, ?, ?, ?)`,
-		run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), comments); err != nil {
+		`INSERT INTO evaluation_runs (evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?)`,
+		run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	stmt, err := tx.PrepareContext(ctx,
@@ -47,11 +51,40 @@ func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, comments s
 	}
 	defer stmt.Close()
 	for _, r := range run.Results {
-		for m, v := range r.Metrics {
-			if _, err := stmt.ExecContext(ctx, run.EvaluationKey, run.ID, r.TaskSpecificationKey, r.ScorerKey, m, v); err != nil {
+		for _, m := range sortedMetrics(r.Metrics) {
+			if _, err := stmt.ExecContext(ctx, run.EvaluationKey, run.ID, r.TaskSpecificationKey, r.ScorerKey, m, r.Metrics[m]); err != nil {
 				return fmt.Errorf("store: insert metric value: %w", err)
 			}
 		}
+	}
+	return refreshLatest(ctx, tx, run.EvaluationKey)
+}
+
+func sortedMetrics(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// refreshLatest recomputes the latest completed run of one evaluation key,
+// walking the evaluation_runs_latest index from its end.
+func refreshLatest(ctx context.Context, tx *sql.Tx, evaluationKey string) error {
+	var id, created string
+	err := tx.QueryRowContext(ctx, `SELECT id, created_at FROM evaluation_runs
+		WHERE evaluation_key = ? AND status = 'completed'
+		ORDER BY created_at DESC, id DESC LIMIT 1`, evaluationKey).Scan(&id, &created)
+	switch {
+	case err == sql.ErrNoRows:
+		_, err = tx.ExecContext(ctx, `DELETE FROM latest_runs WHERE evaluation_key = ?`, evaluationKey)
+	case err == nil:
+		_, err = tx.ExecContext(ctx, `INSERT INTO latest_runs (evaluation_key, id, created_at) VALUES (?, ?, ?)
+			ON CONFLICT (evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, evaluationKey, id, created)
+	}
+	if err != nil {
+		return fmt.Errorf("store: latest run of %s: %w", evaluationKey, err)
 	}
 	return nil
 }
@@ -64,5 +97,5 @@ func DeleteRun(ctx context.Context, tx *sql.Tx, evaluationKey, id string) error 
 	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	return nil
+	return refreshLatest(ctx, tx, evaluationKey)
 }

@@ -1,10 +1,10 @@
--- Core entities: methodologies and risk scorers as canonical JSON with their
--- comments, so that export can write the YAML back as it was loaded.
+-- Core entities: methodologies and risk scorers as JSON (what scoring reads)
+-- and as their canonical YAML with comments (what export writes back).
 CREATE TABLE IF NOT EXISTS entities (
     kind       TEXT NOT NULL,
     key        TEXT NOT NULL,
     body       TEXT NOT NULL,
-    comments   TEXT NOT NULL DEFAULT '',
+    yaml       TEXT NOT NULL DEFAULT '',
     updated_at TEXT NOT NULL,
     PRIMARY KEY (kind, key)
 );
@@ -14,8 +14,8 @@ CREATE TABLE IF NOT EXISTS evaluation_runs (
     id             TEXT NOT NULL,
     created_at     TEXT NOT NULL, -- RFC 3339 in UTC, fixed width, so it sorts as text
     status         TEXT NOT NULL,
-    body           TEXT NOT NULL, -- canonical JSON of the run
-    comments       TEXT NOT NULL DEFAULT '',
+    body           TEXT NOT NULL, -- JSON of the run without its results
+    yaml           TEXT NOT NULL DEFAULT '', -- canonical YAML as added, '' for runs recorded by lf
     PRIMARY KEY (evaluation_key, id)
 );
 
@@ -35,3 +35,11 @@ CREATE TABLE IF NOT EXISTS metric_values (
 );
 CREATE INDEX IF NOT EXISTS metric_values_run
     ON metric_values (evaluation_key, run_id, metric_key);
+
+-- The latest completed run of every evaluation key, kept up to date by every
+-- write, so that all_latest scopes cost one row per evaluation key.
+CREATE TABLE IF NOT EXISTS latest_runs (
+    evaluation_key TEXT PRIMARY KEY,
+    id             TEXT NOT NULL,
+    created_at     TEXT NOT NULL
+);

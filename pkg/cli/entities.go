@@ -1,0 +1,367 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/store"
+)
+
+func init() {
+	Register(addCommand)
+	Register(setCommand)
+	Register(listCommand)
+	Register(deleteCommand)
+	Register(exportCommand)
+}
+
+const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-run (singular or plural)"
+
+func parseKind(s string) (project.KindInfo, error) {
+	k, ok := project.ParseKind(s)
+	if !ok {
+		return k, diag.Usagef("unknown kind %q: use one of %s", s, project.KindNames())
+	}
+	return k, nil
+}
+
+// loadChecked loads entity files and checks them against the store's
+// methodologies; any problem is an ExitInvalid error listing all of them.
+func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
+	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
+	if !diags.HasErrors() {
+		stored, err := store.Methodologies(ctx, st.DB)
+		if err != nil {
+			return nil, diag.Internal(err)
+		}
+		diags = append(diags, b.Check(stored)...)
+	}
+	if diags.HasErrors() {
+		return nil, diag.Invalid(diags)
+	}
+	printWarnings(env, diags)
+	return b, nil
+}
+
+func printWarnings(env *Env, diags diag.List) {
+	for _, d := range diags.Warnings() {
+		fmt.Fprintln(env.Stderr, d.String())
+	}
+}
+
+func printChanges(env *Env, changes []project.Change) {
+	for _, c := range changes {
+		fmt.Fprintf(env.Stdout, "%s %s %s\n", c.Kind, c.Key, c.Outcome)
+	}
+}
+
+func addCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "add",
+		Usage:     "validate entity files and upsert their entities by key, in one transaction",
+		ArgsUsage: "[KIND] -f PATH...",
+		Description: "PATH is a file, a folder (its *.yaml and *.yml files), a glob or - for standard input.\n" +
+			"With KIND, only entities of that kind are added. " + kindsHelp + ".\n" +
+			"Prints one line per entity: created, updated or unchanged. Nothing is written if anything is invalid.",
+		Flags: []ucli.Flag{
+			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "entity `PATH` (repeatable)", Required: true},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 1 {
+				return diag.Usagef("add takes at most one KIND argument, got %d", c.NArg())
+			}
+			var kind model.Kind
+			if c.NArg() == 1 {
+				k, err := parseKind(c.Args().First())
+				if err != nil {
+					return err
+				}
+				kind = k.Kind
+			}
+			st, err := env.OpenStore(c.Context)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			b, err := loadChecked(c.Context, env, st, c.StringSlice("file"))
+			if err != nil {
+				return err
+			}
+			if kind != "" {
+				b.Entities = filterKind(b.Entities, kind)
+			}
+			changes, err := project.Upsert(c.Context, st, b)
+			if err != nil {
+				return err
+			}
+			printChanges(env, changes)
+			return nil
+		},
+	}
+}
+
+func filterKind(es []*project.Entity, kind model.Kind) []*project.Entity {
+	var out []*project.Entity
+	for _, e := range es {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func setCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "set",
+		Usage:     "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
+		ArgsUsage: "KIND -f PATH...",
+		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing.",
+		Flags: []ucli.Flag{
+			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "entity `PATH` (repeatable)", Required: true},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return diag.Usagef("set needs exactly one KIND argument")
+			}
+			if h, ok := lookupKind(c.Args().First()); ok && h.Set != nil {
+				files := c.StringSlice("file")
+				if len(files) != 1 {
+					return diag.Usagef("set %s takes one -f FILE", c.Args().First())
+				}
+				return h.Set(c.Context, env, files[0])
+			}
+			k, err := parseKind(c.Args().First())
+			if err != nil {
+				return err
+			}
+			st, err := env.OpenStore(c.Context)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			b, err := loadChecked(c.Context, env, st, c.StringSlice("file"))
+			if err != nil {
+				return err
+			}
+			changes, err := project.Replace(c.Context, st, k.Kind, b)
+			if err != nil {
+				return err
+			}
+			printChanges(env, changes)
+			return nil
+		},
+	}
+}
+
+func extraKindsHelp() string {
+	names := extraKindNames()
+	if len(names) == 0 {
+		return ""
+	}
+	return "; also " + fmt.Sprint(names)
+}
+
+func listCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "list",
+		Usage:     "list the stored entities of one kind",
+		ArgsUsage: "KIND",
+		Description: kindsHelp + ".",
+		Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return diag.Usagef("list needs exactly one KIND argument")
+			}
+			k, err := parseKind(c.Args().First())
+			if err != nil {
+				return err
+			}
+			format, err := outputFormat(c, "table", "json")
+			if err != nil {
+				return err
+			}
+			st, err := env.OpenStore(c.Context)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return listKind(c.Context, env, st, k.Kind, format)
+		},
+	}
+}
+
+func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, format string) error {
+	switch kind {
+	case model.KindEvaluationRun:
+		rows, err := store.Runs(ctx, st.DB)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		if format == "json" {
+			type row struct {
+				EvaluationKey string `json:"evaluation_key"`
+				ID            string `json:"id"`
+				CreatedAt     string `json:"created_at"`
+				Status        string `json:"status"`
+				Values        int    `json:"values"`
+			}
+			out := make([]row, len(rows))
+			for i, r := range rows {
+				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values}
+			}
+			return report.JSON(env.Stdout, out)
+		}
+		var table [][]string
+		for _, r := range rows {
+			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values)})
+		}
+		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES"}, table)
+	case model.KindMethodology:
+		ms, err := store.Methodologies(ctx, st.DB)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		keys := sortedKeys(ms)
+		if format == "json" {
+			out := make([]*model.Methodology, len(keys))
+			for i, k := range keys {
+				out[i] = ms[k]
+			}
+			return report.JSON(env.Stdout, out)
+		}
+		var table [][]string
+		for _, k := range keys {
+			m := ms[k]
+			table = append(table, []string{m.Key, m.DisplayName, m.Function, fmt.Sprint(len(m.ConfigSpec))})
+		}
+		return report.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
+	default:
+		ss, err := store.RiskScorers(ctx, st.DB)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		if format == "json" {
+			return report.JSON(env.Stdout, ss)
+		}
+		var table [][]string
+		for _, s := range ss {
+			table = append(table, []string{s.Key, s.DisplayName, s.Domain, s.RiskScoringMethodologyKey, s.Metric, s.Aggregation})
+		}
+		return report.Table(env.Stdout, []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "METRIC", "AGGREGATION"}, table)
+	}
+}
+
+func deleteCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:        "delete",
+		Usage:       "delete one stored entity",
+		ArgsUsage:   "KIND KEY",
+		Description: kindsHelp + ". An evaluation run's KEY is EVALUATION_KEY/ID.",
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 2 {
+				return diag.Usagef("delete needs KIND and KEY")
+			}
+			k, err := parseKind(c.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			st, err := env.OpenStore(c.Context)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			key := c.Args().Get(1)
+			if err := project.Delete(c.Context, st, k.Kind, key); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "%s %s deleted\n", k.Kind, key)
+			return nil
+		},
+	}
+}
+
+func exportCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "export",
+		Usage:     "write stored entities as canonical YAML (sorted by key, comments kept)",
+		ArgsUsage: "KIND|all",
+		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
+			"Exporting, adding the result and exporting again gives the same bytes.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return diag.Usagef("export needs exactly one KIND argument (or all)")
+			}
+			arg := c.Args().First()
+			var data []byte
+			if h, ok := lookupKind(arg); ok && h.Export != nil {
+				var buf bytesBuffer
+				if err := h.Export(c.Context, env, &buf); err != nil {
+					return err
+				}
+				data = buf.b
+			} else {
+				var kind model.Kind
+				if arg != "all" {
+					k, err := parseKind(arg)
+					if err != nil {
+						return err
+					}
+					kind = k.Kind
+				}
+				st, err := env.OpenStore(c.Context)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				if data, err = project.Export(c.Context, st, kind); err != nil {
+					return err
+				}
+			}
+			if out := c.String("output"); out != "" {
+				return writeFileAtomic(out, data)
+			}
+			_, err := env.Stdout.Write(data)
+			return err
+		},
+	}
+}
+
+type bytesBuffer struct{ b []byte }
+
+func (w *bytesBuffer) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a crash
+// never leaves half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return diag.Internal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return diag.Internal(err)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/risk"
+)
+
+func init() { Register(overviewCommand) }
+
+func overviewCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "overview",
+		Usage: "show scores and levels",
+		Subcommands: append([]*ucli.Command{{
+			Name:    "risk-scorers",
+			Aliases: []string{"risk-scorer"},
+			Usage:   "score every risk scorer from the latest evaluation runs in its scope",
+			Description: "Each risk scorer applies its methodology, with its config, to the values of its metric in the\n" +
+				"latest completed run of each evaluation key in scope, aggregates them (mean, max or min),\n" +
+				"clamps to 0..10 and maps the score to a level: low <= 2 < medium <= 4 < high <= 9 < critical.\n" +
+				"A scorer with no value in scope has score null and level no_data.",
+			Flags: []ucli.Flag{
+				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
+				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
+				outputFlag("table", "table", "json", "yaml"),
+				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
+			},
+			Action: func(c *ucli.Context) error {
+				format, err := outputFormat(c, "table", "json", "yaml")
+				if err != nil {
+					return err
+				}
+				failOn, err := parseFailOn(c.String("fail-on"))
+				if err != nil {
+					return err
+				}
+				st, err := env.OpenStore(c.Context)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				res, err := project.Overview(c.Context, st, project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain")})
+				if err != nil {
+					return err
+				}
+				if err := writeOverview(env, res, format); err != nil {
+					return err
+				}
+				return gate(res, failOn)
+			},
+		}}, overviewSubcommands(env)...),
+	}
+}
+
+func parseFailOn(s string) (risk.Level, error) {
+	if s == "" {
+		return "", nil
+	}
+	for _, l := range risk.Levels {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", diag.Usagef("unknown --fail-on level %q: use low, medium, high or critical", s)
+}
+
+// gate returns an ExitGate error when a result reaches the failOn level.
+func gate(res []risk.Result, failOn risk.Level) error {
+	if failOn == "" {
+		return nil
+	}
+	var hit []string
+	for _, r := range res {
+		if r.Level.Rank() >= failOn.Rank() {
+			hit = append(hit, fmt.Sprintf("%s (%s)", r.Key, r.Level))
+		}
+	}
+	if len(hit) > 0 {
+		return diag.Gatef("--fail-on %s: %s", failOn, strings.Join(hit, ", "))
+	}
+	return nil
+}
+
+func writeOverview(env *Env, res []risk.Result, format string) error {
+	switch format {
+	case "json":
+		if res == nil {
+			res = []risk.Result{}
+		}
+		return report.JSON(env.Stdout, res)
+	case "yaml":
+		b, err := report.YAMLOf(res)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		_, err = env.Stdout.Write(b)
+		return err
+	}
+	rows := make([][]string, 0, len(res))
+	for _, r := range res {
+		score := "-"
+		if r.Score != nil {
+			score = fmt.Sprintf("%.2f", *r.Score)
+		}
+		level := string(r.Level)
+		if r.Error != "" {
+			level += ": " + r.Error
+		}
+		rows = append(rows, []string{r.Key, r.DisplayName, r.Domain, r.RiskScoringMethodologyKey, score, level, fmt.Sprint(r.Values), runsCell(r.Runs)})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
+	}
+	return report.Table(env.Stdout, []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, rows)
+}
+
+func runsCell(runs []risk.RunRef) string {
+	if len(runs) == 0 {
+		return "-"
+	}
+	var parts []string
+	for i, r := range runs {
+		if i == 2 {
+			parts = append(parts, fmt.Sprintf("+%d more", len(runs)-2))
+			break
+		}
+		parts = append(parts, r.EvaluationKey+"/"+r.ID)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/store"
+)
+
+func init() { Register(validateCommand) }
+
+func validateCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "validate",
+		Usage:     "check project files: schema, references, functions, configs",
+		ArgsUsage: "[PATH...]",
+		Description: "PATH is a file, a folder, a glob or -; default: the whole project.\n" +
+			"Every problem is reported as FILE:LINE:COL: /json/pointer: message, then a count; exit 3 when any.\n" +
+			"Methodologies are looked up in the files checked and in the store, when it exists.",
+		Action: func(c *ucli.Context) error {
+			var stored map[string]*model.Methodology
+			if path := env.StoreURL(); storeExists(path) {
+				st, err := env.OpenStore(c.Context)
+				if err != nil {
+					return err
+				}
+				stored, err = store.Methodologies(c.Context, st.DB)
+				st.Close()
+				if err != nil {
+					return diag.Internal(err)
+				}
+			}
+			res := project.Validate(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
+			if res.Diags.HasErrors() {
+				return diag.Invalid(res.Diags)
+			}
+			printWarnings(env, res.Diags)
+			fmt.Fprintf(env.Stdout, "%d file%s valid, %d entit%s\n", res.Files, plural(res.Files), res.Entities, map[bool]string{true: "y", false: "ies"}[res.Entities == 1])
+			return nil
+		},
+	}
+}
+
+func storeExists(url string) bool {
+	_, err := os.Stat(url)
+	return err == nil
+}

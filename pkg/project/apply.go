@@ -1,0 +1,292 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Change is what happened to one entity.
+type Change struct {
+	Kind    model.Kind
+	Key     string
+	Outcome store.Outcome // created, updated, unchanged or deleted
+}
+
+// Deleted is the outcome of an entity removed by Replace.
+const Deleted store.Outcome = "deleted"
+
+// Upsert writes every entity of the batch in one transaction. The batch must
+// have passed Check.
+func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
+	var changes []Change
+	err := st.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		changes, err = putAll(ctx, tx, b.Entities)
+		return err
+	})
+	if err != nil {
+		return nil, diag.Internal(err)
+	}
+	return changes, nil
+}
+
+func putAll(ctx context.Context, tx *sql.Tx, entities []*Entity) ([]Change, error) {
+	var changes []Change
+	for _, e := range entities {
+		var out store.Outcome
+		var err error
+		if e.Kind == model.KindEvaluationRun {
+			out, err = putRun(ctx, tx, e)
+		} else {
+			body, jerr := json.Marshal(e.Value)
+			if jerr != nil {
+				return nil, jerr
+			}
+			out, err = store.PutEntity(ctx, tx, store.Entity{Kind: e.Kind, Key: e.Key, Body: string(body), YAML: e.YAML})
+		}
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, Change{Kind: e.Kind, Key: e.Key, Outcome: out})
+	}
+	return changes, nil
+}
+
+func putRun(ctx context.Context, tx *sql.Tx, e *Entity) (store.Outcome, error) {
+	var yml string
+	err := tx.QueryRowContext(ctx, `SELECT yaml FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, e.Run.EvaluationKey, e.Run.ID).Scan(&yml)
+	outcome := store.Updated
+	switch {
+	case err == sql.ErrNoRows:
+		outcome = store.Created
+	case err != nil:
+		return "", err
+	case yml == e.YAML:
+		return store.Unchanged, nil
+	}
+	return outcome, store.PutRun(ctx, tx, *e.Run, e.YAML)
+}
+
+// Replace makes the stored set of kind exactly the batch's entities of that
+// kind, in one transaction: what the batch omits is deleted. Deleting a
+// methodology that a remaining risk scorer uses is refused.
+func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([]Change, error) {
+	var keep []*Entity
+	want := map[string]bool{}
+	for _, e := range b.Entities {
+		if e.Kind == kind {
+			keep = append(keep, e)
+			want[e.Key] = true
+		}
+	}
+	var changes []Change
+	err := st.Tx(ctx, func(tx *sql.Tx) error {
+		existing, err := storedKeys(ctx, tx, kind)
+		if err != nil {
+			return err
+		}
+		var gone []string
+		for _, k := range existing {
+			if !want[k] {
+				gone = append(gone, k)
+			}
+		}
+		if kind == model.KindMethodology && len(gone) > 0 {
+			if err := refuseInUse(ctx, tx, gone); err != nil {
+				return err
+			}
+		}
+		if changes, err = putAll(ctx, tx, keep); err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := deleteOne(ctx, tx, kind, k); err != nil {
+				return err
+			}
+			changes = append(changes, Change{Kind: kind, Key: k, Outcome: Deleted})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, diag.Internal(err)
+	}
+	return changes, nil
+}
+
+func storedKeys(ctx context.Context, tx *sql.Tx, kind model.Kind) ([]string, error) {
+	if kind == model.KindEvaluationRun {
+		rows, err := store.Runs(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = r.EvaluationKey + "/" + r.ID
+		}
+		return out, nil
+	}
+	es, err := store.Entities(ctx, tx, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Key
+	}
+	return out, nil
+}
+
+func refuseInUse(ctx context.Context, tx *sql.Tx, methodologies []string) error {
+	scorers, err := store.RiskScorers(ctx, tx)
+	if err != nil {
+		return err
+	}
+	gone := map[string]bool{}
+	for _, m := range methodologies {
+		gone[m] = true
+	}
+	var users []string
+	for _, s := range scorers {
+		if gone[s.RiskScoringMethodologyKey] {
+			users = append(users, fmt.Sprintf("%s (uses %s)", s.Key, s.RiskScoringMethodologyKey))
+		}
+	}
+	if len(users) > 0 {
+		return diag.Invalidf("risk scoring methodologies still in use by risk scorers %s: delete or change those first", strings.Join(users, ", "))
+	}
+	return nil
+}
+
+func deleteOne(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) error {
+	if kind == model.KindEvaluationRun {
+		ek, id, _ := strings.Cut(key, "/")
+		return store.DeleteRun(ctx, tx, ek, id)
+	}
+	_, err := store.DeleteEntity(ctx, tx, kind, key)
+	return err
+}
+
+// Delete removes one entity; for runs key is EVALUATION_KEY/ID. A missing
+// entity is an error (exit 3), as is a methodology still in use.
+func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) error {
+	return st.Tx(ctx, func(tx *sql.Tx) error {
+		existing, err := storedKeys(ctx, tx, kind)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		sort.Strings(existing)
+		i := sort.SearchStrings(existing, key)
+		if i == len(existing) || existing[i] != key {
+			if kind == model.KindEvaluationRun && !strings.Contains(key, "/") {
+				return diag.Invalidf("%s %q not found: name a run as EVALUATION_KEY/ID", kind, key)
+			}
+			return diag.Invalidf("%s %q not found", kind, key)
+		}
+		if kind == model.KindMethodology {
+			if err := refuseInUse(ctx, tx, []string{key}); err != nil {
+				return err
+			}
+		}
+		return deleteOne(ctx, tx, kind, key)
+	})
+}
+
+// Export writes the canonical YAML of one kind, or of all kinds when kind is
+// "": entities sorted by key, each with the comments it was added with.
+func Export(ctx context.Context, st *store.Store, kind model.Kind) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, k := range Kinds {
+		if kind != "" && k.Kind != kind {
+			continue
+		}
+		items, err := exportItems(ctx, st, k.Kind)
+		if err != nil {
+			return nil, diag.Internal(err)
+		}
+		if len(items) == 0 {
+			if kind != "" {
+				fmt.Fprintf(&buf, "%s: []\n", k.Section)
+			}
+			continue
+		}
+		fmt.Fprintf(&buf, "%s:\n", k.Section)
+		for _, it := range items {
+			for _, line := range strings.SplitAfter(it, "\n") {
+				if line == "" {
+					continue
+				}
+				if line != "\n" {
+					buf.WriteString("  ")
+				}
+				buf.WriteString(line)
+			}
+		}
+	}
+	if buf.Len() == 0 {
+		buf.WriteString("{}\n")
+	}
+	return buf.Bytes(), nil
+}
+
+func exportItems(ctx context.Context, st *store.Store, kind model.Kind) ([]string, error) {
+	if kind != model.KindEvaluationRun {
+		es, err := store.Entities(ctx, st.DB, kind)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = e.YAML
+		}
+		return out, nil
+	}
+	rows, err := store.Runs(ctx, st.DB)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if r.YAML != "" {
+			out = append(out, r.YAML)
+			continue
+		}
+		run, err := store.Run(ctx, st.DB, r.EvaluationKey, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		if run == nil {
+			continue
+		}
+		out = append(out, EntityYAML(model.KindEvaluationRun, runValue(run), nil))
+	}
+	return out, nil
+}
+
+// runValue is the YAML form of a run recorded by an evaluation.
+func runValue(run *model.EvaluationRun) map[string]any {
+	results := make([]any, len(run.Results))
+	for i, r := range run.Results {
+		metrics := make(map[string]any, len(r.Metrics))
+		for k, v := range r.Metrics {
+			metrics[k] = v
+		}
+		results[i] = map[string]any{"task_specification_key": r.TaskSpecificationKey, "scorer_key": r.ScorerKey, "metrics": metrics}
+	}
+	return map[string]any{
+		"evaluation_key": run.EvaluationKey,
+		"id":             run.ID,
+		"created_at":     run.CreatedAt.UTC().Format(time.RFC3339Nano),
+		"status":         run.Status,
+		"results":        results,
+	}
+}

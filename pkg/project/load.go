@@ -1,0 +1,300 @@
+package project
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/risk"
+	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+)
+
+// File is one loaded YAML file.
+type File struct {
+	Path string // as opened ("-" for stdin)
+	Rel  string // for messages: relative to the project root when inside it
+	Doc  *yamlsrc.Doc
+	Type *FileType
+}
+
+// Entity is one methodology, risk scorer or evaluation run read from a file.
+type Entity struct {
+	Kind    model.Kind
+	Key     string // for runs: evaluation_key/id
+	File    *File
+	Pointer string // of the entity in its file
+	Value   map[string]any
+	YAML    string // canonical list item ("- key: ...") with its comments
+
+	Methodology *model.Methodology
+	Scorer      *model.RiskScorer
+	Run         *model.EvaluationRun
+}
+
+// Errorf makes a diagnostic at rel, a pointer relative to the entity.
+func (e *Entity) Errorf(rel, format string, args ...any) diag.Diagnostic {
+	return e.File.Doc.Errorf(e.Pointer+rel, format, args...)
+}
+
+// Batch is a set of loaded files and the entities in them.
+type Batch struct {
+	Files    []*File
+	Entities []*Entity
+}
+
+// ExpandPaths turns files, folders (searched for *.yaml and *.yml, skipping
+// hidden folders) and globs into a sorted, de-duplicated list of files. "-"
+// stays as is and means standard input.
+func ExpandPaths(args []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, a := range args {
+		if a == "-" {
+			add(a)
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			matches, gerr := filepath.Glob(a)
+			if gerr != nil || len(matches) == 0 {
+				return nil, fmt.Errorf("%s: no such file, folder or matching glob", a)
+			}
+			sort.Strings(matches)
+			for _, m := range matches {
+				if st, err := os.Stat(m); err == nil && !st.IsDir() {
+					add(m)
+				}
+			}
+			continue
+		}
+		if !st.IsDir() {
+			add(a)
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != a && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			add(f)
+		}
+	}
+	return out, nil
+}
+
+// ReadFile reads and parses one file (or stdin for "-"), naming it relative
+// to root in messages, and classifies it.
+func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
+	var data []byte
+	var err error
+	rel := path
+	if path == "-" {
+		rel = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	} else {
+		rel = Rel(root, path)
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read: %v", err)}}
+	}
+	doc, diags := yamlsrc.Parse(rel, data)
+	f := &File{Path: path, Rel: rel, Doc: doc}
+	if diags.HasErrors() {
+		return f, diags
+	}
+	f.Type = Classify(path, doc)
+	return f, diags
+}
+
+// LoadEntityFiles reads the entity files named by paths (files, folders,
+// globs, "-"), validates each against the project schema and returns the
+// entities with every problem found. Files of other types found in a folder
+// are skipped; named explicitly, they are an error.
+func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag.List) {
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return nil, diag.List{{Msg: err.Error()}}
+	}
+	explicit := map[string]bool{}
+	for _, p := range paths {
+		explicit[p] = true
+	}
+	b := &Batch{}
+	var diags diag.List
+	for _, p := range files {
+		f, ds := ReadFile(root, p, stdin)
+		diags = append(diags, ds...)
+		if f == nil || ds.HasErrors() {
+			continue
+		}
+		if f.Type != &EntityFileType {
+			if explicit[p] || p == "-" {
+				diags = append(diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1,
+					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", "))})
+			}
+			continue
+		}
+		b.Files = append(b.Files, f)
+		ds = schema.Validate("project", f.Doc)
+		diags = append(diags, ds...)
+		if ds.HasErrors() {
+			continue
+		}
+		diags = append(diags, b.extract(f)...)
+	}
+	return b, diags
+}
+
+// extract turns a valid entity file into entities.
+func (b *Batch) extract(f *File) diag.List {
+	var diags diag.List
+	top, _ := f.Doc.Value.(map[string]any)
+	for _, k := range Kinds {
+		items, _ := top[k.Section].([]any)
+		for i, it := range items {
+			ptr := fmt.Sprintf("/%s/%d", k.Section, i)
+			m, _ := it.(map[string]any)
+			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
+			raw, err := json.Marshal(m)
+			if err != nil {
+				diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
+				continue
+			}
+			switch k.Kind {
+			case model.KindMethodology:
+				e.Methodology = &model.Methodology{}
+				err = json.Unmarshal(raw, e.Methodology)
+				e.Key = e.Methodology.Key
+			case model.KindRiskScorer:
+				e.Scorer = &model.RiskScorer{}
+				err = json.Unmarshal(raw, e.Scorer)
+				e.Key = e.Scorer.Key
+			case model.KindEvaluationRun:
+				e.Run = &model.EvaluationRun{}
+				err = json.Unmarshal(raw, e.Run)
+				if err != nil {
+					var perr *time.ParseError
+					if asParseError(err, &perr) {
+						diags = append(diags, f.Doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err))
+						continue
+					}
+				}
+				e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
+			}
+			if err != nil {
+				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
+				continue
+			}
+			e.YAML = EntityYAML(k.Kind, m, f.Doc.Comments(ptr))
+			b.Entities = append(b.Entities, e)
+		}
+	}
+	return diags
+}
+
+func asParseError(err error, target **time.ParseError) bool {
+	pe, ok := err.(*time.ParseError)
+	if ok {
+		*target = pe
+	}
+	return ok
+}
+
+// EntityYAML renders an entity as a canonical YAML list item with the
+// comments written on it (keyed relative to the entity).
+func EntityYAML(kind model.Kind, value map[string]any, comments map[string]yamlsrc.Comment) string {
+	shifted := make(map[string]yamlsrc.Comment, len(comments))
+	for p, c := range comments {
+		shifted["/0"+p] = c
+	}
+	out := report.YAML([]any{value}, report.YAMLStyle{
+		Comments: shifted,
+		Order: func(ptr string, keys []string) []string {
+			return KeyOrder(kind, strings.TrimPrefix(ptr, "/0"), keys)
+		},
+	})
+	return string(out)
+}
+
+// Check validates what the schema cannot: duplicate keys in the batch,
+// functions and parameters of methodologies, scorer configs against their
+// methodologies (from the batch, else from stored), and it returns every
+// problem located in its file.
+func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
+	var diags diag.List
+	seen := map[string]*Entity{}
+	methods := map[string]*model.Methodology{}
+	for k, m := range stored {
+		methods[k] = m
+	}
+	for _, e := range b.Entities {
+		id := string(e.Kind) + "\x00" + e.Key
+		if first, dup := seen[id]; dup {
+			what := "key"
+			if e.Kind == model.KindEvaluationRun {
+				what = "run id"
+			}
+			diags = append(diags, e.Errorf("", "%s %q is defined twice (first at %s:%d)", what, e.Key, first.File.Rel, line(first)))
+			continue
+		}
+		seen[id] = e
+		if e.Kind == model.KindMethodology {
+			methods[e.Key] = e.Methodology
+			for _, p := range risk.CheckMethodology(e.Methodology) {
+				diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
+			}
+		}
+	}
+	for _, e := range b.Entities {
+		if e.Kind != model.KindRiskScorer {
+			continue
+		}
+		m := methods[e.Scorer.RiskScoringMethodologyKey]
+		if m == nil {
+			diags = append(diags, e.Errorf("/risk_scoring_methodology_key", "risk scoring methodology %q not found: add it in the same command or first with `lf add risk-scoring-methodology`", e.Scorer.RiskScoringMethodologyKey))
+			continue
+		}
+		for _, p := range risk.CheckScorer(e.Scorer, m) {
+			diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
+		}
+	}
+	return diags
+}
+
+func line(e *Entity) int {
+	l, _ := e.File.Doc.Pos(e.Pointer)
+	return l
+}

@@ -1,0 +1,198 @@
+// Package risk turns metric values into risk scores: it compiles a
+// methodology's function, checks methodologies and risk scorers against each
+// other, and computes each risk scorer's score and level from the latest
+// evaluation runs in its scope.
+package risk
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// Functions a methodology's function may call besides expr's builtins
+// (abs, ceil, floor, round, min, max, ...). Arguments are numbers.
+var mathFuncs = map[string]func(float64) float64{
+	"sqrt":  math.Sqrt,
+	"log":   math.Log,
+	"log10": math.Log10,
+	"exp":   math.Exp,
+}
+
+func numArg(p any) (float64, error) {
+	switch x := p.(type) {
+	case float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	}
+	return 0, fmt.Errorf("expected a number, got %T", p)
+}
+
+func funcOptions() []expr.Option {
+	var opts []expr.Option
+	names := make([]string, 0, len(mathFuncs))
+	for n := range mathFuncs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fn := mathFuncs[n]
+		opts = append(opts, expr.Function(n, func(params ...any) (any, error) {
+			x, err := numArg(params[0])
+			if err != nil {
+				return nil, err
+			}
+			return fn(x), nil
+		}, new(func(float64) float64)))
+	}
+	opts = append(opts,
+		expr.Function("pow", func(params ...any) (any, error) {
+			x, err := numArg(params[0])
+			if err != nil {
+				return nil, err
+			}
+			y, err := numArg(params[1])
+			if err != nil {
+				return nil, err
+			}
+			return math.Pow(x, y), nil
+		}, new(func(float64, float64) float64)),
+		expr.Function("clamp", func(params ...any) (any, error) {
+			var v [3]float64
+			for i := range v {
+				x, err := numArg(params[i])
+				if err != nil {
+					return nil, err
+				}
+				v[i] = x
+			}
+			return math.Min(math.Max(v[0], v[1]), v[2]), nil
+		}, new(func(float64, float64, float64) float64)),
+	)
+	return opts
+}
+
+// Variables returns the variable names a function uses (not the functions it
+// calls), sorted, or the parse error.
+func Variables(function string) ([]string, error) {
+	tree, err := parser.Parse(pythonish(function))
+	if err != nil {
+		return nil, err
+	}
+	c := &identCollector{vars: map[string]bool{}, callees: map[ast.Node]bool{}}
+	ast.Walk(&tree.Node, c)
+	var out []string
+	for v := range c.vars {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+type identCollector struct {
+	vars    map[string]bool
+	callees map[ast.Node]bool
+}
+
+func (c *identCollector) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.CallNode:
+		c.callees[x.Callee] = true
+		if id, ok := x.Callee.(*ast.IdentifierNode); ok {
+			delete(c.vars, id.Value)
+		}
+	case *ast.IdentifierNode:
+		if !c.callees[x] && x.Value != "True" && x.Value != "False" {
+			c.vars[x.Value] = true
+		}
+	}
+}
+
+// pythonish maps the Python spellings a methodology author may use onto
+// expr's: True/False. (** , and, or, not, and comparisons are shared.)
+func pythonish(s string) string {
+	return pyBool.ReplaceAllStringFunc(s, strings.ToLower)
+}
+
+var pyBool = regexp.MustCompile(`\b(True|False)\b`)
+
+// Formula is a compiled methodology function.
+type Formula struct {
+	program   *vm.Program
+	metricVar string
+}
+
+// Compile compiles m.Function for the types its config_spec declares. All
+// config_spec parameters are numbers except boolean (bool) and string
+// (string); categorical parameters reach the function through values_mapping,
+// as numbers.
+func Compile(m *model.Methodology) (*Formula, error) {
+	env := map[string]any{m.MetricVar(): 0.0}
+	for _, p := range m.ConfigSpec {
+		switch p.Type {
+		case model.ParamBoolean:
+			env[p.Key] = false
+		case model.ParamString:
+			env[p.Key] = ""
+		default:
+			env[p.Key] = 0.0
+		}
+	}
+	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64()}, funcOptions()...)
+	prog, err := expr.Compile(pythonish(m.Function), opts...)
+	if err != nil {
+		return nil, errors.New(firstLine(err.Error()))
+	}
+	return &Formula{program: prog, metricVar: m.MetricVar()}, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Evaluator evaluates a formula repeatedly with fixed parameters; it is not
+// safe for concurrent use.
+type Evaluator struct {
+	f   *Formula
+	env map[string]any
+	vm  vm.VM
+}
+
+// Bind fixes the parameter values (as resolved by Params).
+func (f *Formula) Bind(params map[string]any) *Evaluator {
+	env := make(map[string]any, len(params)+1)
+	for k, v := range params {
+		env[k] = v
+	}
+	return &Evaluator{f: f, env: env}
+}
+
+// Eval returns the function's value for one metric value.
+func (e *Evaluator) Eval(metric float64) (float64, error) {
+	e.env[e.f.metricVar] = metric
+	out, err := e.vm.Run(e.f.program, e.env)
+	if err != nil {
+		return 0, errors.New(firstLine(err.Error()))
+	}
+	v, ok := out.(float64)
+	if !ok {
+		return 0, fmt.Errorf("function returned %T, not a number", out)
+	}
+	return v, nil
+}

@@ -1,0 +1,84 @@
+package runfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+)
+
+// Spec is a parsed run file.
+type Spec struct {
+	Path        string          // as given
+	Rel         string          // for messages
+	BaseDir     string          // absolute folder of the run file
+	Apply       []string        // entity paths, resolved against BaseDir
+	Evaluations []EvaluationRef // in the order written
+	FailOn      string
+	Domain      string
+}
+
+// EvaluationRef is one entry of a run file's evaluations list.
+type EvaluationRef struct {
+	Name    string
+	Pointer string
+	Spec    json.RawMessage
+}
+
+// Load reads and validates a run file; rel names it in messages.
+func Load(path, rel string) (*Spec, diag.List) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read run file: %v", err)}}
+	}
+	doc, diags := yamlsrc.Parse(rel, data)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if diags = append(diags, schema.Validate("run", doc)...); diags.HasErrors() {
+		return nil, diags
+	}
+	var raw struct {
+		Apply       []string                     `json:"apply"`
+		Evaluations []map[string]json.RawMessage `json:"evaluations"`
+		Overview    struct {
+			FailOn string `json:"fail_on"`
+			Domain string `json:"domain"`
+		} `json:"overview"`
+	}
+	if err := doc.Decode("", &raw); err != nil {
+		return nil, diag.List{doc.Errorf("", "%v", err)}
+	}
+	abs, _ := filepath.Abs(path)
+	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain}
+	for _, a := range raw.Apply {
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(s.BaseDir, a)
+		}
+		s.Apply = append(s.Apply, a)
+	}
+	for i, ev := range raw.Evaluations {
+		names := make([]string, 0, len(ev))
+		for n := range ev {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			ptr := fmt.Sprintf("/evaluations/%d/%s", i, n)
+			if _, ok := Lookup(n); !ok {
+				diags = append(diags, doc.Errorf(ptr, "unknown evaluation %q: this lf knows %v", n, Names()))
+				continue
+			}
+			s.Evaluations = append(s.Evaluations, EvaluationRef{Name: n, Pointer: ptr, Spec: ev[n]})
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return s, diags
+}

@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/risk"
+)
+
+// Outcome says what an upsert did.
+type Outcome string
+
+// Upsert outcomes, as `lf add` prints them.
+const (
+	Created   Outcome = "created"
+	Updated   Outcome = "updated"
+	Unchanged Outcome = "unchanged"
+)
+
+// Entity is a stored methodology or risk scorer.
+type Entity struct {
+	Kind model.Kind
+	Key  string
+	Body string // JSON
+	YAML string // canonical YAML list item, with comments
+}
+
+// PutEntity upserts an entity inside tx.
+func PutEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
+	var body, yml string
+	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE kind = ? AND key = ?`, string(e.Kind), e.Key).Scan(&body, &yml)
+	now := FormatTime(time.Now())
+	switch {
+	case err == sql.ErrNoRows:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (kind, key, body, yaml, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			string(e.Kind), e.Key, e.Body, e.YAML, now); err != nil {
+			return "", fmt.Errorf("store: insert %s %s: %w", e.Kind, e.Key, err)
+		}
+		return Created, nil
+	case err != nil:
+		return "", fmt.Errorf("store: %w", err)
+	}
+	if body == e.Body && yml == e.YAML {
+		return Unchanged, nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE entities SET body = ?, yaml = ?, updated_at = ? WHERE kind = ? AND key = ?`,
+		e.Body, e.YAML, now, string(e.Kind), e.Key); err != nil {
+		return "", fmt.Errorf("store: update %s %s: %w", e.Kind, e.Key, err)
+	}
+	return Updated, nil
+}
+
+// DeleteEntity deletes an entity inside tx and reports whether it existed.
+func DeleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE kind = ? AND key = ?`, string(kind), key)
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Entities lists the entities of a kind, sorted by key. q is the store's DB
+// or a transaction.
+func Entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE kind = ? ORDER BY key`, string(kind))
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []Entity
+	for rows.Next() {
+		e := Entity{Kind: kind}
+		if err := rows.Scan(&e.Key, &e.Body, &e.YAML); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Methodologies returns the stored methodologies by key.
+func Methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
+	es, err := Entities(ctx, q, model.KindMethodology)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*model.Methodology, len(es))
+	for _, e := range es {
+		var m model.Methodology
+		if err := json.Unmarshal([]byte(e.Body), &m); err != nil {
+			return nil, fmt.Errorf("store: methodology %s: %w", e.Key, err)
+		}
+		out[m.Key] = &m
+	}
+	return out, nil
+}
+
+// RiskScorers returns the stored risk scorers sorted by key.
+func RiskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
+	es, err := Entities(ctx, q, model.KindRiskScorer)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.RiskScorer, 0, len(es))
+	for _, e := range es {
+		var s model.RiskScorer
+		if err := json.Unmarshal([]byte(e.Body), &s); err != nil {
+			return nil, fmt.Errorf("store: risk scorer %s: %w", e.Key, err)
+		}
+		out = append(out, &s)
+	}
+	return out, nil
+}
+
+// RunRow is a stored evaluation run without its values.
+type RunRow struct {
+	EvaluationKey string
+	ID            string
+	CreatedAt     string
+	Status        string
+	YAML          string
+	Values        int
+}
+
+// Runs lists the stored runs sorted by evaluation key and id.
+func Runs(ctx context.Context, q querier) ([]RunRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
+		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []RunRow
+	for rows.Next() {
+		var r RunRow
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Run loads one run with its results.
+func Run(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
+	rows, err := q.QueryContext(ctx, `SELECT body FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	var body string
+	found := false
+	for rows.Next() {
+		found = true
+		if err := rows.Scan(&body); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	rows.Close()
+	if !found {
+		return nil, nil
+	}
+	var run model.EvaluationRun
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	}
+	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
+		WHERE evaluation_key = ? AND run_id = ? ORDER BY rowid`, evaluationKey, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer vrows.Close()
+	for vrows.Next() {
+		var t, sc, m string
+		var v float64
+		if err := vrows.Scan(&t, &sc, &m, &v); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		n := len(run.Results)
+		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
+			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
+			n++
+		}
+		run.Results[n-1].Metrics[m] = v
+	}
+	return &run, vrows.Err()
+}
+
+// LatestRuns implements risk.Source.
+func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, error) {
+	var out []risk.RunRef
+	if keys == nil {
+		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id FROM latest_runs ORDER BY evaluation_key`)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r risk.RunRef
+			if err := rows.Scan(&r.EvaluationKey, &r.ID); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			}
+			out = append(out, r)
+		}
+		return out, rows.Err()
+	}
+	stmt, err := s.DB.PrepareContext(ctx, `SELECT id FROM latest_runs WHERE evaluation_key = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer stmt.Close()
+	for _, k := range keys {
+		var id string
+		switch err := stmt.QueryRowContext(ctx, k).Scan(&id); {
+		case err == sql.ErrNoRows:
+		case err != nil:
+			return nil, fmt.Errorf("store: %w", err)
+		default:
+			out = append(out, risk.RunRef{EvaluationKey: k, ID: id})
+		}
+	}
+	return out, nil
+}
+
+// Values implements risk.Source.
+func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]risk.Value, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
+		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`, run.EvaluationKey, run.ID, metric)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []risk.Value
+	for rows.Next() {
+		var v risk.Value
+		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
