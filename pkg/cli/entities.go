@@ -119,9 +119,9 @@ func filterKind(es []*project.Entity, kind model.Kind) []*project.Entity {
 
 func setCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
-		Name:      "set",
-		Usage:     "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
-		ArgsUsage: "KIND -f PATH...",
+		Name:        "set",
+		Usage:       "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
+		ArgsUsage:   "KIND -f PATH...",
 		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "entity `PATH` (repeatable)", Required: true},
@@ -170,11 +170,11 @@ func extraKindsHelp() string {
 
 func listCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
-		Name:      "list",
-		Usage:     "list the stored entities of one kind",
-		ArgsUsage: "KIND",
+		Name:        "list",
+		Usage:       "list the stored entities of one kind",
+		ArgsUsage:   "KIND",
 		Description: kindsHelp + ".",
-		Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
+		Flags:       []ucli.Flag{outputFlag("table", "table", "json")},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() != 1 {
 				return diag.Usagef("list needs exactly one KIND argument")

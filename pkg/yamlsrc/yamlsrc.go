@@ -36,8 +36,8 @@ type Doc struct {
 	File  string // the name used in diagnostics
 	Value any    // map[string]any, []any, string, int64, float64, bool or nil
 
-	pos      map[string]Pos     // pointer -> position used in messages
-	keyPos   map[string]Pos     // pointer -> position of the mapping key, for entries
+	pos      map[string]Pos      // pointer -> position used in messages
+	keyPos   map[string]Pos      // pointer -> position of the mapping key, for entries
 	order    map[string][]string // pointer of a mapping -> its keys as written
 	comments map[string]*Comment
 	starts   []nodeStart // non-flow nodes in document order, for comment placement
