@@ -202,7 +202,7 @@ func RunEnv(env *Env, args []string) (code int) {
 		}
 	}()
 	app := NewApp(env)
-	err := app.Run(args)
+	err := app.Run(interspersed(app, args))
 	if err == nil {
 		return diag.ExitOK
 	}
