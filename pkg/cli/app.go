@@ -31,6 +31,8 @@ type Env struct {
 	projectFlag string
 	storeFlag   string
 	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
+
+	unknownCommand bool // set by the app's CommandNotFound handler
 }
 
 // ProjectDir returns the absolute project root: --project / LF_PROJECT, else
@@ -165,6 +167,7 @@ func NewApp(env *Env) *ucli.App {
 		},
 		CommandNotFound: func(c *ucli.Context, name string) {
 			fmt.Fprintf(env.Stderr, "lf: unknown command %q; see 'lf --help'\n", name)
+			env.unknownCommand = true
 		},
 	}
 	regMu.Lock()
@@ -204,6 +207,9 @@ func RunEnv(env *Env, args []string) (code int) {
 	app := NewApp(env)
 	err := app.Run(interspersed(app, args))
 	if err == nil {
+		if env.unknownCommand {
+			return diag.ExitUsage
+		}
 		return diag.ExitOK
 	}
 	return reportError(env.Stderr, err)

@@ -36,7 +36,7 @@ func parseKind(s string) (project.KindInfo, error) {
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
 	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
-	if !diags.HasErrors() {
+	if b != nil {
 		stored, err := store.Methodologies(ctx, st.DB)
 		if err != nil {
 			return nil, diag.Internal(err)

@@ -50,6 +50,8 @@ func (e *Entity) Errorf(rel, format string, args ...any) diag.Diagnostic {
 type Batch struct {
 	Files    []*File
 	Entities []*Entity
+
+	skipped map[string]bool // kind and key of entities left out for schema problems
 }
 
 // ExpandPaths turns files, folders (searched for *.yaml and *.yml, skipping
@@ -170,23 +172,39 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 		b.Files = append(b.Files, f)
 		ds = schema.Validate("project", f.Doc)
 		diags = append(diags, ds...)
-		if ds.HasErrors() {
-			continue
-		}
-		diags = append(diags, b.extract(f)...)
+		diags = append(diags, b.extract(f, ds)...)
 	}
 	return b, diags
 }
 
-// extract turns a valid entity file into entities.
-func (b *Batch) extract(f *File) diag.List {
+// extract turns the entities of a file that passed the schema into
+// entities; those with schema problems (in invalid) are only remembered by
+// key, so that references to them are not reported a second time.
+func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 	var diags diag.List
 	top, _ := f.Doc.Value.(map[string]any)
+	bad := func(ptr string) bool {
+		for _, d := range invalid {
+			if d.Severity == diag.SevError && (d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/")) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, k := range Kinds {
 		items, _ := top[k.Section].([]any)
 		for i, it := range items {
 			ptr := fmt.Sprintf("/%s/%d", k.Section, i)
 			m, _ := it.(map[string]any)
+			if bad(ptr) {
+				if key, ok := m["key"].(string); ok {
+					if b.skipped == nil {
+						b.skipped = map[string]bool{}
+					}
+					b.skipped[string(k.Kind)+"\x00"+key] = true
+				}
+				continue
+			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
 			raw, err := json.Marshal(m)
 			if err != nil {
@@ -283,6 +301,9 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			continue
 		}
 		m := methods[e.Scorer.RiskScoringMethodologyKey]
+		if m == nil && b.skipped[string(model.KindMethodology)+"\x00"+e.Scorer.RiskScoringMethodologyKey] {
+			continue // its methodology has problems of its own, reported already
+		}
 		if m == nil {
 			diags = append(diags, e.Errorf("/risk_scoring_methodology_key", "risk scoring methodology %q not found: add it in the same command or first with `lf add risk-scoring-methodology`", e.Scorer.RiskScoringMethodologyKey))
 			continue

@@ -78,12 +78,12 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 		if f.Type.Schema != "" && known[f.Type.Schema] {
 			ds = schema.Validate(f.Type.Schema, f.Doc)
 			res.Diags = append(res.Diags, ds...)
-			if ds.HasErrors() {
-				continue
-			}
 		}
 		if f.Type == &EntityFileType {
-			res.Diags = append(res.Diags, b.extract(f)...)
+			res.Diags = append(res.Diags, b.extract(f, ds)...)
+			continue
+		}
+		if ds.HasErrors() {
 			continue
 		}
 		if c := checkerFor(f.Type.Name); c != nil {
