@@ -175,7 +175,7 @@ func Run(ctx context.Context, q querier, evaluationKey, id string) (*model.Evalu
 		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
 	}
 	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
-		WHERE evaluation_key = ? AND run_id = ? ORDER BY rowid`, evaluationKey, id)
+		WHERE evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -234,8 +234,14 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, e
 
 // Values implements risk.Source.
 func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]risk.Value, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
-		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`, run.EvaluationKey, run.ID, metric)
+	s.valuesOnce.Do(func() {
+		s.valuesStmt, s.valuesErr = s.DB.PrepareContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
+		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`)
+	})
+	if s.valuesErr != nil {
+		return nil, fmt.Errorf("store: %w", s.valuesErr)
+	}
+	rows, err := s.valuesStmt.QueryContext(ctx, run.EvaluationKey, run.ID, metric)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

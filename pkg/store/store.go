@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -26,6 +27,10 @@ var schemaFS embed.FS
 type Store struct {
 	DB   *sql.DB
 	Path string
+
+	valuesOnce sync.Once // the prepared statement scoring reads values with
+	valuesStmt *sql.Stmt
+	valuesErr  error
 }
 
 // Open opens (creating if needed) the store at url: a file path, "sqlite:PATH",
@@ -71,7 +76,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.DB.Close() }
+func (s *Store) Close() error {
+	if s.valuesStmt != nil {
+		s.valuesStmt.Close()
+	}
+	return s.DB.Close()
+}
 
 // migrate applies the embedded schema files in name order. They are written
 // to be idempotent (CREATE ... IF NOT EXISTS).

@@ -24,17 +24,17 @@ CREATE TABLE IF NOT EXISTS evaluation_runs (
 CREATE INDEX IF NOT EXISTS evaluation_runs_latest
     ON evaluation_runs (evaluation_key, status, created_at, id);
 
--- One row per metric value, so scoring reads only the values of the runs in scope.
+-- One row per metric value, clustered by run and metric: scoring reads the
+-- values of one metric of one run as a single range of the table.
 CREATE TABLE IF NOT EXISTS metric_values (
     evaluation_key         TEXT NOT NULL,
     run_id                 TEXT NOT NULL,
+    metric_key             TEXT NOT NULL,
     task_specification_key TEXT NOT NULL,
     scorer_key             TEXT NOT NULL,
-    metric_key             TEXT NOT NULL,
-    value                  REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS metric_values_run
-    ON metric_values (evaluation_key, run_id, metric_key);
+    value                  REAL NOT NULL,
+    PRIMARY KEY (evaluation_key, run_id, metric_key, task_specification_key, scorer_key)
+) WITHOUT ROWID;
 
 -- The latest completed run of every evaluation key, kept up to date by every
 -- write, so that all_latest scopes cost one row per evaluation key.
