@@ -62,7 +62,7 @@ func TestScore(t *testing.T) {
 	src := &fakeSource{
 		latest: map[string]string{"qa": "r2", "other": "o1"},
 		values: map[RunRef]map[string][]Value{
-			{"qa", "r2"}: {"accuracy": {{"t1", "s1", 0.8}, {"t2", "s1", 0.2}, {"t1", "s2", 0.5}}},
+			{"qa", "r2"}:    {"accuracy": {{"t1", "s1", 0.8}, {"t2", "s1", 0.2}, {"t1", "s2", 0.5}}},
 			{"other", "o1"}: {"accuracy": {{"t9", "s1", 0.0}}},
 		},
 	}
@@ -89,7 +89,11 @@ func TestScore(t *testing.T) {
 		{"metric filter excludes the metric", scorer(func(s *model.RiskScorer) { s.Scope.MetricKeys = []string{"f1"} }), nil, NoData, 0},
 		{"all_latest", scorer(func(s *model.RiskScorer) { s.Scope = model.Scope{AllLatest: true}; s.Aggregation = "max" }), fptr(4.0), Medium, 4},
 		{"defaults apply", scorer(func(s *model.RiskScorer) { s.Config = nil; s.Aggregation = "max" }), fptr(0.8 * 5 * 0.5), Low, 3},
-		{"clamped to 10", scorer(func(s *model.RiskScorer) { s.Config = map[string]any{"impact": 10.0}; s.Scope.AllLatest = true; s.Aggregation = "max" }), fptr(5), High, 4},
+		{"clamped to 10", scorer(func(s *model.RiskScorer) {
+			s.Config = map[string]any{"impact": 10.0}
+			s.Scope.AllLatest = true
+			s.Aggregation = "max"
+		}), fptr(5), High, 4},
 		{"no run in scope", scorer(func(s *model.RiskScorer) { s.Scope.EvaluationKeys = []string{"missing"} }), nil, NoData, 0},
 		{"other metric", scorer(func(s *model.RiskScorer) { s.Metric = "f1" }), nil, NoData, 0},
 	} {
