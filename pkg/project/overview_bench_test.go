@@ -25,7 +25,11 @@ func benchSize() benchgen.Size {
 
 // benchProject generates the project once per size under the temp dir.
 func benchProject(b *testing.B, s benchgen.Size) string {
-	dir := filepath.Join(os.TempDir(), "lf-bench-runs-"+strconv.Itoa(s.RunsPerKey))
+	// The same folders as `task bench`: /tmp/lf-bench (100 runs), /tmp/lf-bench-N.
+	dir := filepath.Join(os.TempDir(), "lf-bench-"+strconv.Itoa(s.RunsPerKey))
+	if s.RunsPerKey == benchgen.Full.RunsPerKey {
+		dir = filepath.Join(os.TempDir(), "lf-bench")
+	}
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return dir
 	}

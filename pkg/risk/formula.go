@@ -131,7 +131,7 @@ var pyBool = regexp.MustCompile(`\b(True|False)\b`)
 
 // Formula is a compiled methodology function.
 type Formula struct {
-	program   *vm.Program
+	source    string // the function in expr's spelling
 	metricVar string
 }
 
@@ -152,11 +152,11 @@ func Compile(m *model.Methodology) (*Formula, error) {
 		}
 	}
 	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64()}, funcOptions()...)
-	prog, err := expr.Compile(pythonish(m.Function), opts...)
-	if err != nil {
+	src := pythonish(m.Function)
+	if _, err := expr.Compile(src, opts...); err != nil {
 		return nil, errors.New(firstLine(err.Error()))
 	}
-	return &Formula{program: prog, metricVar: m.MetricVar()}, nil
+	return &Formula{source: src, metricVar: m.MetricVar()}, nil
 }
 
 func firstLine(s string) string {
@@ -169,24 +169,63 @@ func firstLine(s string) string {
 // Evaluator evaluates a formula repeatedly with fixed parameters; it is not
 // safe for concurrent use.
 type Evaluator struct {
-	f   *Formula
-	env map[string]any
-	vm  vm.VM
+	program *vm.Program
+	env     *metricEnv
+	vm      vm.VM
 }
 
-// Bind fixes the parameter values (as resolved by Params).
-func (f *Formula) Bind(params map[string]any) *Evaluator {
-	env := make(map[string]any, len(params)+1)
-	for k, v := range params {
-		env[k] = v
+// metricEnv is the whole environment of a bound formula: the parameters are
+// compiled in as constants, so only the metric value changes per call and no
+// map is built or hashed per value.
+type metricEnv struct {
+	V float64
+}
+
+// constParams replaces parameter identifiers with their values and the metric
+// variable with the V field of metricEnv.
+type constParams struct {
+	params    map[string]any
+	metricVar string
+}
+
+func (c *constParams) Visit(n *ast.Node) {
+	id, ok := (*n).(*ast.IdentifierNode)
+	if !ok {
+		return
 	}
-	return &Evaluator{f: f, env: env}
+	if id.Value == c.metricVar {
+		ast.Patch(n, &ast.IdentifierNode{Value: "V"})
+		return
+	}
+	switch v := c.params[id.Value].(type) {
+	case float64:
+		ast.Patch(n, &ast.FloatNode{Value: v})
+	case bool:
+		ast.Patch(n, &ast.BoolNode{Value: v})
+	case string:
+		ast.Patch(n, &ast.StringNode{Value: v})
+	}
+}
+
+// Bind fixes the parameter values (as resolved by Params) and compiles the
+// function for them.
+func (f *Formula) Bind(params map[string]any) (*Evaluator, error) {
+	opts := append([]expr.Option{
+		expr.Env(metricEnv{}),
+		expr.AsFloat64(),
+		expr.Patch(&constParams{params: params, metricVar: f.metricVar}),
+	}, funcOptions()...)
+	prog, err := expr.Compile(f.source, opts...)
+	if err != nil {
+		return nil, errors.New(firstLine(err.Error()))
+	}
+	return &Evaluator{program: prog, env: &metricEnv{}}, nil
 }
 
 // Eval returns the function's value for one metric value.
 func (e *Evaluator) Eval(metric float64) (float64, error) {
-	e.env[e.f.metricVar] = metric
-	out, err := e.vm.Run(e.f.program, e.env)
+	e.env.V = metric
+	out, err := e.vm.Run(e.program, e.env)
 	if err != nil {
 		return 0, errors.New(firstLine(err.Error()))
 	}

@@ -188,7 +188,10 @@ func BenchmarkEval(b *testing.B) {
 		b.Fatal(err)
 	}
 	params, _ := Params(m, map[string]any{"impact": 4.0, "deployment_reach": "external"})
-	ev := f.Bind(params)
+	ev, err := f.Bind(params)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := 0; i < b.N; i++ {
 		if _, err := ev.Eval(0.5); err != nil {
 			b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -99,6 +100,7 @@ func Score(ctx context.Context, src Source, methodologies map[string]*model.Meth
 	}
 	cache := map[vkey][]Value{}
 	formulas := map[string]*Formula{}
+	bound := map[string]*Evaluator{} // scorers with the same methodology and config share one program
 
 	out := make([]Result, 0, len(scorers))
 	for _, s := range scorers {
@@ -168,7 +170,18 @@ func Score(ctx context.Context, src Source, methodologies map[string]*model.Meth
 		if s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric) {
 			runs = nil
 		}
-		ev := f.Bind(params)
+		bkey := bindKey(m.Key, params)
+		ev, ok := bound[bkey]
+		var err error
+		if !ok {
+			ev, err = f.Bind(params)
+			bound[bkey] = ev
+		}
+		if err != nil {
+			r.Level, r.Error = Failed, fmt.Sprintf("methodology %q: %v", m.Key, err)
+			out = append(out, r)
+			continue
+		}
 		var agg float64
 		var n int
 		var evalErr error
@@ -242,4 +255,18 @@ func Score(ctx context.Context, src Source, methodologies map[string]*model.Meth
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+func bindKey(methodology string, params map[string]any) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(methodology)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\x00%s=%T:%v", k, params[k], params[k])
+	}
+	return b.String()
 }
