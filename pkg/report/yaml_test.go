@@ -1,7 +1,11 @@
 package report
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/yamlsrc"
@@ -61,10 +65,29 @@ func assertRoundTrip(t *testing.T, src []byte) {
 }
 
 func FuzzYAMLRoundTrip(f *testing.F) {
+	for _, p := range seedFiles() {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Add([]byte(roundTripSample))
 	f.Add([]byte("a: [1, {b: c}]\n"))
 	f.Add([]byte("k: 'it''s'\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		assertRoundTrip(t, data)
 	})
+}
+
+// seedFiles are the YAML files of the examples and the demo project.
+func seedFiles() []string {
+	var out []string
+	for _, root := range []string{"../../examples", "../../project"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package yamlsrc
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,10 +95,29 @@ func TestParseErrorsAreLocated(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
+	for _, p := range seedFiles() {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Add([]byte(sample))
 	f.Add([]byte("a: [1, {b: c}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, _ := Parse("fuzz.yaml", data)
 		_ = doc.Comments("")
 	})
+}
+
+// seedFiles are the YAML files of the examples and the demo project.
+func seedFiles() []string {
+	var out []string
+	for _, root := range []string{"../../examples", "../../project"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
 }

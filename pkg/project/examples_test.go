@@ -1,0 +1,30 @@
+package project_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lfcli/lf/pkg/project"
+)
+
+// TestExamplesAndDemoValidate validates every example project and the demo
+// project, as `lf validate` does.
+func TestExamplesAndDemoValidate(t *testing.T) {
+	dirs, _ := filepath.Glob("../../examples/*")
+	dirs = append(dirs, "../../project")
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			continue
+		}
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			res := project.Validate(d, nil, nil, nil)
+			for _, x := range res.Diags {
+				t.Error(x.String())
+			}
+			if res.Files == 0 {
+				t.Errorf("%s: no YAML files", d)
+			}
+		})
+	}
+}
