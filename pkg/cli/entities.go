@@ -56,6 +56,26 @@ func printWarnings(env *Env, diags diag.List) {
 	}
 }
 
+// applyFiles loads and checks the -f files, hands them to write and prints
+// what changed.
+func applyFiles(c *ucli.Context, env *Env, write func(*store.Store, *project.Batch) ([]project.Change, error)) error {
+	st, err := env.OpenStore(c.Context)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	b, err := loadChecked(c.Context, env, st, c.StringSlice("file"))
+	if err != nil {
+		return err
+	}
+	changes, err := write(st, b)
+	if err != nil {
+		return err
+	}
+	printChanges(env, changes)
+	return nil
+}
+
 func printChanges(env *Env, changes []project.Change) {
 	for _, c := range changes {
 		fmt.Fprintf(env.Stdout, "%s %s %s\n", c.Kind, c.Key, c.Outcome)
@@ -85,24 +105,12 @@ func addCommand(env *Env) *ucli.Command {
 				}
 				kind = k.Kind
 			}
-			st, err := env.OpenStore(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			b, err := loadChecked(c.Context, env, st, c.StringSlice("file"))
-			if err != nil {
-				return err
-			}
-			if kind != "" {
-				b.Entities = filterKind(b.Entities, kind)
-			}
-			changes, err := project.Upsert(c.Context, st, b)
-			if err != nil {
-				return err
-			}
-			printChanges(env, changes)
-			return nil
+			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
+				if kind != "" {
+					b.Entities = filterKind(b.Entities, kind)
+				}
+				return project.Upsert(c.Context, st, b)
+			})
 		},
 	}
 }
@@ -141,21 +149,9 @@ func setCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenStore(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			b, err := loadChecked(c.Context, env, st, c.StringSlice("file"))
-			if err != nil {
-				return err
-			}
-			changes, err := project.Replace(c.Context, st, k.Kind, b)
-			if err != nil {
-				return err
-			}
-			printChanges(env, changes)
-			return nil
+			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
+				return project.Replace(c.Context, st, k.Kind, b)
+			})
 		},
 	}
 }

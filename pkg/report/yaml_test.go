@@ -1,13 +1,11 @@
 package report
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -65,7 +63,7 @@ func assertRoundTrip(t *testing.T, src []byte) {
 }
 
 func FuzzYAMLRoundTrip(f *testing.F) {
-	for _, p := range seedFiles() {
+	for _, p := range testfiles.ExampleYAML() {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
@@ -76,18 +74,4 @@ func FuzzYAMLRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		assertRoundTrip(t, data)
 	})
-}
-
-// seedFiles are the YAML files of the examples and the demo project.
-func seedFiles() []string {
-	var out []string
-	for _, root := range []string{"../../examples", "../../project"} {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-				out = append(out, p)
-			}
-			return nil
-		})
-	}
-	return out
 }

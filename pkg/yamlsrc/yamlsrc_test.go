@@ -1,12 +1,12 @@
 package yamlsrc
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 const sample = `# file head
@@ -95,7 +95,7 @@ func TestParseErrorsAreLocated(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, p := range seedFiles() {
+	for _, p := range testfiles.ExampleYAML() {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
@@ -106,18 +106,4 @@ func FuzzParse(f *testing.F) {
 		doc, _ := Parse("fuzz.yaml", data)
 		_ = doc.Comments("")
 	})
-}
-
-// seedFiles are the YAML files of the examples and the demo project.
-func seedFiles() []string {
-	var out []string
-	for _, root := range []string{"../../examples", "../../project"} {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-				out = append(out, p)
-			}
-			return nil
-		})
-	}
-	return out
 }
