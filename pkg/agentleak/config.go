@@ -1,0 +1,305 @@
+package agentleak
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+)
+
+// Config is an agentleak.yaml: which channels and detectors run, how
+// findings are scored and what the privacy policy forbids.
+type Config struct {
+	ProjectName string
+	Channels    map[string]bool // nil: every channel
+	Detectors   map[string]bool
+	Scoring     Scoring
+	Vault       VaultScope
+	Custom      []CustomDetector
+	Policy      Policy
+	Redact      bool
+}
+
+// Scoring holds the AgentRisk settings.
+type Scoring struct {
+	FailBelow       float64
+	BlockOnCritical bool
+	Weights         [4]float64
+	LevelOverrides  map[string]int
+}
+
+// VaultScope sets the audited denominator instead of "everything detected".
+type VaultScope struct {
+	Levels map[int]int // level -> number of secrets
+	RhoS   *float64
+}
+
+// CustomDetector is a user regular expression reporting one data type.
+type CustomDetector struct {
+	Name       string
+	Pattern    string
+	Severity   string
+	DataType   string
+	Confidence float64
+	Level      int
+	re         *regexp.Regexp
+}
+
+// Policy is the privacy policy: any violation blocks the trace.
+type Policy struct {
+	MaxRiskIndex    *float64
+	MaxFindings     *int
+	ForbidLevels    []int
+	ForbidChannels  []string
+	ForbidDataTypes []string
+}
+
+// DefaultConfig is the configuration used when no file is given: every
+// channel and detector on, AgentLeak's default scoring.
+func DefaultConfig() *Config {
+	c := &Config{Detectors: map[string]bool{}, Redact: true}
+	for _, f := range Families {
+		c.Detectors[f] = true
+	}
+	c.Scoring = Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}
+	return c
+}
+
+func (c *Config) channelOn(ch string) bool { return c.Channels == nil || c.Channels[ch] }
+
+// rawConfig mirrors the file; pointers tell absent from zero.
+type rawConfig struct {
+	Project *struct {
+		Name string `json:"name"`
+	} `json:"project"`
+	Channels  []string        `json:"channels"`
+	Detectors map[string]bool `json:"detectors"`
+	Scoring   *struct {
+		FailBelow       *float64       `json:"fail_below"`
+		BlockOnCritical *bool          `json:"block_on_critical"`
+		Weights         []float64      `json:"weights"`
+		LevelOverrides  map[string]int `json:"level_overrides"`
+	} `json:"scoring"`
+	Vault *struct {
+		Levels any      `json:"levels"`
+		RhoS   *float64 `json:"rho_s"`
+	} `json:"vault"`
+	CustomDetectors []struct {
+		Name       string   `json:"name"`
+		Pattern    string   `json:"pattern"`
+		Severity   string   `json:"severity"`
+		DataType   string   `json:"data_type"`
+		Confidence *float64 `json:"confidence"`
+		Level      int      `json:"level"`
+	} `json:"custom_detectors"`
+	PrivacyPolicy *struct {
+		MaxRiskIndex    *float64 `json:"max_risk_index"`
+		MaxFindings     *int     `json:"max_findings"`
+		ForbidLevels    []int    `json:"forbid_levels"`
+		ForbidChannels  []string `json:"forbid_channels"`
+		ForbidDataTypes []string `json:"forbid_data_types"`
+	} `json:"privacy_policy"`
+	Privacy *struct {
+		RedactValues *bool `json:"redact_values"`
+	} `json:"privacy"`
+}
+
+// knownKeys is the key tree of a config; nil means "any content".
+var knownKeys = map[string]map[string]bool{
+	"":                    {"project": true, "agent": true, "scenarios": true, "channels": true, "detectors": true, "scoring": true, "vault": true, "custom_detectors": true, "privacy_policy": true, "privacy": true},
+	"/project":            {"name": true, "description": true},
+	"/detectors":          {"pii": true, "secrets": true, "healthcare": true, "finance": true, "hr": true, "keyname": true},
+	"/scoring":            {"fail_below": true, "conditional_below": true, "block_on_critical": true, "weights": true, "level_overrides": true},
+	"/vault":              {"levels": true, "rho_s": true},
+	"/privacy_policy":     {"max_risk_index": true, "max_findings": true, "forbid_levels": true, "forbid_channels": true, "forbid_data_types": true},
+	"/privacy":            {"redact_values": true, "store_raw_traces": true},
+	"/custom_detectors/*": {"name": true, "pattern": true, "severity": true, "data_type": true, "confidence": true, "level": true, "description": true},
+}
+
+// LoadConfig reads and validates an agentleak.yaml. Warnings (unknown keys)
+// come back with a nil error; errors make the config unusable.
+func LoadConfig(path, display string) (*Config, diag.List, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, diag.Invalidf("agentleak config %s: %v", display, err)
+	}
+	return ParseConfig(display, data)
+}
+
+// ParseConfig parses config data; file names it in messages.
+func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
+	doc, ds := yamlsrc.Parse(file, data)
+	if ds.HasErrors() {
+		return nil, ds, diag.Invalid(ds)
+	}
+	if doc.Value == nil {
+		return DefaultConfig(), ds, nil
+	}
+	ds = append(ds, schema.Validate("agentleak-config", doc)...)
+	ds = append(ds, unknownKeys(doc, "", doc.Value)...)
+	if ds.HasErrors() {
+		return nil, ds, diag.Invalid(ds)
+	}
+	var raw rawConfig
+	if err := doc.Decode("", &raw); err != nil {
+		ds = append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
+		return nil, ds, diag.Invalid(ds)
+	}
+	c := DefaultConfig()
+	if raw.Project != nil {
+		c.ProjectName = raw.Project.Name
+	}
+	if raw.Channels != nil {
+		c.Channels = map[string]bool{}
+		for _, ch := range raw.Channels {
+			c.Channels[ch] = true
+		}
+	}
+	for k, on := range raw.Detectors {
+		c.Detectors[k] = on
+	}
+	if s := raw.Scoring; s != nil {
+		if s.FailBelow != nil {
+			c.Scoring.FailBelow = *s.FailBelow
+		}
+		if s.BlockOnCritical != nil {
+			c.Scoring.BlockOnCritical = *s.BlockOnCritical
+		}
+		if len(s.Weights) == 4 {
+			copy(c.Scoring.Weights[:], s.Weights)
+		}
+		c.Scoring.LevelOverrides = s.LevelOverrides
+	}
+	if v := raw.Vault; v != nil {
+		c.Vault.RhoS = v.RhoS
+		switch lv := v.Levels.(type) {
+		case map[string]any:
+			c.Vault.Levels = map[int]int{}
+			for k, n := range lv {
+				l, _ := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(k), "L"))
+				f, _ := n.(float64)
+				c.Vault.Levels[l] = int(f)
+			}
+		case []any:
+			c.Vault.Levels = map[int]int{}
+			for i, n := range lv {
+				f, _ := n.(float64)
+				c.Vault.Levels[i+1] = int(f)
+			}
+		}
+	}
+	for i, cd := range raw.CustomDetectors {
+		re, err := regexp.Compile(cd.Pattern)
+		if err != nil {
+			ds = append(ds, doc.Errorf(fmt.Sprintf("/custom_detectors/%d/pattern", i), "invalid regular expression: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
+			continue
+		}
+		d := CustomDetector{Name: cd.Name, Pattern: cd.Pattern, Severity: cd.Severity, DataType: cd.DataType, Confidence: 0.8, Level: cd.Level, re: re}
+		if d.Severity == "" {
+			d.Severity = "medium"
+		}
+		if d.DataType == "" {
+			d.DataType = d.Name
+		}
+		if cd.Confidence != nil {
+			d.Confidence = *cd.Confidence
+		}
+		if d.Level == 0 {
+			d.Level = levelForSeverity(d.Severity)
+		}
+		c.Custom = append(c.Custom, d)
+	}
+	if p := raw.PrivacyPolicy; p != nil {
+		c.Policy = Policy{MaxRiskIndex: p.MaxRiskIndex, MaxFindings: p.MaxFindings, ForbidLevels: p.ForbidLevels, ForbidChannels: p.ForbidChannels, ForbidDataTypes: p.ForbidDataTypes}
+	}
+	if raw.Privacy != nil && raw.Privacy.RedactValues != nil {
+		c.Redact = *raw.Privacy.RedactValues
+	}
+	if ds.HasErrors() {
+		return nil, ds, diag.Invalid(ds)
+	}
+	return c, ds, nil
+}
+
+// unknownKeys warns about keys AgentLeak does not define (they are ignored).
+func unknownKeys(doc *yamlsrc.Doc, ptr string, v any) diag.List {
+	var out diag.List
+	pattern := ptr
+	if strings.HasPrefix(ptr, "/custom_detectors/") {
+		pattern = "/custom_detectors/*"
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		known, checked := knownKeys[pattern]
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := ptr + "/" + yamlsrc.EscapePointer(k)
+			if checked && !known[k] {
+				d := doc.Warnf(p, "unknown key %q is ignored", k)
+				if l, c := doc.KeyPos(p); l > 0 {
+					d.Line, d.Col = l, c
+				}
+				out = append(out, d)
+				continue
+			}
+			if checked {
+				out = append(out, unknownKeys(doc, p, x[k])...)
+			}
+		}
+	case []any:
+		if ptr == "/custom_detectors" {
+			for i, e := range x {
+				out = append(out, unknownKeys(doc, fmt.Sprintf("%s/%d", ptr, i), e)...)
+			}
+		}
+	}
+	return out
+}
+
+func (p *Policy) violations(res *Result, secrets map[string]*secret) []string {
+	var out []string
+	if p.MaxRiskIndex != nil && res.RiskIndex > *p.MaxRiskIndex {
+		out = append(out, fmt.Sprintf("policy: risk index %.4f above %g", res.RiskIndex, *p.MaxRiskIndex))
+	}
+	if p.MaxFindings != nil && res.LeakedSecrets > *p.MaxFindings {
+		out = append(out, fmt.Sprintf("policy: %d leaked secrets, at most %d allowed", res.LeakedSecrets, *p.MaxFindings))
+	}
+	if len(p.ForbidLevels)+len(p.ForbidChannels)+len(p.ForbidDataTypes) == 0 {
+		return out
+	}
+	hit := map[string]bool{}
+	for _, f := range res.Findings {
+		if !f.Leaked {
+			continue
+		}
+		for _, l := range p.ForbidLevels {
+			if f.Level == l && !hit["l"+strconv.Itoa(l)] {
+				hit["l"+strconv.Itoa(l)] = true
+				out = append(out, fmt.Sprintf("policy: a level %d secret leaked", l))
+			}
+		}
+		for _, ch := range p.ForbidChannels {
+			if f.Channel == ch && !hit["c"+ch] {
+				hit["c"+ch] = true
+				out = append(out, fmt.Sprintf("policy: a secret leaked on forbidden channel %s", ch))
+			}
+		}
+		for _, dt := range p.ForbidDataTypes {
+			if f.DataType == dt && !hit["d"+dt] {
+				hit["d"+dt] = true
+				out = append(out, fmt.Sprintf("policy: forbidden data type %s leaked", dt))
+			}
+		}
+	}
+	return out
+}

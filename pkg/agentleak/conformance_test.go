@@ -1,0 +1,270 @@
+package agentleak
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// sharedDir finds ../shared next to the repository root (or $LF_SHARED).
+func sharedDir(t testing.TB) string {
+	if d := os.Getenv("LF_SHARED"); d != "" {
+		return d
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(d), "shared")
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+func conformanceDir(t testing.TB) string {
+	d := filepath.Join(sharedDir(t), "conformance", "agentleak")
+	if _, err := os.Stat(filepath.Join(d, "README.md")); err != nil {
+		t.Skipf("AgentLeak conformance suite not found at %s (set LF_SHARED to the shared folder)", d)
+	}
+	return d
+}
+
+type expected struct {
+	ScenarioID   string             `json:"scenario_id"`
+	RunID        string             `json:"run_id"`
+	RiskIndex    float64            `json:"risk_index"`
+	PrivacyScore int                `json:"privacy_score"`
+	Verdict      string             `json:"verdict"`
+	Blocked      bool               `json:"blocked"`
+	WSL          float64            `json:"wsl"`
+	RhoS         float64            `json:"rho_s"`
+	RIByChannel  map[string]float64 `json:"ri_by_channel"`
+	Findings     []struct {
+		EventID  string `json:"event_id"`
+		Channel  string `json:"channel"`
+		DataType string `json:"data_type"`
+		Value    string `json:"value"`
+		Level    int    `json:"level"`
+		Tier     string `json:"tier"`
+	} `json:"findings"`
+}
+
+type typeCount struct{ matched, missed, extra int }
+
+type agreement struct {
+	traces, canaryOK, verdictOK, riOK, blockedOK int
+	types                                      map[string]*typeCount
+	diffs                                      []string
+}
+
+func readExpected(t *testing.T, path string) map[string]expected {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]expected{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e expected
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out[e.RunID] = e
+	}
+	return out
+}
+
+func runPack(t *testing.T, dir string, cfg *Config, exp map[string]expected) *agreement {
+	var vs *Vaults
+	if data, err := os.ReadFile(filepath.Join(dir, "vaults.yaml")); err == nil {
+		var ds []string
+		v, dl := ParseVaults("vaults.yaml", data)
+		for _, d := range dl.Errors() {
+			ds = append(ds, d.String())
+		}
+		if len(ds) > 0 {
+			t.Fatalf("vaults: %s", strings.Join(ds, "\n"))
+		}
+		vs = v
+	}
+	f, err := os.Open(filepath.Join(dir, "traces.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := NewScanner(cfg, vs)
+	tr := NewTraceReader("traces.jsonl", f)
+	ag := &agreement{types: map[string]*typeCount{}}
+	for {
+		trace, err := tr.Next()
+		if err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			t.Fatal(err)
+		}
+		res, err := sc.Scan(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := exp[res.RunID]
+		if !ok {
+			t.Fatalf("no expected result for %s", res.RunID)
+		}
+		ag.traces++
+		if res.Verdict == e.Verdict {
+			ag.verdictOK++
+		}
+		if res.Blocked == e.Blocked {
+			ag.blockedOK++
+		}
+		if math.Abs(res.RiskIndex-e.RiskIndex) <= 0.02 {
+			ag.riOK++
+		}
+		want := map[string]bool{}
+		got := map[string]bool{}
+		for _, x := range e.Findings {
+			want[x.EventID+"\x00"+x.DataType+"\x00"+x.Value] = true
+		}
+		for _, x := range res.Findings {
+			got[x.EventID+"\x00"+x.DataType+"\x00"+x.Value] = true
+		}
+		canaryOK := true
+		for k := range want {
+			dt := strings.Split(k, "\x00")[1]
+			c := ag.types[dt]
+			if c == nil {
+				c = &typeCount{}
+				ag.types[dt] = c
+			}
+			if got[k] {
+				c.matched++
+			} else {
+				c.missed++
+				ag.diffs = append(ag.diffs, fmt.Sprintf("MISS %s %q", e.RunID, strings.ReplaceAll(k, "\x00", " | ")))
+				if dt == "canary" {
+					canaryOK = false
+				}
+			}
+		}
+		for k := range got {
+			if want[k] {
+				continue
+			}
+			dt := strings.Split(k, "\x00")[1]
+			c := ag.types[dt]
+			if c == nil {
+				c = &typeCount{}
+				ag.types[dt] = c
+			}
+			c.extra++
+			ag.diffs = append(ag.diffs, fmt.Sprintf("EXTRA %s %q", e.RunID, strings.ReplaceAll(k, "\x00", " | ")))
+			if dt == "canary" {
+				canaryOK = false
+			}
+		}
+		if canaryOK {
+			ag.canaryOK++
+		}
+	}
+	return ag
+}
+
+func pct(n, d int) float64 {
+	if d == 0 {
+		return 100
+	}
+	return 100 * float64(n) / float64(d)
+}
+
+// TestConformance runs every pack of the AgentLeak conformance suite with no
+// config and with agentleak.init.yaml and compares with the reference.
+func TestConformance(t *testing.T) {
+	dir := conformanceDir(t)
+	initCfgData, err := os.ReadFile(filepath.Join(dir, "agentleak.init.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initCfg, _, err := ParseConfig("agentleak.init.yaml", initCfgData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| pack | config | traces | canary findings identical | verdict equal | risk index within 0.02 | blocked equal |\n|---|---|---|---|---|---|---|\n")
+	total := &agreement{types: map[string]*typeCount{}}
+	var diffs []string
+	for _, en := range entries {
+		pd := filepath.Join(dir, en.Name())
+		if _, err := os.Stat(filepath.Join(pd, "traces.jsonl")); err != nil {
+			continue
+		}
+		for _, run := range []struct {
+			name string
+			cfg  *Config
+			exp  string
+		}{{"none", nil, "expected.default.jsonl"}, {"init", initCfg, "expected.init.jsonl"}} {
+			ag := runPack(t, pd, run.cfg, readExpected(t, filepath.Join(pd, run.exp)))
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", en.Name(), run.name, ag.traces,
+				pct(ag.canaryOK, ag.traces), pct(ag.verdictOK, ag.traces), pct(ag.riOK, ag.traces), pct(ag.blockedOK, ag.traces))
+			total.traces += ag.traces
+			total.canaryOK += ag.canaryOK
+			total.verdictOK += ag.verdictOK
+			total.riOK += ag.riOK
+			total.blockedOK += ag.blockedOK
+			for k, c := range ag.types {
+				tc := total.types[k]
+				if tc == nil {
+					tc = &typeCount{}
+					total.types[k] = tc
+				}
+				tc.matched += c.matched
+				tc.missed += c.missed
+				tc.extra += c.extra
+			}
+			for _, d := range ag.diffs {
+				diffs = append(diffs, en.Name()+"/"+run.name+" "+d)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "| **all** | | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n\n", total.traces,
+		pct(total.canaryOK, total.traces), pct(total.verdictOK, total.traces), pct(total.riOK, total.traces), pct(total.blockedOK, total.traces))
+	fmt.Fprintf(&b, "| data type | matched | missed | extra |\n|---|---|---|---|\n")
+	var types []string
+	for k := range total.types {
+		types = append(types, k)
+	}
+	sort.Strings(types)
+	for _, k := range types {
+		c := total.types[k]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", k, c.matched, c.missed, c.extra)
+	}
+	t.Log("\n" + b.String())
+	if out := os.Getenv("LF_CONFORMANCE_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if out := os.Getenv("LF_CONFORMANCE_DIFF"); out != "" {
+		sort.Strings(diffs)
+		_ = os.WriteFile(out, []byte(strings.Join(diffs, "\n")+"\n"), 0o644)
+	}
+	if c := pct(total.canaryOK, total.traces); c < 100 {
+		t.Errorf("canary agreement %.1f%%, want 100%%", c)
+	}
+	if v := pct(total.verdictOK, total.traces); v < 90 {
+		t.Errorf("verdict agreement %.1f%%, want >= 90%%", v)
+	}
+	if r := pct(total.riOK, total.traces); r < 85 {
+		t.Errorf("risk index agreement %.1f%%, want >= 85%%", r)
+	}
+}

@@ -1,0 +1,340 @@
+package agentleak
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/lfcli/lf/pkg/diag"
+)
+
+// Channels are the eight channels an AgentLeak trace reports events on.
+var Channels = []string{"user_input", "final_output", "inter_agent_message", "shared_memory", "tool_call", "tool_response", "log", "generated_file"}
+
+// baseline channels carry what the agent was given: what shows there enters
+// the vault but never counts as leaked.
+func isBaseline(ch string) bool { return ch == "user_input" || ch == "tool_response" }
+
+func validChannel(ch string) bool {
+	for _, c := range Channels {
+		if c == ch {
+			return true
+		}
+	}
+	return false
+}
+
+// Trace is one recorded agent run.
+type Trace struct {
+	RunID      string  `json:"run_id"`
+	AgentName  string  `json:"agent_name"`
+	ScenarioID string  `json:"scenario_id"`
+	Timestamp  string  `json:"timestamp"`
+	Events     []Event `json:"events"`
+
+	// Where the trace came from, for messages.
+	File string `json:"-"`
+	Line int    `json:"-"`
+}
+
+// Event is one message of a trace on one channel. Content stays raw JSON
+// until it is rendered to text, so that object keys keep their order.
+type Event struct {
+	EventID string          `json:"event_id"`
+	Channel string          `json:"channel"`
+	Source  string          `json:"source"`
+	Target  string          `json:"target"`
+	Content json.RawMessage `json:"content"`
+}
+
+// TraceReader streams traces from a JSONL file (one trace per line), a JSON
+// file holding one trace, or a JSON array of traces. It never holds more
+// than one trace in memory.
+type TraceReader struct {
+	file    string
+	br      *bufio.Reader
+	line    int
+	dec     *json.Decoder // whole-document mode
+	arr     bool
+	done    bool
+	decided bool
+	buf     []byte
+}
+
+// NewTraceReader reads traces from r; file names it in messages.
+func NewTraceReader(file string, r io.Reader) *TraceReader {
+	return &TraceReader{file: file, br: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// Next returns the next trace, io.EOF at the end, or a diag.Diagnostic
+// error (*TraceError) for a bad trace; reading can continue after a
+// TraceError except in whole-document mode.
+func (tr *TraceReader) Next() (*Trace, error) {
+	if tr.done {
+		return nil, io.EOF
+	}
+	if tr.dec != nil {
+		return tr.nextDoc()
+	}
+	for {
+		line, err := tr.readLine()
+		if len(line) == 0 && err != nil {
+			tr.done = true
+			if errors.Is(err, io.EOF) {
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		tr.line++
+		trim := bytes.TrimSpace(line)
+		if len(trim) == 0 {
+			if err != nil {
+				tr.done = true
+				return nil, io.EOF
+			}
+			continue
+		}
+		if !tr.decided {
+			// The first non-blank line decides the mode: a complete JSON
+			// value on it means JSONL; otherwise the file is one JSON
+			// document (a trace, or an array of traces).
+			tr.decided = true
+			if trim[0] == '[' || !json.Valid(trim) {
+				rest := io.MultiReader(bytes.NewReader(append([]byte(nil), line...)), tr.br)
+				tr.dec = json.NewDecoder(rest)
+				if trim[0] == '[' {
+					if _, err := tr.dec.Token(); err != nil {
+						tr.done = true
+						return nil, tr.docErr(err)
+					}
+					tr.arr = true
+				}
+				return tr.nextDoc()
+			}
+		}
+		return decodeTrace(tr.file, tr.line, trim)
+	}
+}
+
+func (tr *TraceReader) readLine() ([]byte, error) {
+	tr.buf = tr.buf[:0]
+	for {
+		chunk, err := tr.br.ReadSlice('\n')
+		tr.buf = append(tr.buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return tr.buf, err
+	}
+}
+
+func (tr *TraceReader) nextDoc() (*Trace, error) {
+	if tr.arr && !tr.dec.More() {
+		tr.done = true
+		return nil, io.EOF
+	}
+	var raw json.RawMessage
+	if err := tr.dec.Decode(&raw); err != nil {
+		tr.done = true
+		return nil, tr.docErr(err)
+	}
+	if !tr.arr {
+		tr.done = true
+	}
+	return decodeTrace(tr.file, 0, raw)
+}
+
+func (tr *TraceReader) docErr(err error) error {
+	return &TraceError{Diag: diag.Diagnostic{File: tr.file, Line: 1, Msg: "not valid JSON: " + jsonMsg(err)}}
+}
+
+// TraceError is a located problem in one trace.
+type TraceError struct {
+	Diag diag.Diagnostic
+}
+
+func (e *TraceError) Error() string { return e.Diag.String() }
+
+func traceErr(file string, line int, event int, ptr, format string, args ...any) *TraceError {
+	msg := fmt.Sprintf(format, args...)
+	if event >= 0 {
+		msg = fmt.Sprintf("event %d: %s", event, msg)
+	}
+	return &TraceError{Diag: diag.Diagnostic{File: file, Line: line, Pointer: ptr, Msg: msg}}
+}
+
+func jsonMsg(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// decodeTrace decodes and checks one trace. The fast path decodes the whole
+// line at once; only a failing trace is decoded again piece by piece to say
+// which event and field is wrong.
+func decodeTrace(file string, line int, data []byte) (*Trace, error) {
+	t := &Trace{File: file, Line: line}
+	if err := json.Unmarshal(data, t); err != nil {
+		return nil, locate(file, line, data, err)
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.EventID == "" {
+			e.EventID = fmt.Sprintf("evt_%03d", i+1)
+		}
+		if e.Target == "" {
+			e.Target = "unknown"
+		}
+		if e.Channel == "" {
+			return nil, traceErr(file, line, i, fmt.Sprintf("/events/%d/channel", i), "missing channel; valid channels: %s", strings.Join(Channels, ", "))
+		}
+		if !validChannel(e.Channel) {
+			return nil, traceErr(file, line, i, fmt.Sprintf("/events/%d/channel", i), "unknown channel %q; valid channels: %s", e.Channel, strings.Join(Channels, ", "))
+		}
+		if len(e.Content) > 0 {
+			switch e.Content[0] {
+			case '"', '{', '[', 'n':
+			default:
+				if !isScalarJSON(e.Content) {
+					return nil, traceErr(file, line, i, fmt.Sprintf("/events/%d/content", i), "content must be a string, object or array")
+				}
+			}
+		}
+	}
+	return t, nil
+}
+
+func isScalarJSON(b json.RawMessage) bool {
+	return len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9') || b[0] == 't' || b[0] == 'f')
+}
+
+// locate turns a decode error into a message naming the event and field.
+func locate(file string, line int, data []byte, err error) *TraceError {
+	var top map[string]json.RawMessage
+	if e := json.Unmarshal(data, &top); e != nil {
+		if json.Valid(data) {
+			return traceErr(file, line, -1, "", "a trace must be a JSON object")
+		}
+		return traceErr(file, line, -1, "", "not valid JSON: %s", jsonMsg(e))
+	}
+	for _, k := range []string{"run_id", "agent_name", "scenario_id", "timestamp"} {
+		if v, ok := top[k]; ok {
+			var s string
+			if json.Unmarshal(v, &s) != nil && string(v) != "null" {
+				return traceErr(file, line, -1, "/"+k, "must be a string")
+			}
+		}
+	}
+	var events []json.RawMessage
+	if v, ok := top["events"]; ok {
+		if json.Unmarshal(v, &events) != nil {
+			return traceErr(file, line, -1, "/events", "must be an array of events")
+		}
+	}
+	for i, ev := range events {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(ev, &fields) != nil {
+			return traceErr(file, line, i, fmt.Sprintf("/events/%d", i), "an event must be a JSON object")
+		}
+		for _, k := range []string{"event_id", "channel", "source", "target"} {
+			if v, ok := fields[k]; ok {
+				var s string
+				if json.Unmarshal(v, &s) != nil && string(v) != "null" {
+					return traceErr(file, line, i, fmt.Sprintf("/events/%d/%s", i, k), "must be a string")
+				}
+			}
+		}
+	}
+	return traceErr(file, line, -1, "", "%s", jsonMsg(err))
+}
+
+// eventText renders an event's content as the text detectors scan: a string
+// as is; an object as `key: value` pairs (underscores and dashes in keys
+// turned into spaces) joined by " | "; an array as its items joined by " | ".
+func eventText(raw json.RawMessage, buf []byte) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 {
+			return string(raw[1 : len(raw)-1]), nil
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := renderValue(dec, &b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func renderValue(dec *json.Decoder, b *strings.Builder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	return renderToken(dec, tok, b)
+}
+
+func renderToken(dec *json.Decoder, tok json.Token, b *strings.Builder) error {
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '{':
+			first := true
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				if !first {
+					b.WriteString(" | ")
+				}
+				first = false
+				b.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(k))
+				b.WriteString(": ")
+				if err := renderValue(dec, b); err != nil {
+					return err
+				}
+			}
+			_, err := dec.Token()
+			return err
+		case '[':
+			first := true
+			for dec.More() {
+				if !first {
+					b.WriteString(" | ")
+				}
+				first = false
+				if err := renderValue(dec, b); err != nil {
+					return err
+				}
+			}
+			_, err := dec.Token()
+			return err
+		}
+	case string:
+		b.WriteString(v)
+	case json.Number:
+		b.WriteString(v.String())
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package agentleak
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+)
+
+// Vault is what one scenario's agent was trusted with: records of fields,
+// the fields it may disclose, and planted canaries.
+type Vault struct {
+	Key string
+
+	fields     []vaultField
+	values     *matcher // lowercased field values
+	canaryList []canary
+	canaries   *matcher // case-sensitive canaries
+}
+
+type vaultField struct {
+	name, value, lower string
+	level              int
+}
+
+type canary struct{ text, tier string }
+
+// Vaults indexes vaults by key.
+type Vaults struct {
+	byKey map[string]*Vault
+}
+
+// Len returns the number of vaults.
+func (vs *Vaults) Len() int {
+	if vs == nil {
+		return 0
+	}
+	return len(vs.byKey)
+}
+
+func (vs *Vaults) lookup(key string) *Vault {
+	if vs == nil {
+		return nil
+	}
+	return vs.byKey[key]
+}
+
+// Has reports whether a vault with key exists.
+func (vs *Vaults) Has(key string) bool { return vs.lookup(key) != nil }
+
+type rawVaults struct {
+	Vaults []struct {
+		Key     string `json:"key"`
+		Records []struct {
+			RecordType string         `json:"record_type"`
+			Fields     map[string]any `json:"fields"`
+		} `json:"records"`
+		AllowedFields []string            `json:"allowed_fields"`
+		Canaries      map[string][]string `json:"canaries"`
+	} `json:"vaults"`
+}
+
+// LoadVaults reads vault files (each a `vaults:` list) into one index; a
+// later file's vault replaces an earlier one with the same key.
+func LoadVaults(paths, displays []string) (*Vaults, diag.List, error) {
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	var all diag.List
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, all, diag.Invalidf("vaults %s: %v", displays[i], err)
+		}
+		ds := vs.add(displays[i], data)
+		all = append(all, ds...)
+	}
+	if all.HasErrors() {
+		return nil, all, diag.Invalid(all)
+	}
+	return vs, all, nil
+}
+
+// ParseVaults parses one vault file's data.
+func ParseVaults(file string, data []byte) (*Vaults, diag.List) {
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	ds := vs.add(file, data)
+	return vs, ds
+}
+
+func (vs *Vaults) add(file string, data []byte) diag.List {
+	doc, ds := yamlsrc.Parse(file, data)
+	if ds.HasErrors() {
+		return ds
+	}
+	ds = append(ds, schema.Validate("vaults", doc)...)
+	if ds.HasErrors() {
+		return ds
+	}
+	var raw rawVaults
+	if err := doc.Decode("", &raw); err != nil {
+		return append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
+	}
+	for vi, rv := range raw.Vaults {
+		v := &Vault{Key: rv.Key}
+		allowed := map[string]bool{}
+		for _, a := range rv.AllowedFields {
+			allowed[a] = true
+		}
+		for ri, rec := range rv.Records {
+			names := make([]string, 0, len(rec.Fields))
+			for n := range rec.Fields {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				ptr := fmt.Sprintf("/vaults/%d/records/%d/fields/%s", vi, ri, yamlsrc.EscapePointer(n))
+				val, level, ok := fieldValue(rec.Fields[n], n)
+				if !ok {
+					ds = append(ds, doc.Errorf(ptr, "a field value must be a string, a number or {value, level}"))
+					continue
+				}
+				if allowed[n] || len(val) <= 3 {
+					continue
+				}
+				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), level: level})
+			}
+		}
+		for _, tier := range []string{"obvious", "realistic", "semantic"} {
+			for _, c := range rv.Canaries[tier] {
+				if c != "" {
+					v.canaryList = append(v.canaryList, canary{c, tier})
+				}
+			}
+		}
+		if len(v.fields) > 0 {
+			pats := make([]string, len(v.fields))
+			for i, f := range v.fields {
+				pats[i] = f.lower
+			}
+			v.values = newMatcher(pats)
+		}
+		if len(v.canaryList) > 0 {
+			pats := make([]string, len(v.canaryList))
+			for i, c := range v.canaryList {
+				pats[i] = c.text
+			}
+			v.canaries = newMatcher(pats)
+		}
+		vs.byKey[v.Key] = v
+	}
+	return ds
+}
+
+func fieldValue(x any, name string) (string, int, bool) {
+	switch v := x.(type) {
+	case string:
+		return v, defaultLevel(name), true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), defaultLevel(name), true
+	case int64:
+		return strconv.FormatInt(v, 10), defaultLevel(name), true
+	case map[string]any:
+		s, lv, ok := fieldValue(v["value"], name)
+		if !ok {
+			return "", 0, false
+		}
+		if l, ok := v["level"].(float64); ok {
+			lv = int(l)
+		}
+		if l, ok := v["level"].(int64); ok {
+			lv = int(l)
+		}
+		return s, lv, true
+	}
+	return "", 0, false
+}
