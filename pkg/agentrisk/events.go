@@ -1,0 +1,224 @@
+package agentrisk
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+)
+
+// maxEventDiags caps the problems reported for one file, so that feeding the
+// wrong file does not print millions of lines.
+const maxEventDiags = 100
+
+// maxLine is the longest JSONL line accepted (1 MiB).
+const maxLine = 1 << 20
+
+// rawEvent mirrors Event with loose types, so that every field problem can be
+// reported with its name.
+type rawEvent struct {
+	Timestamp      *string  `json:"timestamp"`
+	TenantID       *string  `json:"tenant_id"`
+	AgentID        *string  `json:"agent_id"`
+	AgentName      string   `json:"agent_name"`
+	SessionID      string   `json:"session_id"`
+	Method         string   `json:"method"`
+	Tool           string   `json:"tool"`
+	Resource       string   `json:"resource"`
+	HighImpact     bool     `json:"high_impact"`
+	Decision       string   `json:"decision"`
+	Rule           string   `json:"rule"`
+	InjectionScore *float64 `json:"injection_score"`
+}
+
+// parseEvents reads JSONL (or one JSON array) from r.
+func parseEvents(file string, r io.Reader) ([]Event, diag.List) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	// Tell a JSON array from JSONL by the first non-blank byte.
+	all, err := br.Peek(64 << 10)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
+	}
+	if first := firstNonSpace(all); first == '[' {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
+		}
+		return parseArray(file, data)
+	}
+	return parseLines(file, br)
+}
+
+func firstNonSpace(b []byte) byte {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c
+		}
+	}
+	return 0
+}
+
+func parseLines(file string, br *bufio.Reader) ([]Event, diag.List) {
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var (
+		out   []Event
+		diags diag.List
+		more  int
+		line  int
+	)
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+		}
+		text = bytes.TrimSpace(text)
+		if len(text) == 0 {
+			continue
+		}
+		ev, probs := decodeEvent(text)
+		if len(probs) > 0 {
+			for _, p := range probs {
+				if len(diags) >= maxEventDiags {
+					more++
+					continue
+				}
+				p.File, p.Line = file, line
+				diags = append(diags, p)
+			}
+			continue
+		}
+		if !diags.HasErrors() {
+			out = append(out, ev)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		msg := "cannot read events: " + err.Error()
+		if errors.Is(err, bufio.ErrTooLong) {
+			msg = fmt.Sprintf("line longer than %d bytes; events are one JSON object per line", maxLine)
+		}
+		diags = append(diags, diag.Diagnostic{File: file, Line: line + 1, Msg: msg})
+	}
+	if more > 0 {
+		diags = append(diags, diag.Diagnostic{File: file, Msg: fmt.Sprintf("and %d more problems not shown", more)})
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return out, nil
+}
+
+func parseArray(file string, data []byte) ([]Event, diag.List) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	lineAt := func(off int64) int {
+		if off > int64(len(data)) {
+			off = int64(len(data))
+		}
+		return bytes.Count(data[:off], []byte("\n")) + 1
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return nil, diag.List{{File: file, Line: 1, Msg: "invalid JSON: " + err.Error()}}
+	}
+	var (
+		out   []Event
+		diags diag.List
+	)
+	for i := 0; dec.More(); i++ {
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Pointer: fmt.Sprintf("/%d", i), Msg: "invalid JSON: " + err.Error()})
+			return nil, diags
+		}
+		// InputOffset before Decode points at the separator; skip to the value.
+		rest := data[start:]
+		skip := bytes.IndexAny(rest, "{[\"0123456789tfn-")
+		line := lineAt(start + int64(max(skip, 0)))
+		ev, probs := decodeEvent(raw)
+		for _, p := range probs {
+			if len(diags) < maxEventDiags {
+				p.File, p.Line = file, line
+				p.Pointer = fmt.Sprintf("/%d", i) + p.Pointer
+				diags = append(diags, p)
+			}
+		}
+		if len(probs) == 0 && len(diags) == 0 {
+			out = append(out, ev)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Msg: "invalid JSON: " + err.Error()})
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return out, nil
+}
+
+// decodeEvent decodes and checks one event; problems carry a pointer and a
+// message only.
+func decodeEvent(text []byte) (Event, diag.List) {
+	var r rawEvent
+	if err := json.Unmarshal(text, &r); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return Event{}, diag.List{{Pointer: "/" + strings.ReplaceAll(te.Field, ".", "/"), Msg: fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)}}
+		case errors.As(err, &te):
+			return Event{}, diag.List{{Msg: fmt.Sprintf("expected one JSON object per line, got JSON %s", te.Value)}}
+		case errors.As(err, &se):
+			return Event{}, diag.List{{Msg: fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)}}
+		default:
+			return Event{}, diag.List{{Msg: "invalid JSON: " + err.Error()}}
+		}
+	}
+	var probs diag.List
+	bad := func(ptr, format string, args ...any) {
+		probs = append(probs, diag.Diagnostic{Pointer: ptr, Msg: fmt.Sprintf(format, args...)})
+	}
+	ev := Event{
+		AgentName: r.AgentName, SessionID: r.SessionID, Method: r.Method, Tool: r.Tool,
+		Resource: r.Resource, HighImpact: r.HighImpact, Decision: r.Decision, Rule: r.Rule,
+		InjectionScore: r.InjectionScore,
+	}
+	if r.Timestamp == nil {
+		bad("/timestamp", "missing timestamp (RFC 3339, e.g. 2026-04-16T14:23:00Z)")
+	} else if t, err := time.Parse(time.RFC3339Nano, *r.Timestamp); err != nil {
+		bad("/timestamp", "timestamp %q is not RFC 3339 (e.g. 2026-04-16T14:23:00Z)", *r.Timestamp)
+	} else {
+		ev.Timestamp = t.UTC()
+	}
+	if r.TenantID == nil || strings.TrimSpace(*r.TenantID) == "" {
+		bad("/tenant_id", "missing tenant_id")
+	} else {
+		ev.TenantID = *r.TenantID
+	}
+	if r.AgentID == nil || strings.TrimSpace(*r.AgentID) == "" {
+		bad("/agent_id", "missing agent_id")
+	} else {
+		ev.AgentID = *r.AgentID
+	}
+	switch r.Decision {
+	case "", "allow", "deny":
+	default:
+		bad("/decision", "decision must be allow or deny, got %q", r.Decision)
+	}
+	if s := r.InjectionScore; s != nil && (math.IsNaN(*s) || *s < 0 || *s > 1) {
+		bad("/injection_score", "injection_score must lie within 0..1, got %g", *s)
+	}
+	if ev.Decision == "" {
+		ev.Decision = "allow"
+	}
+	return ev, probs
+}

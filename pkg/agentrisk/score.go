@@ -1,0 +1,577 @@
+package agentrisk
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Scoring constants (documented in docs/agent-risk.md).
+const (
+	windowHours     = 7 * 24  // events window of a score
+	baselineHours   = 14 * 24 // the longest baseline history
+	recentHours     = 6       // tool drift compares the last 6 h with the baseline before it
+	minBaselineHrs  = 24      // drift needs at least a day of baseline
+	injectionTopN   = 100     // injection observations that count
+	injectionPower  = 1.5     // i-th strongest observation weighs 1/i^1.5
+	minPeers        = 3       // anomaly needs at least 3 active peers
+	exactPeerLimit  = 200     // above this many active agents, peers' median/MAD include the agent itself
+	agencyScale     = 10.0    // a session with 10 high-impact calls of one tool scores 1-1/e
+	agencyScopeCost = 5.0     // each extra distinct high-impact tool counts as 5 calls
+)
+
+// Component names, in display order.
+const (
+	CompInjection       = "injection"
+	CompToolDrift       = "toolDrift"
+	CompExcessiveAgency = "excessiveAgency"
+	CompAnomaly         = "anomaly"
+	CompPolicyViolation = "policyViolation"
+)
+
+var componentNames = [5]string{CompInjection, CompToolDrift, CompExcessiveAgency, CompAnomaly, CompPolicyViolation}
+
+var featureNames = [5]string{"request volume", "deny share", "high-impact share", "mean injection score", "distinct tools"}
+
+// injCoef[i] = (i+1)^-1.5 / sum_{k=1..100} k^-1.5, so 100 observations of
+// confidence 1 give exactly 100.
+var injCoef = func() [injectionTopN]float64 {
+	var c [injectionTopN]float64
+	z := 0.0
+	for i := 1; i <= injectionTopN; i++ {
+		z += math.Pow(float64(i), -injectionPower)
+	}
+	for i := range c {
+		c[i] = math.Pow(float64(i+1), -injectionPower) / z
+	}
+	return c
+}()
+
+// scoreInput is one stored agent.
+type scoreInput struct {
+	tenant, agent, name string
+	blob                []byte
+	firstHour           int32
+	resetHour           int32 // baseline starts here (math.MinInt32 when never reset)
+}
+
+// agentCalc is the result of scoring one agent.
+type agentCalc struct {
+	in       *scoreInput
+	active   bool // had requests in the window
+	features [5]float64
+	comps    [5]Component
+	score    int
+	baseline BaselineBody
+	err      error
+}
+
+// clock holds the hour grid of a calculation at time at.
+type clock struct {
+	at      time.Time
+	hT, lo  int32                // window hours lo..hT
+	weights [windowHours]float64 // weights[hT-h]
+	wRecent float64              // sum of weights over the recent 24 h
+}
+
+func newClock(at time.Time, halfLifeHours float64) *clock {
+	c := &clock{at: at}
+	sec := at.Unix()
+	c.hT = int32(floorDiv(sec, 3600))
+	c.lo = c.hT - windowHours + 1
+	for i := range c.weights {
+		mid := (int64(c.hT)-int64(i))*3600 + 1800
+		age := float64(sec-mid) / 3600
+		if age < 0 {
+			age = 0
+		}
+		c.weights[i] = math.Exp2(-age / halfLifeHours)
+		if i < recentHours {
+			c.wRecent += c.weights[i]
+		}
+	}
+	return c
+}
+
+func (c *clock) w(h int32) float64 { return c.weights[c.hT-h] }
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func hourTime(h int32) string {
+	return time.Unix(int64(h)*3600, 0).UTC().Format("2006-01-02T15:04Z")
+}
+
+// scoreOwn computes everything about one agent that does not need its peers:
+// injection, tool drift, excessive agency, policy violation rate, the anomaly
+// features and the baseline.
+func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
+	out := agentCalc{in: in}
+	a, err := decodeAgg(in.blob, false)
+	if err != nil {
+		out.err = fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)
+		return out
+	}
+	nt := len(a.tools)
+	hiTool := make([]bool, nt)
+	for _, name := range cfg.HighImpactTools {
+		for i, t := range a.tools {
+			if t == name && t != "" {
+				hiTool[i] = true
+			}
+		}
+	}
+	bStart := c.hT - baselineHours + 1
+	if in.firstHour > bStart {
+		bStart = in.firstHour
+	}
+	if in.resetHour > bStart {
+		bStart = in.resetHour
+	}
+	bEnd := c.hT - recentHours
+	nB := int(bEnd - bStart + 1)
+	if nB < 0 {
+		nB = 0
+	}
+	rStart := c.hT - recentHours + 1
+
+	bSum := make([]float64, nt)
+	bSq := make([]float64, nt)
+	rW := make([]float64, nt)
+	rCalls := make([]float64, nt)
+	deniedByTool := make([]float64, nt)
+	used := make([]bool, nt)
+	var wCalls, wDenied, wHI, rawCalls, rawDenied float64
+	for _, h := range a.hours {
+		if h.hour > c.hT {
+			break
+		}
+		if h.hour >= bStart && h.hour <= bEnd {
+			x := float64(h.calls)
+			bSum[h.tool] += x
+			bSq[h.tool] += x * x
+		}
+		if h.hour < c.lo {
+			continue
+		}
+		w := c.w(h.hour)
+		calls := float64(h.calls)
+		hi := float64(h.hi)
+		if hiTool[h.tool] {
+			hi = calls
+		}
+		wCalls += w * calls
+		wDenied += w * float64(h.denied)
+		wHI += w * hi
+		rawCalls += calls
+		rawDenied += float64(h.denied)
+		deniedByTool[h.tool] += float64(h.denied)
+		if h.tool != 0 {
+			used[h.tool] = true
+		}
+		if h.hour >= rStart {
+			rW[h.tool] += w * calls
+			rCalls[h.tool] += calls
+		}
+	}
+	out.active = wCalls > 0
+
+	// Injection: the strongest decayed observations, the i-th weighing 1/i^1.5.
+	type obs struct {
+		v     float64
+		hour  int32
+		score uint16
+		count uint32
+	}
+	var list []obs
+	var wInj float64
+	for _, b := range a.inj {
+		if b.hour > c.hT {
+			break
+		}
+		if b.hour < c.lo {
+			continue
+		}
+		w := c.w(b.hour)
+		s := float64(b.score) / 1000
+		list = append(list, obs{v: s * w, hour: b.hour, score: b.score, count: b.count})
+		wInj += w * s * float64(b.count)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].v != list[j].v {
+			return list[i].v > list[j].v
+		}
+		return list[i].hour > list[j].hour
+	})
+	inj, rank := 0.0, 0
+	for _, o := range list {
+		for k := uint32(0); k < o.count && rank < injectionTopN; k++ {
+			inj += o.v * injCoef[rank]
+			rank++
+		}
+		if rank >= injectionTopN {
+			break
+		}
+	}
+	injC := Component{Name: CompInjection, Value: round1(100 * inj)}
+	if len(list) == 0 {
+		injC.Explanation = "no classified prompt-injection attempts in the window"
+	} else {
+		n := 0
+		for _, o := range list {
+			n += int(o.count)
+		}
+		injC.Explanation = fmt.Sprintf("%d classified inputs; the strongest decayed confidences, the i-th weighing 1/i^1.5, normalised so that 100 certain attempts give 100", n)
+		for i, o := range list {
+			if i == 3 {
+				break
+			}
+			injC.Drivers = append(injC.Drivers, fmt.Sprintf("confidence %.2f x%d at %s (decay %.2f)", float64(o.score)/1000, o.count, hourTime(o.hour), c.w(o.hour)))
+		}
+	}
+	out.comps[0] = injC
+
+	// Tool drift.
+	drift := Component{Name: CompToolDrift}
+	type driver struct {
+		s   float64
+		txt string
+	}
+	var drivers []driver
+	var rTotal float64
+	for t := 1; t < nt; t++ {
+		rTotal += rW[t]
+	}
+	switch {
+	case nB < minBaselineHrs:
+		drift.Explanation = fmt.Sprintf("baseline has %d h of history before the last 6 h (needs %d h): no drift yet", nB, minBaselineHrs)
+	case rTotal == 0:
+		drift.Explanation = "no tool calls in the last 6 h"
+	default:
+		d := 0.0
+		for t := 1; t < nt; t++ {
+			if rW[t] == 0 {
+				continue
+			}
+			share := rW[t] / rTotal
+			rate := rW[t] / c.wRecent
+			avg := bSum[t] / float64(nB)
+			if bSum[t] == 0 {
+				d += share
+				drivers = append(drivers, driver{share, fmt.Sprintf("new tool %s: %.0f calls in the last 6 h (%.0f%% of recent calls), never in the baseline", a.tools[t], rCalls[t], 100*share)})
+				continue
+			}
+			sd := math.Sqrt(math.Max(0, bSq[t]/float64(nB)-avg*avg))
+			z := (rate - avg) / math.Max(sd, 0.5)
+			dt := clamp01((z - 1) / 2)
+			if dt > 0 {
+				d += share * dt
+				drivers = append(drivers, driver{share * dt, fmt.Sprintf("%s: %.1f calls/h recently vs %.1f ± %.1f in the baseline (z %.1f)", a.tools[t], rate, avg, sd, z)})
+			}
+		}
+		drift.Value = round1(100 * d)
+		drift.Explanation = fmt.Sprintf("share-weighted deviation of the last 6 h per-tool rates from the %d h baseline; a new tool counts fully, z <= 1 counts nothing, z >= 3 fully", nB)
+		sort.SliceStable(drivers, func(i, j int) bool { return drivers[i].s > drivers[j].s })
+		for i, dr := range drivers {
+			if i == 3 {
+				break
+			}
+			drift.Drivers = append(drift.Drivers, dr.txt)
+		}
+		if len(drivers) == 0 {
+			drift.Explanation += "; behaviour matches the baseline"
+		}
+	}
+	out.comps[1] = drift
+
+	// Excessive agency: per session, the high-impact calls and their scope.
+	agency := Component{Name: CompExcessiveAgency}
+	var maxA, sumWA, sumW float64
+	type sessDriver struct {
+		a   float64
+		txt string
+	}
+	var sds []sessDriver
+	for i := 0; i < len(a.sess); {
+		j := i
+		var hiCalls float64
+		var tools []string
+		last := int32(math.MinInt32)
+		for ; j < len(a.sess) && a.sess[j].sess == a.sess[i].sess; j++ {
+			s := a.sess[j]
+			if s.first > c.hT || s.last < c.lo {
+				continue
+			}
+			if s.last > last {
+				last = min(s.last, c.hT)
+			}
+			h := float64(s.hi)
+			if hiTool[s.tool] {
+				h = float64(s.calls)
+			}
+			if h > 0 {
+				hiCalls += h
+				tools = append(tools, a.tools[s.tool])
+			}
+		}
+		if last != math.MinInt32 {
+			w := c.w(last)
+			av := 0.0
+			if hiCalls > 0 {
+				av = 1 - math.Exp(-(hiCalls+agencyScopeCost*float64(len(tools)-1))/agencyScale)
+			}
+			sumW += w
+			sumWA += w * av
+			if w*av > maxA {
+				maxA = w * av
+			}
+			if av > 0 {
+				name := a.sessions[a.sess[i].sess]
+				if strings.HasPrefix(name, "\x00h") {
+					name = "(no session id, " + hourTime(last) + ")"
+				}
+				sds = append(sds, sessDriver{w * av, fmt.Sprintf("session %s: %.0f high-impact calls over %d tools (%s)", name, hiCalls, len(tools), strings.Join(tools, ", "))})
+			}
+		}
+		i = j
+	}
+	if sumW > 0 {
+		agency.Value = round1(100 * (0.5*maxA + 0.5*sumWA/sumW))
+	}
+	agency.Explanation = "half the worst session, half the decayed mean over sessions; a session scores 1 - exp(-(high-impact calls + 5 x (distinct high-impact tools - 1)) / 10)"
+	sort.SliceStable(sds, func(i, j int) bool { return sds[i].a > sds[j].a })
+	for i, s := range sds {
+		if i == 3 {
+			break
+		}
+		agency.Drivers = append(agency.Drivers, s.txt)
+	}
+	out.comps[2] = agency
+
+	// Policy violation rate.
+	pv := Component{Name: CompPolicyViolation}
+	if wCalls > 0 {
+		pv.Value = round1(100 * wDenied / wCalls)
+	}
+	pv.Explanation = fmt.Sprintf("decayed share of requests denied by a rule: %.0f of %.0f requests in the window denied", rawDenied, rawCalls)
+	type td struct {
+		t int
+		n float64
+	}
+	var tds []td
+	for t := range deniedByTool {
+		if deniedByTool[t] > 0 {
+			tds = append(tds, td{t, deniedByTool[t]})
+		}
+	}
+	sort.Slice(tds, func(i, j int) bool {
+		if tds[i].n != tds[j].n {
+			return tds[i].n > tds[j].n
+		}
+		return a.tools[tds[i].t] < a.tools[tds[j].t]
+	})
+	for i, x := range tds {
+		if i == 3 {
+			break
+		}
+		name := a.tools[x.t]
+		if name == "" {
+			name = "(no tool)"
+		}
+		pv.Drivers = append(pv.Drivers, fmt.Sprintf("%s: %.0f denied", name, x.n))
+	}
+	out.comps[4] = pv
+
+	// Anomaly features, compared with the peers later.
+	distinct := 0
+	for _, u := range used {
+		if u {
+			distinct++
+		}
+	}
+	if wCalls > 0 {
+		out.features = [5]float64{wCalls, wDenied / wCalls, wHI / wCalls, wInj / wCalls, float64(distinct)}
+	}
+
+	// Baseline.
+	out.baseline = BaselineBody{Tools: []ToolBaseline{}, UpdatedAt: c.at}
+	if nB > 0 {
+		out.baseline.WindowDays = (nB + 23) / 24
+		for t := 1; t < nt; t++ {
+			if bSum[t] == 0 {
+				continue
+			}
+			avg := bSum[t] / float64(nB)
+			sd := math.Sqrt(math.Max(0, bSq[t]/float64(nB)-avg*avg))
+			out.baseline.Tools = append(out.baseline.Tools, ToolBaseline{
+				ToolName: a.tools[t], CallCount: int(bSum[t]),
+				AvgCallsPerHour: round2(avg), StddevCallsPerHour: round2(sd),
+				CommonPatterns: commonPatterns(a, uint16(t)),
+			})
+			out.baseline.TotalCalls += int(bSum[t])
+		}
+		sort.Slice(out.baseline.Tools, func(i, j int) bool {
+			if out.baseline.Tools[i].CallCount != out.baseline.Tools[j].CallCount {
+				return out.baseline.Tools[i].CallCount > out.baseline.Tools[j].CallCount
+			}
+			return out.baseline.Tools[i].ToolName < out.baseline.Tools[j].ToolName
+		})
+	}
+	return out
+}
+
+// commonPatterns lists the resource patterns of a tool that cover at least
+// 20% of its calls with a resource, most frequent first, at most 3.
+func commonPatterns(a *agg, t uint16) []string {
+	var ps []patCount
+	total := uint32(0)
+	for _, p := range a.patterns {
+		if p.tool == t {
+			ps = append(ps, p)
+			total += p.count
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].count != ps[j].count {
+			return ps[i].count > ps[j].count
+		}
+		return ps[i].pattern < ps[j].pattern
+	})
+	out := []string{}
+	for _, p := range ps {
+		if len(out) == 3 || float64(p.count) < 0.2*float64(total) {
+			break
+		}
+		out = append(out, p.pattern)
+	}
+	return out
+}
+
+// scoreAnomaly fills the anomaly component of every agent of one tenant from
+// the robust deviation (median, MAD) of its features from its active peers.
+func scoreAnomaly(calcs []*agentCalc) {
+	var active []*agentCalc
+	for _, c := range calcs {
+		if c.err == nil && c.active {
+			active = append(active, c)
+		}
+	}
+	// Large tenants: one median and MAD per feature over all active agents
+	// (the agent itself moves them by at most one rank).
+	shared := len(active) > exactPeerLimit
+	var sharedMed, sharedMAD [5]float64
+	if shared {
+		v := make([]float64, len(active))
+		for f := 0; f < 5; f++ {
+			for i, c := range active {
+				v[i] = c.features[f]
+			}
+			sharedMed[f], sharedMAD[f] = medianMAD(v)
+		}
+	}
+	for _, c := range calcs {
+		if c.err != nil {
+			continue
+		}
+		comp := Component{Name: CompAnomaly}
+		peers := len(active)
+		if c.active {
+			peers--
+		}
+		if !c.active || peers < minPeers {
+			if !c.active {
+				comp.Explanation = "no requests in the window"
+			} else {
+				comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
+			}
+			c.comps[3] = comp
+			continue
+		}
+		best := 0.0
+		type fd struct {
+			a   float64
+			txt string
+		}
+		var fds []fd
+		for f := 0; f < 5; f++ {
+			med, mad := sharedMed[f], sharedMAD[f]
+			if !shared {
+				vals := make([]float64, 0, peers)
+				for _, p := range active {
+					if p != c {
+						vals = append(vals, p.features[f])
+					}
+				}
+				med, mad = medianMAD(vals)
+			}
+			scale := 1.4826 * mad
+			switch f {
+			case 0:
+				scale = math.Max(scale, math.Max(0.25*med, 1))
+			case 4:
+				scale = math.Max(scale, 1)
+			default:
+				scale = math.Max(scale, 0.1)
+			}
+			z := (c.features[f] - med) / scale
+			af := clamp01((z - 3) / 3)
+			if af > 0 {
+				fds = append(fds, fd{af, fmt.Sprintf("%s %.3g vs peers' median %.3g (robust z %.1f)", featureNames[f], c.features[f], med, z)})
+			}
+			if af > best {
+				best = af
+			}
+		}
+		comp.Value = round1(100 * best)
+		comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
+		sort.SliceStable(fds, func(i, j int) bool { return fds[i].a > fds[j].a })
+		for _, x := range fds {
+			comp.Drivers = append(comp.Drivers, x.txt)
+		}
+		c.comps[3] = comp
+	}
+}
+
+func medianMAD(v []float64) (float64, float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	sort.Float64s(v)
+	med := median(v)
+	for i := range v {
+		v[i] = math.Abs(v[i] - med)
+	}
+	sort.Float64s(v)
+	return med, median(v)
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// finalScore is the weighted sum of the components, clamped to 0..100 and
+// rounded to an integer.
+func finalScore(cfg *RiskConfig, comps *[5]Component) int {
+	w := [5]float64{cfg.Weights.Injection, cfg.Weights.ToolDrift, cfg.Weights.ExcessiveAgency, cfg.Weights.Anomaly, cfg.Weights.PolicyViolation}
+	s := 0.0
+	for i := range comps {
+		comps[i].Weight = w[i]
+		s += w[i] * comps[i].Value
+	}
+	return int(math.Round(math.Max(0, math.Min(100, s))))
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+func round1(x float64) float64  { return math.Round(x*10) / 10 }
+func round2(x float64) float64  { return math.Round(x*100) / 100 }
