@@ -124,6 +124,16 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
+// NewWebhookClient returns the HTTP client webhooks are sent with: a
+// per-attempt timeout and no redirects, since following one would let a
+// target send us past the allow list.
+func NewWebhookClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
 // Dispatcher delivers alerts in the background so that a slow or failing
 // target never delays the caller: Enqueue does not block, a bounded queue
 // feeds a few workers, and each alert is retried with exponential backoff.
@@ -159,11 +169,7 @@ func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
 		opt.Getenv = os.Getenv
 	}
 	if opt.Client == nil {
-		opt.Client = &http.Client{
-			Timeout: 10 * time.Second,
-			// Following a redirect would let a target send us past the allow list.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		opt.Client = NewWebhookClient(10 * time.Second)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{st: st, opt: opt, queue: make(chan Alert, opt.QueueSize), ctx: ctx, cancel: cancel}

@@ -1,0 +1,542 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+	"github.com/lfcli/lf/schemas"
+)
+
+// Problem is one located problem of a request body.
+type Problem struct {
+	Field   string `json:"field,omitempty"` // JSON pointer into the body
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// ErrorBody is every error response: a message, the first offending field
+// and, for invalid bodies, all problems.
+type ErrorBody struct {
+	Error    string    `json:"error"`
+	Field    string    `json:"field,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, `{"error":"internal: cannot encode the response"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func writeError(w http.ResponseWriter, status int, msg, field string) {
+	writeJSON(w, status, ErrorBody{Error: msg, Field: field})
+}
+
+// writeInvalid answers 400 with every diagnostic as a problem.
+func writeInvalid(w http.ResponseWriter, what string, d diag.List) {
+	d.Sort()
+	body := ErrorBody{Error: "invalid " + what}
+	for _, x := range d.Errors() {
+		body.Problems = append(body.Problems, Problem{Field: x.Pointer, Line: x.Line, Column: x.Col, Message: x.Msg})
+	}
+	if len(body.Problems) > 0 {
+		p := body.Problems[0]
+		body.Field = p.Field
+		if p.Field != "" {
+			body.Error = fmt.Sprintf("invalid %s: %s: %s", what, p.Field, p.Message)
+		} else {
+			body.Error = fmt.Sprintf("invalid %s: %s", what, p.Message)
+		}
+	}
+	writeJSON(w, http.StatusBadRequest, body)
+}
+
+// writeEngineError maps engine errors: not found -> 404, invalid -> 400,
+// anything else -> 500 (logged, not echoed).
+func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err error) {
+	var de *diag.Error
+	switch {
+	case errors.Is(err, agentrisk.ErrNotFound), errors.Is(err, alerts.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error(), "")
+	case errors.As(err, &de) && de.Code == diag.ExitInvalid:
+		if len(de.Diags) > 0 {
+			writeInvalid(w, "request", de.Diags)
+			return
+		}
+		writeError(w, http.StatusBadRequest, de.Error(), "")
+	default:
+		s.logf("%s %s by %s: %v", r.Method, r.URL.Path, principalFrom(r.Context()).Name, err)
+		writeError(w, http.StatusInternalServerError, "internal error; see the server log", "")
+	}
+}
+
+// readBody reads the whole body within the size limit.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", mbe.Limit), "")
+		} else {
+			writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /openapi.json", s.openapi)
+
+	api := http.NewServeMux()
+	api.HandleFunc("POST /verdict", s.verdict)
+	api.HandleFunc("GET /tenants/{tenantId}/agents", s.tenant(s.listAgents))
+	api.HandleFunc("GET /tenants/{tenantId}/agents/{agentId}/risk", s.tenant(s.getAgentRisk))
+	api.HandleFunc("POST /tenants/{tenantId}/risk/recalculate", s.tenant(s.recalculate))
+	api.HandleFunc("POST /tenants/{tenantId}/agents/{agentId}/risk/recalculate", s.tenant(s.recalculate))
+	api.HandleFunc("GET /tenants/{tenantId}/agents/{agentId}/baseline", s.tenant(s.getBaseline))
+	api.HandleFunc("DELETE /tenants/{tenantId}/agents/{agentId}/baseline", s.tenant(s.resetBaseline))
+	api.HandleFunc("POST /tenants/{tenantId}/agents/{agentId}/release", s.tenant(s.release))
+	api.HandleFunc("GET /tenants/{tenantId}/risk-config", s.tenant(s.getRiskConfig))
+	api.HandleFunc("PUT /tenants/{tenantId}/risk-config", s.tenant(s.putRiskConfig))
+	api.HandleFunc("POST /tenants/{tenantId}/events", s.tenant(s.ingest))
+	api.HandleFunc("GET /tenants/{tenantId}/alert-rules", s.tenant(s.listRules))
+	api.HandleFunc("POST /tenants/{tenantId}/alert-rules", s.tenant(s.createRule))
+	api.HandleFunc("DELETE /tenants/{tenantId}/alert-rules/{ruleId}", s.tenant(s.deleteRule))
+	api.HandleFunc("GET /tenants/{tenantId}/alert-deliveries", s.tenant(s.listDeliveries))
+	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
+	})
+	mux.Handle("/", s.authenticate(api))
+	return s.recoverer(mux)
+}
+
+// recoverer turns a handler panic into a 500 and keeps the server up.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logf("%s %s: internal error: %v", r.Method, r.URL.Path, v)
+				writeError(w, http.StatusInternalServerError, "internal error; see the server log", "")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tenant guards a tenant-scoped handler: a key of another tenant gets the
+// same 404 as a tenant that does not exist, so keys cannot probe tenants.
+func (s *Server) tenant(h func(w http.ResponseWriter, r *http.Request, tenant string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t := r.PathValue("tenantId")
+		if !principalFrom(r.Context()).CanAccess(t) {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", t), "")
+			return
+		}
+		h(w, r, t)
+	}
+}
+
+// Health is GET /healthz.
+type Health struct {
+	Status        string     `json:"status"`
+	Recalculating bool       `json:"recalculating"`
+	LastRecalc    *time.Time `json:"lastRecalculation,omitempty"`
+	LastError     string     `json:"lastRecalculationError,omitempty"`
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	h := Health{Status: "ok"}
+	if s.recalc.mu.TryLock() {
+		s.recalc.mu.Unlock()
+	} else {
+		h.Recalculating = true
+	}
+	s.recalc.statMu.Lock()
+	if !s.recalc.lastRun.IsZero() {
+		t := s.recalc.lastRun.UTC()
+		h.LastRecalc = &t
+	}
+	if s.recalc.lastErr != nil {
+		h.LastError = "the last recalculation failed; see the server log"
+	}
+	s.recalc.statMu.Unlock()
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+	b, err := schemas.FS.ReadFile("openapi.json")
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "openapi document missing", "")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// VerdictRequest is POST /verdict.
+type VerdictRequest struct {
+	TenantID string `json:"tenantId"`
+	AgentID  string `json:"agentId"`
+	Method   string `json:"method"`
+	Shadow   bool   `json:"shadow"`
+}
+
+// VerdictResponse is the engine's Decision with what it was made on.
+type VerdictResponse struct {
+	TenantID string `json:"tenantId"`
+	AgentID  string `json:"agentId"`
+	Score    int    `json:"score"`
+	Scored   bool   `json:"scored"` // false: the agent has no score yet and is decided as 0
+	agentrisk.Decision
+}
+
+func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
+	b, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	var req VerdictRequest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid verdict request: "+jsonErr(err), jsonField(err))
+		return
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, "invalid verdict request: one JSON object expected", "")
+		return
+	}
+	for _, f := range []struct{ v, name string }{{req.TenantID, "tenantId"}, {req.AgentID, "agentId"}, {req.Method, "method"}} {
+		if strings.TrimSpace(f.v) == "" {
+			writeError(w, http.StatusBadRequest, "invalid verdict request: /"+f.name+" is required", "/"+f.name)
+			return
+		}
+	}
+	if !principalFrom(r.Context()).CanAccess(req.TenantID) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", req.TenantID), "/tenantId")
+		return
+	}
+	cfg, err := s.state.config(r.Context(), req.TenantID)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	agent, err := s.state.agent(r.Context(), req.TenantID, req.AgentID)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	now := s.now()
+	st := agent.state
+	if !st.TierSince.IsZero() {
+		sec := now.Sub(st.TierSince).Seconds()
+		st.SecondsInTier = &sec
+	}
+	window := 0
+	if cfg.RateLimit != nil {
+		window = cfg.RateLimit.WindowSeconds
+	}
+	var d agentrisk.Decision
+	s.limiter.do(req.TenantID, window, now, func(used int) bool {
+		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
+		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
+	})
+	writeJSON(w, http.StatusOK, VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+}
+
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Sprintf("/%s: expected %s, got %s", strings.ReplaceAll(te.Field, ".", "/"), te.Type, te.Value)
+	case errors.Is(err, io.EOF):
+		return "empty body"
+	}
+	return err.Error()
+}
+
+func jsonField(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return "/" + strings.ReplaceAll(te.Field, ".", "/")
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		return "/" + strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+	}
+	return ""
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, tenant string) {
+	list, err := s.engine.ListAll(r.Context(), tenant)
+	if errors.Is(err, agentrisk.ErrNotFound) {
+		list, err = []agentrisk.AgentSummary{}, nil
+	}
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []agentrisk.AgentSummary{}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getAgentRisk(w http.ResponseWriter, r *http.Request, tenant string) {
+	risk, err := s.engine.GetForAgent(r.Context(), tenant, r.PathValue("agentId"))
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, risk)
+}
+
+// RecalcResponse is the answer of an on-demand recalculation.
+type RecalcResponse struct {
+	TenantID     string             `json:"tenantId"`
+	Recalculated int                `json:"recalculated"`
+	Changes      []agentrisk.Change `json:"changes"`
+}
+
+func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant string) {
+	changes, err := s.recalc.run(r.Context(), tenant, r.PathValue("agentId"))
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	if changes == nil {
+		changes = []agentrisk.Change{}
+	}
+	writeJSON(w, http.StatusOK, RecalcResponse{TenantID: tenant, Recalculated: len(changes), Changes: changes})
+}
+
+func (s *Server) getBaseline(w http.ResponseWriter, r *http.Request, tenant string) {
+	b, err := s.engine.Baseline(r.Context(), tenant, r.PathValue("agentId"))
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	if b.Baseline.Tools == nil {
+		b.Baseline.Tools = []agentrisk.ToolBaseline{}
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+func (s *Server) resetBaseline(w http.ResponseWriter, r *http.Request, tenant string) {
+	if err := s.engine.ResetBaseline(r.Context(), tenant, r.PathValue("agentId"), s.now()); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) {
+	agent := r.PathValue("agentId")
+	if err := s.engine.Release(r.Context(), tenant, agent); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	if err := s.state.refreshAgent(r.Context(), tenant, agent); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	st, err := s.engine.AgentState(r.Context(), tenant, agent, s.now())
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	s.logf("release: tenant %s agent %s by key %s", tenant, agent, principalFrom(r.Context()).Name)
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) getRiskConfig(w http.ResponseWriter, r *http.Request, tenant string) {
+	cfg, err := s.engine.GetRiskConfig(r.Context(), tenant)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	cfg.TenantID = tenant
+	writeJSON(w, http.StatusOK, cfg)
+}
+
+func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant string) {
+	b, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	cfg, d := agentrisk.ParseRiskConfig("body", b)
+	if d.HasErrors() {
+		writeInvalid(w, "risk config", d)
+		return
+	}
+	if cfg.TenantID != "" && cfg.TenantID != tenant {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid risk config: /tenantId: %q does not match the tenant of the path %q", cfg.TenantID, tenant), "/tenantId")
+		return
+	}
+	if err := s.engine.PutRiskConfig(r.Context(), tenant, cfg); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	s.state.dropConfig(tenant)
+	s.getRiskConfig(w, r, tenant)
+}
+
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
+	b, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	events, d := agentrisk.ParseEvents("body", bytes.NewReader(b))
+	if d.HasErrors() {
+		writeInvalid(w, "events", d)
+		return
+	}
+	if len(events) == 0 {
+		writeError(w, http.StatusBadRequest, "no events in the body: send a JSON array or NDJSON, one event per line", "")
+		return
+	}
+	for i := range events {
+		switch events[i].TenantID {
+		case "":
+			events[i].TenantID = tenant
+		case tenant:
+		default:
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid events: /%d/tenant_id: %q does not match the tenant of the path %q", i, events[i].TenantID, tenant), fmt.Sprintf("/%d/tenant_id", i))
+			return
+		}
+	}
+	res, err := s.engine.Ingest(r.Context(), events)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	if v := r.URL.Query().Get("recalculate"); v == "true" || v == "1" {
+		if _, err := s.recalc.run(r.Context(), tenant, ""); err != nil {
+			s.writeEngineError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) listRules(w http.ResponseWriter, r *http.Request, tenant string) {
+	rules, err := alerts.ListRules(r.Context(), s.store, tenant)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	out := make([]alerts.PublicRule, 0, len(rules))
+	for _, x := range rules {
+		out = append(out, x.Public())
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) createRule(w http.ResponseWriter, r *http.Request, tenant string) {
+	b, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	doc, d := yamlsrc.Parse("body", b)
+	if !d.HasErrors() && doc.Value == nil {
+		d = diag.List{{File: "body", Msg: "empty body: expected an alert rule object"}}
+	}
+	if !d.HasErrors() {
+		if m, ok := doc.Value.(map[string]any); ok {
+			if _, isFile := m["alert_rules"]; isFile {
+				d = diag.List{doc.Errorf("/alert_rules", "expected one alert rule, not an alert_rules list")}
+			}
+		}
+	}
+	if !d.HasErrors() {
+		d = schema.Validate("alert-rules", doc)
+	}
+	if d.HasErrors() {
+		writeInvalid(w, "alert rule", d)
+		return
+	}
+	var rule alerts.Rule
+	if err := doc.Decode("", &rule); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
+		return
+	}
+	if rule.TenantID != "" && rule.TenantID != tenant {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid alert rule: /tenantId: %q does not match the tenant of the path %q", rule.TenantID, tenant), "/tenantId")
+		return
+	}
+	rule.TenantID = tenant
+	if rule.ID == "" {
+		rule.ID = alerts.NewID("rule_")
+	}
+	rule.CreatedAt = time.Time{}
+	if err := rule.Check(s.cfg.Alerts.AllowHosts); err != nil {
+		var fe *alerts.FieldError
+		if errors.As(err, &fe) {
+			writeError(w, http.StatusBadRequest, "invalid alert rule: "+fe.Error(), fe.Pointer)
+			return
+		}
+		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
+		return
+	}
+	rule.CreatedAt = s.now().UTC()
+	if err := alerts.PutRule(r.Context(), s.store, rule); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, rule.Public())
+}
+
+func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, tenant string) {
+	if err := alerts.DeleteRule(r.Context(), s.store, tenant, r.PathValue("ruleId")); err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, tenant string) {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			writeError(w, http.StatusBadRequest, "limit must be an integer between 1 and 10000", "limit")
+			return
+		}
+		limit = n
+	}
+	ds, err := alerts.ListDeliveries(r.Context(), s.store, tenant, limit)
+	if err != nil {
+		s.writeEngineError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ds)
+}

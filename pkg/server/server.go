@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Server is the lf HTTP API.
+type Server struct {
+	cfg        *Config
+	store      *store.Store
+	engine     *agentrisk.Engine
+	keys       *keyring
+	state      *verdictState
+	limiter    *rateCounter
+	recalc     *recalculator
+	dispatcher *alerts.Dispatcher
+	log        io.Writer
+	logMu      sync.Mutex
+	now        func() time.Time
+	handler    http.Handler
+}
+
+// New builds a server on an open store. It loads the config's alert rules
+// into the store and starts the alert dispatcher; Serve runs the rest.
+func New(ctx context.Context, cfg *Config, st *store.Store, log io.Writer) (*Server, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	s := &Server{
+		cfg: cfg, store: st, engine: agentrisk.NewEngine(st), keys: newKeyring(cfg.Keys),
+		limiter: newRateCounter(), log: log, now: time.Now,
+	}
+	s.state = newVerdictState(s.engine)
+	s.recalc = &recalculator{s: s}
+	for _, r := range cfg.AlertRules {
+		if err := alerts.PutRule(ctx, st, r); err != nil {
+			return nil, err
+		}
+	}
+	opt := cfg.Alerts
+	opt.Logf = s.logf
+	s.dispatcher = alerts.NewDispatcher(st, opt)
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the HTTP handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// logf writes one log line. Keys never reach it: requests are logged by the
+// key's name only.
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.log, time.Now().UTC().Format(time.RFC3339)+" "+format+"\n", args...)
+}
+
+// Serve answers requests on ln and runs the background recalculation until
+// ctx ends; then it stops accepting connections, waits for in-flight
+// requests and the running recalculation, and drains the alert queue, each
+// for at most grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
+	jobCtx, stopJob := context.WithCancel(ctx)
+	jobDone := make(chan struct{})
+	go func() {
+		defer close(jobDone)
+		s.recalc.loop(jobCtx, s.cfg.Interval)
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	s.logf("lf serve: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && serveErr == nil {
+		serveErr = fmt.Errorf("shutdown: %w", err)
+	}
+	stopJob()
+	<-jobDone
+	// Waiting for the lock means waiting for an on-demand run started by a
+	// request that Shutdown already let finish, or for the background run.
+	s.recalc.mu.Lock()
+	s.recalc.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
+	if err := s.dispatcher.Close(sctx); err != nil {
+		s.logf("lf serve: alert queue not drained: %v", err)
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	s.logf("lf serve: stopped")
+	return serveErr
+}
+
+// Close stops the alert dispatcher of a server that never ran Serve (tests
+// that use Handler directly).
+func (s *Server) Close(ctx context.Context) error { return s.dispatcher.Close(ctx) }

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+)
+
+// verdictState keeps what POST /verdict needs in memory: every tenant's risk
+// config and the state of every agent seen, so that a verdict never touches
+// SQLite after the first request for an agent. It is refreshed after each
+// recalculation, config change and release.
+type verdictState struct {
+	engine *agentrisk.Engine
+
+	mu      sync.RWMutex
+	configs map[string]agentrisk.RiskConfig
+	agents  map[agentKey]agentEntry
+}
+
+type agentKey struct{ tenant, agent string }
+
+type agentEntry struct {
+	state agentrisk.AgentState
+	known bool // false: the agent has no score yet (decided as score 0)
+}
+
+func newVerdictState(e *agentrisk.Engine) *verdictState {
+	return &verdictState{engine: e, configs: map[string]agentrisk.RiskConfig{}, agents: map[agentKey]agentEntry{}}
+}
+
+// config returns the tenant's risk config, loading it once.
+func (v *verdictState) config(ctx context.Context, tenant string) (agentrisk.RiskConfig, error) {
+	v.mu.RLock()
+	cfg, ok := v.configs[tenant]
+	v.mu.RUnlock()
+	if ok {
+		return cfg, nil
+	}
+	cfg, err := v.engine.GetRiskConfig(ctx, tenant)
+	if err != nil {
+		return cfg, err
+	}
+	v.mu.Lock()
+	v.configs[tenant] = cfg
+	v.mu.Unlock()
+	return cfg, nil
+}
+
+// agent returns the agent's cached state, loading it once. Unknown agents
+// are cached too (as unknown) so that a stream of requests for an agent
+// without a score does not hit the store either.
+func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEntry, error) {
+	k := agentKey{tenant, agent}
+	v.mu.RLock()
+	e, ok := v.agents[k]
+	v.mu.RUnlock()
+	if ok {
+		return e, nil
+	}
+	e, err := v.load(ctx, tenant, agent)
+	if err != nil {
+		return e, err
+	}
+	v.mu.Lock()
+	v.agents[k] = e
+	v.mu.Unlock()
+	return e, nil
+}
+
+func (v *verdictState) load(ctx context.Context, tenant, agent string) (agentEntry, error) {
+	st, err := v.engine.AgentState(ctx, tenant, agent, time.Now())
+	if errors.Is(err, agentrisk.ErrNotFound) {
+		return agentEntry{state: agentrisk.AgentState{TenantID: tenant, AgentID: agent}}, nil
+	}
+	if err != nil {
+		return agentEntry{}, err
+	}
+	st.SecondsInTier = nil // recomputed per request from TierSince
+	return agentEntry{state: st, known: true}, nil
+}
+
+// refreshAgent reloads one agent (after a release or a one-agent recalculation).
+func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) error {
+	e, err := v.load(ctx, tenant, agent)
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	v.agents[agentKey{tenant, agent}] = e
+	v.mu.Unlock()
+	return nil
+}
+
+// refreshTenant drops the cached config and agents of tenant ("" = all) and
+// reloads the agents in changes, so the next verdicts see the new scores.
+func (v *verdictState) refresh(ctx context.Context, tenant string, changes []agentrisk.Change) error {
+	v.mu.Lock()
+	for k := range v.agents {
+		if tenant == "" || k.tenant == tenant {
+			delete(v.agents, k)
+		}
+	}
+	for t := range v.configs {
+		if tenant == "" || t == tenant {
+			delete(v.configs, t)
+		}
+	}
+	v.mu.Unlock()
+	for _, c := range changes {
+		if err := v.refreshAgent(ctx, c.TenantID, c.AgentID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropConfig forgets a tenant's config after PUT risk-config.
+func (v *verdictState) dropConfig(tenant string) {
+	v.mu.Lock()
+	delete(v.configs, tenant)
+	v.mu.Unlock()
+}
