@@ -198,3 +198,6 @@ func MarshalConfigFile(cfgs []RiskConfig) map[string]any {
 	}
 	return map[string]any{"risk_configs": list}
 }
+
+// schemaCheck validates a single config document against the schema.
+func schemaCheck(doc *yamlsrc.Doc) diag.List { return schema.Validate(SchemaName, doc) }

@@ -1,0 +1,175 @@
+package agentrisk
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+)
+
+// DecideCase is one case of a decisions file (`cases: [{name, config, agent,
+// request, expect}]`), the format of the shared conformance suite.
+type DecideCase struct {
+	Name        string
+	Config      RiskConfig
+	Agent       AgentState
+	Request     Request
+	TenantCount int
+	Expect      map[string]any // fields the decision must have; nil when none
+	Pointer     string         // JSON pointer of the case in its file
+}
+
+// CaseResult is what `lf agents decide` prints for a case.
+type CaseResult struct {
+	Name string `json:"name"`
+	Decision
+}
+
+// Run decides the case.
+func (c *DecideCase) Run() CaseResult {
+	return CaseResult{Name: c.Name, Decision: Decide(c.Config, c.Agent, c.Request, c.TenantCount)}
+}
+
+// Mismatches lists the expected fields the result does not have.
+func (c *DecideCase) Mismatches(r CaseResult) []string {
+	b, _ := json.Marshal(r)
+	var got map[string]any
+	_ = json.Unmarshal(b, &got)
+	var out []string
+	for _, k := range sortedKeys(c.Expect) {
+		want := c.Expect[k]
+		g, ok := got[k]
+		if !ok || !sameValue(g, want) {
+			out = append(out, fmt.Sprintf("%s: got %v, want %v", k, g, want))
+		}
+	}
+	return out
+}
+
+func sameValue(a, b any) bool {
+	fa, oka := toFloat(a)
+	fb, okb := toFloat(b)
+	if oka && okb {
+		return math.Abs(fa-fb) < 1e-9
+	}
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// ParseDecideCases reads a decisions file. Configs take the defaults for the
+// fields they leave out and are validated like any risk config.
+func ParseDecideCases(file string, data []byte) ([]DecideCase, diag.List) {
+	doc, diags := yamlsrc.Parse(file, data)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	root, ok := doc.Value.(map[string]any)
+	if !ok {
+		return nil, diag.List{{File: file, Line: 1, Col: 1, Msg: "expected a mapping with a cases list"}}
+	}
+	list, ok := root["cases"].([]any)
+	if !ok {
+		return nil, diag.List{doc.Errorf("", "expected cases: [{name, config, agent, request, expect}]")}
+	}
+	var out []DecideCase
+	for i, item := range list {
+		p := fmt.Sprintf("/cases/%d", i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			diags = append(diags, doc.Errorf(p, "expected a case object"))
+			continue
+		}
+		c := DecideCase{Pointer: p, Config: defaultRiskConfig()}
+		for k := range m {
+			switch k {
+			case "name", "config", "agent", "request", "expect":
+			default:
+				diags = append(diags, doc.Errorf(p+"/"+yamlsrc.EscapePointer(k), "unknown field %q (expected name, config, agent, request, expect)", k))
+			}
+		}
+		if s, ok := m["name"].(string); ok {
+			c.Name = s
+		} else {
+			diags = append(diags, doc.Errorf(p, "missing name"))
+		}
+		if _, ok := m["config"]; ok {
+			// The config is a risk config like any other: validate it.
+			b, _ := json.Marshal(m["config"])
+			sub, _ := yamlsrc.Parse(file, b)
+			if d := schemaCheck(sub); d.HasErrors() {
+				for _, x := range d {
+					diags = append(diags, doc.Errorf(p+"/config"+x.Pointer, "%s", x.Msg))
+				}
+				continue
+			}
+			if err := doc.Decode(p+"/config", &c.Config); err != nil {
+				diags = append(diags, doc.Errorf(p+"/config", "%v", err))
+				continue
+			}
+			for _, x := range validateRiskConfig(c.Config, p+"/config") {
+				diags = append(diags, doc.Errorf(x.Pointer, "%s", x.Msg))
+			}
+		}
+		var agent struct {
+			Score         *float64 `json:"score"`
+			SecondsInTier *float64 `json:"secondsInTier"`
+			OverrideTier  string   `json:"overrideTier"`
+		}
+		if err := doc.Decode(p+"/agent", &agent); err != nil || agent.Score == nil {
+			diags = append(diags, doc.Errorf(p+"/agent", "expected agent: {score: 0..100, secondsInTier?, overrideTier?}"))
+			continue
+		}
+		if *agent.Score < 0 || *agent.Score > 100 {
+			diags = append(diags, doc.Errorf(p+"/agent/score", "score must lie within 0..100"))
+		}
+		switch Tier(agent.OverrideTier) {
+		case "", TierNormal, TierElevated, TierHigh, TierCritical:
+		default:
+			diags = append(diags, doc.Errorf(p+"/agent/overrideTier", "overrideTier must be normal, elevated, high or critical"))
+		}
+		c.Agent = AgentState{Score: int(math.Round(*agent.Score)), SecondsInTier: agent.SecondsInTier, OverrideTier: Tier(agent.OverrideTier)}
+		var req struct {
+			Method      string `json:"method"`
+			Shadow      bool   `json:"shadow"`
+			TenantCount int    `json:"tenantCount"`
+		}
+		if err := doc.Decode(p+"/request", &req); err != nil {
+			diags = append(diags, doc.Errorf(p+"/request", "expected request: {method, shadow?, tenantCount?}: %v", err))
+			continue
+		}
+		c.Request = Request{Method: req.Method, Shadow: req.Shadow}
+		c.TenantCount = req.TenantCount
+		if e, ok := m["expect"].(map[string]any); ok {
+			c.Expect = e
+		}
+		out = append(out, c)
+	}
+	if diags.HasErrors() {
+		diags.Sort()
+		return nil, diags
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
