@@ -60,8 +60,8 @@ type typeCount struct{ matched, missed, extra int }
 
 type agreement struct {
 	traces, canaryOK, verdictOK, riOK, blockedOK int
-	types                                      map[string]*typeCount
-	diffs                                      []string
+	types                                        map[string]*typeCount
+	diffs                                        []string
 }
 
 func readExpected(t *testing.T, path string) map[string]expected {

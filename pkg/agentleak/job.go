@@ -1,0 +1,257 @@
+package agentleak
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// ScorerKey is the scorer key of every result an AgentLeak scan records.
+const ScorerKey = "agentrisk"
+
+// DefaultEvaluationKey is used when neither a flag nor the config's
+// project name gives one.
+const DefaultEvaluationKey = "agentleak"
+
+// Input is one trace source: a file path, or "-" for Reader.
+type Input struct {
+	Path    string    // file path; "-" reads Reader
+	Display string    // name in messages
+	Reader  io.Reader // used when Path is "-"
+}
+
+// Job is one scan over several inputs.
+type Job struct {
+	Scanner   *Scanner
+	KeepGoing bool // report a bad trace and scan the others
+	Collect   bool // keep each trace's metrics in Summary.Results (for the store)
+	// OnResult receives every result in input order (raw values still in
+	// the findings); an error stops the scan.
+	OnResult func(*Result) error
+}
+
+// Summary is what a job saw.
+type Summary struct {
+	Traces  int
+	Blocked int
+	Results []TraceMetrics // one per scanned trace, in order (when Collect)
+	Diags   diag.List      // bad traces (with KeepGoing)
+}
+
+// TraceMetrics are the metric values of one trace as recorded in the store.
+type TraceMetrics struct {
+	ScenarioID string
+	RunID      string
+	Metrics    map[string]float64
+}
+
+// ExpandInputs turns command-line paths into inputs: "-" is stdin, a glob
+// is expanded, a folder contributes its *.jsonl and *.json files.
+func ExpandInputs(args []string, stdin io.Reader, rel func(string) string) ([]Input, error) {
+	var out []Input
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, Input{Path: "-", Display: "<stdin>", Reader: stdin})
+			continue
+		}
+		paths, err := expandPath(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			out = append(out, Input{Path: p, Display: rel(p)})
+		}
+	}
+	return out, nil
+}
+
+func expandPath(a string) ([]string, error) {
+	matches := []string{a}
+	if strings.ContainsAny(a, "*?[") {
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, diag.Usagef("bad pattern %q: %v", a, err)
+		}
+		if len(m) == 0 {
+			return nil, diag.Invalidf("%s: no file matches", a)
+		}
+		matches = m
+	}
+	var out []string
+	for _, p := range matches {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, diag.Invalidf("%s: %v", p, errors.Unwrap(err))
+		}
+		if st.IsDir() {
+			var files []string
+			for _, ext := range []string{"*.jsonl", "*.json"} {
+				m, _ := filepath.Glob(filepath.Join(p, ext))
+				files = append(files, m...)
+			}
+			sort.Strings(files)
+			if len(files) == 0 {
+				return nil, diag.Invalidf("%s: no *.jsonl or *.json trace files in the folder", p)
+			}
+			out = append(out, files...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Run scans every input. Without KeepGoing the first bad trace ends the
+// scan with a diag.Invalid error; with it, bad traces are collected in
+// Summary.Diags and the others are still scanned.
+func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
+	sum := &Summary{}
+	for _, in := range inputs {
+		r := in.Reader
+		if in.Path != "-" {
+			f, err := os.Open(in.Path)
+			if err != nil {
+				return sum, diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err))
+			}
+			defer f.Close()
+			r = f
+		}
+		tr := NewTraceReader(in.Display, r)
+		for {
+			if err := ctx.Err(); err != nil {
+				return sum, diag.Internal(err)
+			}
+			t, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				var res *Result
+				res, err = j.Scanner.Scan(t)
+				if err == nil {
+					sum.Traces++
+					if res.Blocked {
+						sum.Blocked++
+					}
+					if j.Collect {
+						sum.Results = append(sum.Results, TraceMetrics{ScenarioID: res.ScenarioID, RunID: res.RunID, Metrics: Metrics(res)})
+					}
+					if j.OnResult != nil {
+						if err := j.OnResult(res); err != nil {
+							return sum, err
+						}
+					}
+					continue
+				}
+			}
+			var te *TraceError
+			if !errors.As(err, &te) {
+				return sum, diag.Internal(fmt.Errorf("%s: %w", in.Display, err))
+			}
+			sum.Diags = append(sum.Diags, te.Diag)
+			if !j.KeepGoing {
+				return sum, diag.Invalid(sum.Diags)
+			}
+		}
+	}
+	if len(sum.Diags) > 0 {
+		return sum, diag.Invalid(sum.Diags)
+	}
+	return sum, nil
+}
+
+// Metrics are the metric values recorded for one trace: risk_index,
+// privacy_score, leaked_secrets, blocked (0/1) and leak_rate_<channel> for
+// every channel (its share of the audited vault that leaked there).
+func Metrics(r *Result) map[string]float64 {
+	m := map[string]float64{
+		"risk_index":     r.RiskIndex,
+		"privacy_score":  float64(r.PrivacyScore),
+		"leaked_secrets": float64(r.LeakedSecrets),
+		"blocked":        0,
+	}
+	if r.Blocked {
+		m["blocked"] = 1
+	}
+	for _, ch := range Channels {
+		if !isBaseline(ch) {
+			m["leak_rate_"+ch] = 0
+		}
+	}
+	for _, c := range r.RIByChannel {
+		m["leak_rate_"+c.Channel] = c.RI
+	}
+	return m
+}
+
+// BuildRun turns a scan into one evaluation run: a result per trace, task
+// specification key = scenario id. A scenario id seen again in the same
+// scan keeps the traces apart as `<scenario_id>@<run_id>` (then `#2`, ...).
+func BuildRun(evaluationKey string, now time.Time, sum *Summary) model.EvaluationRun {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %d", evaluationKey, now.UnixNano())
+	for _, r := range sum.Results {
+		fmt.Fprintf(h, " %s/%s", r.ScenarioID, r.RunID)
+	}
+	id := "scan-" + now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(h.Sum(nil))[:6]
+	run := model.EvaluationRun{EvaluationKey: evaluationKey, ID: id, CreatedAt: now.UTC(), Status: model.StatusCompleted}
+	used := map[string]bool{}
+	for _, r := range sum.Results {
+		key := r.ScenarioID
+		if used[key] {
+			key = r.ScenarioID + "@" + r.RunID
+			for n := 2; used[key]; n++ {
+				key = fmt.Sprintf("%s@%s#%d", r.ScenarioID, r.RunID, n)
+			}
+		}
+		used[key] = true
+		run.Results = append(run.Results, model.Result{TaskSpecificationKey: key, ScorerKey: ScorerKey, Metrics: r.Metrics})
+	}
+	return run
+}
+
+// ExpandVaultPaths expands a vault argument: a file, a glob, or a folder
+// (its *.yaml, *.yml and *.json files).
+func ExpandVaultPaths(a string) ([]string, error) {
+	matches := []string{a}
+	if strings.ContainsAny(a, "*?[") {
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, diag.Usagef("bad pattern %q: %v", a, err)
+		}
+		if len(m) == 0 {
+			return nil, diag.Invalidf("%s: no vault file matches", a)
+		}
+		matches = m
+	}
+	var out []string
+	for _, p := range matches {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, diag.Invalidf("%s: %v", p, errors.Unwrap(err))
+		}
+		if st.IsDir() {
+			var files []string
+			for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
+				m, _ := filepath.Glob(filepath.Join(p, ext))
+				files = append(files, m...)
+			}
+			sort.Strings(files)
+			out = append(out, files...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

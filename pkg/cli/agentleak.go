@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/report"
+)
+
+func init() { Register(agentleakCommand) }
+
+func agentleakCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "agentleak",
+		Usage: "AgentLeak privacy-leak evaluation of agent traces",
+		Subcommands: []*ucli.Command{{
+			Name:      "scan",
+			Usage:     "scan agent traces on every channel, score them with AgentRisk and record the run",
+			ArgsUsage: "TRACE... (JSONL, a JSON file per trace, a folder, a glob, or - for stdin)",
+			Description: "Exit 1 when a trace is blocked (score below scoring.fail_below, a level 4 secret leaked\n" +
+				"with block_on_critical, or a privacy policy violation); exit 3 on bad input.\n" +
+				"Values are redacted (first 2 and last 2 characters) unless --show-values is given;\n" +
+				"raw values never reach the store.",
+			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "agentleak.yaml `FILE` (default: every channel and detector on)"},
+				&ucli.StringSliceFlag{Name: "vaults", Usage: "vault `PATH` (file, folder or glob); repeatable"},
+				&ucli.StringFlag{Name: "vault", Usage: "use the vault with `KEY` for every trace (default: the trace's scenario_id)"},
+				outputFlag("table", "table", "json", "jsonl"),
+				&ucli.BoolFlag{Name: "show-values", Usage: "print raw secret values (never stored)"},
+				&ucli.StringFlag{Name: "evaluation-key", Usage: "evaluation `KEY` of the recorded run (default: the config's project.name, else agentleak)"},
+				&ucli.BoolFlag{Name: "no-record", Usage: "do not record the scan in the store"},
+				&ucli.BoolFlag{Name: "keep-going", Usage: "report bad traces and keep scanning the others"},
+			},
+			Action: func(c *ucli.Context) error { return agentleakScan(c, env) },
+		}},
+	}
+}
+
+func agentleakScan(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json", "jsonl")
+	if err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return diag.Usagef("agentleak scan: give at least one trace file (or - for stdin)")
+	}
+	cfg := agentleak.DefaultConfig()
+	if p := c.String("config"); p != "" {
+		var warns diag.List
+		cfg, warns, err = agentleak.LoadConfig(p, env.Rel(alAbs(p)))
+		printWarnings(env, warns)
+		if err != nil {
+			return err
+		}
+	}
+	vaults, err := loadVaultArgs(env, c.StringSlice("vaults"))
+	if err != nil {
+		return err
+	}
+	if k := c.String("vault"); k != "" && !vaults.Has(k) {
+		return diag.Usagef("--vault %s: no vault with that key in the given vault files", k)
+	}
+	inputs, err := agentleak.ExpandInputs(c.Args().Slice(), env.Stdin, func(p string) string { return env.Rel(alAbs(p)) })
+	if err != nil {
+		return err
+	}
+	evalKey := c.String("evaluation-key")
+	if evalKey == "" {
+		evalKey = cfg.ProjectName
+	}
+	if evalKey == "" {
+		evalKey = agentleak.DefaultEvaluationKey
+	}
+	record := !c.Bool("no-record")
+	show := c.Bool("show-values")
+
+	sc := agentleak.NewScanner(cfg, vaults)
+	sc.VaultKey = c.String("vault")
+	out := &scanWriter{w: env.Stdout, format: format, show: show}
+	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Collect: record, OnResult: out.write}
+	sum, runErr := job.Run(c.Context, inputs)
+	if err := out.close(); err != nil {
+		return diag.Internal(err)
+	}
+	if sum == nil || (runErr != nil && !job.KeepGoing) {
+		return runErr
+	}
+	if format == "table" {
+		fmt.Fprintf(env.Stdout, "%d trace%s scanned, %d blocked\n", sum.Traces, plural(sum.Traces), sum.Blocked)
+	}
+	if record && sum.Traces > 0 {
+		st, err := env.OpenStore(c.Context)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		run := agentleak.BuildRun(evalKey, time.Now(), sum)
+		if err := st.RecordRun(c.Context, run); err != nil {
+			return diag.Internal(err)
+		}
+		fmt.Fprintf(env.Stderr, "recorded run %s of evaluation %s (%d result%s)\n", run.ID, evalKey, len(run.Results), plural(len(run.Results)))
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if sum.Blocked > 0 {
+		return diag.Gatef("%d of %d trace%s blocked", sum.Blocked, sum.Traces, plural(sum.Traces))
+	}
+	return nil
+}
+
+func alAbs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func loadVaultArgs(env *Env, args []string) (*agentleak.Vaults, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	var paths, displays []string
+	for _, a := range args {
+		ins, err := agentleak.ExpandVaultPaths(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ins {
+			paths = append(paths, p)
+			displays = append(displays, env.Rel(alAbs(p)))
+		}
+	}
+	vs, warns, err := agentleak.LoadVaults(paths, displays)
+	printWarnings(env, warns)
+	return vs, err
+}
+
+// scanWriter prints each result as it comes, so that memory stays flat.
+type scanWriter struct {
+	w      io.Writer
+	format string
+	show   bool
+	n      int
+}
+
+func (s *scanWriter) write(r *agentleak.Result) error {
+	agentleak.RedactFindings(r, s.show)
+	defer func() { s.n++ }()
+	switch s.format {
+	case "jsonl":
+		return report.JSONLine(s.w, r)
+	case "json":
+		b, err := json.MarshalIndent(r, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if s.n == 0 {
+			sep = "[\n  "
+		}
+		_, err = fmt.Fprintf(s.w, "%s%s", sep, b)
+		return err
+	}
+	return s.table(r)
+}
+
+func (s *scanWriter) close() error {
+	if s.format != "json" {
+		return nil
+	}
+	if s.n == 0 {
+		_, err := io.WriteString(s.w, "[]\n")
+		return err
+	}
+	_, err := io.WriteString(s.w, "\n]\n")
+	return err
+}
+
+func (s *scanWriter) table(r *agentleak.Result) error {
+	if s.n > 0 {
+		fmt.Fprintln(s.w)
+	}
+	blocked := "no"
+	if r.Blocked {
+		blocked = "yes: " + strings.Join(r.BlockReasons, "; ")
+	}
+	fmt.Fprintf(s.w, "== %s (run %s, %d events)\n", r.ScenarioID, r.RunID, r.Events)
+	if err := report.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
+		strconv.FormatFloat(r.RiskIndex, 'f', 4, 64), strconv.Itoa(r.PrivacyScore), r.Verdict,
+		fmt.Sprintf("%d / %d", r.LeakedSecrets, r.VaultSecrets), blocked,
+	}}); err != nil {
+		return err
+	}
+	if len(r.RIByChannel) > 0 {
+		var rows [][]string
+		for _, ch := range r.RIByChannel {
+			rows = append(rows, []string{ch.Channel, strconv.FormatFloat(ch.RI, 'f', 4, 64)})
+		}
+		if err := report.Table(s.w, []string{"channel", "risk index"}, rows); err != nil {
+			return err
+		}
+	}
+	var rows [][]string
+	for _, f := range r.Findings {
+		if !f.Leaked {
+			continue
+		}
+		v := f.Redacted
+		if s.show {
+			v = f.Value
+		}
+		rows = append(rows, []string{f.EventID, f.Channel, f.DataType, strconv.Itoa(f.Level), f.Detector, v})
+	}
+	if len(rows) > 0 {
+		return report.Table(s.w, []string{"event", "channel", "data type", "level", "detector", "value"}, rows)
+	}
+	fmt.Fprintln(s.w, "no leaks")
+	return nil
+}
