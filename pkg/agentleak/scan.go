@@ -207,7 +207,9 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			v.canaries.each([]byte(txt), func(id, s, end int) {
 				c := v.canaryList[id]
 				add("canary", c.text, 4, "critical", 1.0, "canary", "canary_"+c.tier)
-				canaryHit[id] = true
+				if !baseline {
+					canaryHit[id] = true
+				}
 			})
 		}
 		sc.lower = lowerASCII(sc.lower, txt)
