@@ -498,27 +498,6 @@ func (e *Engine) putRiskConfig(ctx context.Context, tenantID string, cfg RiskCon
 	return nil
 }
 
-// PutRiskConfigs stores several validated configs in one transaction (lf set
-// risk-config -f FILE): all or nothing.
-func (e *Engine) PutRiskConfigs(ctx context.Context, cfgs []RiskConfig) error {
-	for i, c := range cfgs {
-		if d := validateRiskConfig(c, fmt.Sprintf("/risk_configs/%d", i)); d.HasErrors() {
-			return invalid(d)
-		}
-	}
-	now := store.FormatTime(time.Now())
-	return e.st.Tx(ctx, func(tx *sql.Tx) error {
-		for _, c := range cfgs {
-			body, _ := json.Marshal(c)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)
-				ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`, c.TenantID, string(body), now); err != nil {
-				return fmt.Errorf("agentrisk: %w", err)
-			}
-		}
-		return nil
-	})
-}
-
 func (e *Engine) listRiskConfigs(ctx context.Context) ([]RiskConfig, error) {
 	rows, err := e.st.DB.QueryContext(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`)
 	if err != nil {
@@ -576,4 +555,28 @@ func (e *Engine) AgentTenants(ctx context.Context, agentID string) ([]string, er
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// ReplaceRiskConfigs makes cfgs the whole set of stored tenant risk configs
+// (lf set risk-config -f FILE): tenants left out go back to the defaults.
+// All or nothing.
+func (e *Engine) ReplaceRiskConfigs(ctx context.Context, cfgs []RiskConfig) error {
+	for i, c := range cfgs {
+		if d := validateRiskConfig(c, fmt.Sprintf("/risk_configs/%d", i)); d.HasErrors() {
+			return invalid(d)
+		}
+	}
+	now := store.FormatTime(time.Now())
+	return e.st.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM agentrisk_configs`); err != nil {
+			return fmt.Errorf("agentrisk: %w", err)
+		}
+		for _, c := range cfgs {
+			body, _ := json.Marshal(c)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)`, c.TenantID, string(body), now); err != nil {
+				return fmt.Errorf("agentrisk: %w", err)
+			}
+		}
+		return nil
+	})
 }

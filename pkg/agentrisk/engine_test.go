@@ -17,7 +17,7 @@ func openTest(t testing.TB) *Engine {
 	return NewEngine(st)
 }
 
-func sampleEvents() []Event {
+func genSampleEvents() []Event {
 	var evs []Event
 	Generate(SampleAgents(), SampleEnd, 10, 42, func(e Event) { evs = append(evs, e) })
 	return evs
@@ -26,7 +26,7 @@ func sampleEvents() []Event {
 func TestSampleTiers(t *testing.T) {
 	ctx := context.Background()
 	e := openTest(t)
-	evs := sampleEvents()
+	evs := genSampleEvents()
 	res, err := e.Ingest(ctx, evs)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func Generate(agents []AgentSpec, end time.Time, days int, seed int64, emit func
 				st[i].left--
 				tool := b.Tools[rng.Intn(len(b.Tools))]
 				ev := Event{
-					Timestamp: h.Add(time.Duration(rng.Int63n(int64(time.Hour)))),
+					Timestamp: h.Add(time.Duration(rng.Int63n(3600)) * time.Second),
 					TenantID:  a.Tenant, AgentID: a.ID, AgentName: a.Name,
 					SessionID: fmt.Sprintf("%s-s%d", a.ID, st[i].sess),
 					Method:    "tools/call", Tool: tool, Decision: "allow",

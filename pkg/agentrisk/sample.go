@@ -25,8 +25,8 @@ func SampleAgents() []AgentSpec {
 	}
 	// Elevated: a new high-impact tool, some denials and a few probing inputs.
 	el := calm("agt_report", "report-bot", docs, 3)
-	el.Burst = &Behaviour{CallsPerHour: 14, Tools: []string{"read_file", "write_file", "http_post"},
-		HighImpact: []string{"write_file", "http_post"}, DenyRate: 0.45, InjectionRate: 0.15, InjectionMin: 0.7, InjectionMax: 0.9, SessionLength: 15}
+	el.Burst = &Behaviour{CallsPerHour: 16, Tools: []string{"read_file", "write_file", "http_post"},
+		HighImpact: []string{"write_file", "http_post"}, DenyRate: 0.5, InjectionRate: 0.15, InjectionMin: 0.7, InjectionMax: 0.9, SessionLength: 15}
 	el.BurstHours = 6
 	// High: floods new high-impact tools with denied calls and strong injections.
 	hi := calm("agt_ops", "ops-bot", []string{"read_file", "search_docs"}, 3)

@@ -79,7 +79,9 @@ type clock struct {
 func newClock(at time.Time, halfLifeHours float64) *clock {
 	c := &clock{at: at}
 	sec := at.Unix()
-	c.hT = int32(floorDiv(sec, 3600))
+	// The last hour of the window is the one holding the instant just before
+	// at: on the hour, the hour starting at at is left out.
+	c.hT = int32(floorDiv(sec-1, 3600))
 	c.lo = c.hT - windowHours + 1
 	for i := range c.weights {
 		mid := (int64(c.hT)-int64(i))*3600 + 1800

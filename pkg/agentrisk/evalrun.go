@@ -1,0 +1,175 @@
+package agentrisk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/runfile"
+)
+
+// Evaluation run vocabulary: risk scorers scope on these keys.
+const (
+	EvaluationKey = "agent_risk"
+	ScorerKey     = "agent_risk"
+	MetricScore   = "risk_score"
+)
+
+// metricKeys maps component names to their metric keys in evaluation runs.
+var metricKeys = map[string]string{
+	CompInjection:       "injection",
+	CompToolDrift:       "tool_drift",
+	CompExcessiveAgency: "excessive_agency",
+	CompAnomaly:         "anomaly",
+	CompPolicyViolation: "policy_violation",
+}
+
+// EvaluationRun turns the changes of one recalculation into an evaluation run
+// (key agent_risk, one result per agent with task specification = agent id,
+// metrics risk_score and each component), so core risk scorers can watch the
+// agents.
+func EvaluationRun(changes []Change, at time.Time) model.EvaluationRun {
+	run := model.EvaluationRun{
+		EvaluationKey: EvaluationKey,
+		ID:            "agent_risk-" + at.UTC().Format("20060102T150405Z"),
+		CreatedAt:     at.UTC(),
+		Status:        model.StatusCompleted,
+		Results:       []model.Result{},
+	}
+	for _, c := range changes {
+		m := map[string]float64{MetricScore: float64(c.NewScore)}
+		for _, comp := range c.Components {
+			if k, ok := metricKeys[comp.Name]; ok {
+				m[k] = comp.Value
+			}
+		}
+		run.Results = append(run.Results, model.Result{TaskSpecificationKey: c.AgentID, ScorerKey: ScorerKey, Metrics: m})
+	}
+	return run
+}
+
+// RunSpec is the spec of the agent_risk evaluation in a run file.
+type RunSpec struct {
+	Events     []string `json:"events"`                // paths or globs, relative to the run file
+	RiskConfig string   `json:"risk_config,omitempty"` // a risk-config file, applied before scoring
+	At         string   `json:"at,omitempty"`          // RFC 3339; default: the latest event ingested
+}
+
+func init() { runfile.Register(EvaluationKey, runEvaluation) }
+
+// runEvaluation is the agent_risk evaluation of `lf run`: ingest the events
+// (idempotently), apply the risk config, recalculate at `at` (default: the
+// latest event time, so the demo is reproducible) and record the run.
+func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (runfile.Report, error) {
+	var spec RunSpec
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return runfile.Report{}, diag.Invalid(diag.List{{File: env.RunFile, Pointer: env.Pointer, Msg: "agent_risk: " + err.Error() + " (expected {events: [paths], risk_config?, at?})"}})
+	}
+	bad := func(ptr, format string, args ...any) error {
+		return diag.Invalid(diag.List{{File: env.RunFile, Pointer: env.Pointer + ptr, Msg: fmt.Sprintf(format, args...)}})
+	}
+	if len(spec.Events) == 0 {
+		return runfile.Report{}, bad("/events", "agent_risk needs events: [path or glob, ...]")
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(env.ProjectDir, p); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	var files []string
+	for i, pat := range spec.Events {
+		full := pat
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(env.BaseDir, pat)
+		}
+		m, err := filepath.Glob(full)
+		if err != nil || len(m) == 0 {
+			return runfile.Report{}, bad(fmt.Sprintf("/events/%d", i), "no events file matches %q", pat)
+		}
+		sort.Strings(m)
+		files = append(files, m...)
+	}
+	var events []Event
+	var diags diag.List
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return runfile.Report{}, diag.Invalidf("%s: %v", rel(f), err)
+		}
+		evs, d := ParseEvents(rel(f), fh)
+		fh.Close()
+		diags = append(diags, d...)
+		events = append(events, evs...)
+	}
+	if diags.HasErrors() {
+		return runfile.Report{}, diag.Invalid(diags)
+	}
+	eng := NewEngine(env.Store)
+	if spec.RiskConfig != "" {
+		p := spec.RiskConfig
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(env.BaseDir, p)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return runfile.Report{}, bad("/risk_config", "%v", err)
+		}
+		cfgs, d := ParseRiskConfigFile(rel(p), data)
+		if d.HasErrors() {
+			return runfile.Report{}, diag.Invalid(d)
+		}
+		if err := eng.ReplaceRiskConfigs(ctx, cfgs); err != nil {
+			return runfile.Report{}, err
+		}
+	}
+	res, err := eng.Ingest(ctx, events)
+	if err != nil {
+		return runfile.Report{}, diag.Internal(err)
+	}
+	var at time.Time
+	if spec.At != "" {
+		at, err = time.Parse(time.RFC3339, spec.At)
+		if err != nil {
+			return runfile.Report{}, bad("/at", "at %q is not RFC 3339 (e.g. 2026-04-16T14:00:00Z)", spec.At)
+		}
+	} else {
+		for _, ev := range events {
+			if ev.Timestamp.After(at) {
+				at = ev.Timestamp
+			}
+		}
+		if at.IsZero() {
+			at = env.Now
+		}
+	}
+	changes, err := eng.Recalculate(ctx, "", "", at)
+	if err != nil {
+		return runfile.Report{}, diag.Internal(err)
+	}
+	if err := env.Store.RecordRun(ctx, EvaluationRun(changes, at)); err != nil {
+		return runfile.Report{}, diag.Internal(err)
+	}
+	counts := map[Tier]int{}
+	for _, c := range changes {
+		counts[c.NewTier]++
+	}
+	rep := runfile.Report{Title: fmt.Sprintf("agent_risk: %d agents at %s (%d events, %d new)", len(changes), at.UTC().Format(time.RFC3339), res.Events, res.New)}
+	rep.Lines = append(rep.Lines, fmt.Sprintf("normal %d, elevated %d, high %d, critical %d",
+		counts[TierNormal], counts[TierElevated], counts[TierHigh], counts[TierCritical]))
+	for _, c := range changes {
+		if c.NewTier != TierNormal {
+			rep.Lines = append(rep.Lines, fmt.Sprintf("%s/%s (%s): %d %s", c.TenantID, c.AgentID, c.AgentName, c.NewScore, c.NewTier))
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,478 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/report"
+)
+
+func init() {
+	Register(agentsCommand)
+	RegisterOverview(overviewAgentsCommand)
+	RegisterKind(KindHandler{Names: []string{"risk-config", "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs})
+}
+
+// agentsFormula is the short form of the scoring formulas shown by `lf agents show`.
+const agentsFormula = `score = clamp(sum of weight x component, 0, 100), rounded; events of the 7 days before T,
+each weighted 2^(-age / half-life) (half-life 24 h by default), at hourly resolution.
+  injection        100 x sum_i c_i / i^1.5 / Z over the 100 strongest decayed confidences c (Z = sum 1/i^1.5, i = 1..100)
+  toolDrift        100 x sum over tools of recent-share x clamp((z - 1) / 2); z = (last-6h rate - baseline avg) / max(stddev, 0.5); new tool = 1
+  excessiveAgency  100 x (worst session + decayed mean session) / 2; session = 1 - exp(-(high-impact calls + 5 x (tools - 1)) / 10)
+  anomaly          100 x max over features of clamp((z - 3) / 3); z = (x - peers' median) / (1.4826 MAD); 0 with < 3 peers
+  policyViolation  100 x decayed denied / decayed requests`
+
+func agentsCommand(env *Env) *ucli.Command {
+	tenantFlag := &ucli.StringFlag{Name: "tenant", Usage: "tenant `ID` (needed only when the agent id exists in several tenants)"}
+	return &ucli.Command{
+		Name:  "agents",
+		Usage: "per-agent risk scores from agent events: ingest, recalc, show, baseline, release, decide",
+		Description: "Agent events (JSONL, one request or tool call per line) are folded into the store; recalc\n" +
+			"scores every agent 0-100 from five explained components and stores a snapshot. See\n" +
+			"docs/agent-risk.md for the formulas. `lf overview agents` lists the scores.",
+		Subcommands: []*ucli.Command{
+			{
+				Name:      "ingest",
+				Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
+				ArgsUsage: "FILE...",
+				Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
+				Action: func(c *ucli.Context) error {
+					format, err := outputFormat(c, "table", "json")
+					if err != nil {
+						return err
+					}
+					if c.NArg() == 0 {
+						return diag.Usagef("ingest needs at least one events FILE (- for stdin)")
+					}
+					var events []agentrisk.Event
+					var diags diag.List
+					for _, f := range c.Args().Slice() {
+						evs, d, err := readEvents(env, f)
+						if err != nil {
+							return err
+						}
+						diags = append(diags, d...)
+						events = append(events, evs...)
+					}
+					if diags.HasErrors() {
+						return diag.Invalid(diags)
+					}
+					return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+						res, err := e.Ingest(c.Context, events)
+						if err != nil {
+							return diag.Internal(err)
+						}
+						if format == "json" {
+							return report.JSON(env.Stdout, res)
+						}
+						fmt.Fprintf(env.Stdout, "ingested %d events: %d new, %d already stored, %d agents\n", res.Events, res.New, res.Duplicates, res.Agents)
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "recalc",
+				Usage: "recalculate risk scores at time T (default now), store a snapshot per agent and record an agent_risk evaluation run",
+				Flags: []ucli.Flag{
+					&ucli.StringFlag{Name: "at", Usage: "score time `T` (RFC 3339; default: now)"},
+					tenantFlag,
+					&ucli.StringFlag{Name: "agent", Usage: "only agent `ID`"},
+					outputFlag("table", "table", "json"),
+				},
+				Action: func(c *ucli.Context) error {
+					format, err := outputFormat(c, "table", "json")
+					if err != nil {
+						return err
+					}
+					at, err := parseAt(c.String("at"))
+					if err != nil {
+						return err
+					}
+					return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+						tenant, agent := c.String("tenant"), c.String("agent")
+						if agent != "" && tenant == "" {
+							if tenant, err = resolveTenant(c.Context, e, agent); err != nil {
+								return err
+							}
+						}
+						changes, err := e.Recalculate(c.Context, tenant, agent, at)
+						if err != nil {
+							return agentErr(err)
+						}
+						if err := e.Store().RecordRun(c.Context, agentrisk.EvaluationRun(changes, at)); err != nil {
+							return diag.Internal(err)
+						}
+						if format == "json" {
+							if changes == nil {
+								changes = []agentrisk.Change{}
+							}
+							return report.JSON(env.Stdout, changes)
+						}
+						rows := make([][]string, 0, len(changes))
+						for _, ch := range changes {
+							old := "-"
+							if ch.OldTier != "" {
+								old = fmt.Sprintf("%d %s", ch.OldScore, ch.OldTier)
+							}
+							rows = append(rows, []string{ch.TenantID, ch.AgentID, ch.AgentName, old, strconv.Itoa(ch.NewScore), string(ch.NewTier)})
+						}
+						if err := report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows); err != nil {
+							return err
+						}
+						fmt.Fprintf(env.Stdout, "%d agents recalculated at %s\n", len(changes), at.Format(time.RFC3339))
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "an agent's score, tier, trend, 1h/24h windows and explained components (risk.getForAgent())",
+				ArgsUsage: "AGENT",
+				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
+				Action: func(c *ucli.Context) error {
+					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+						r, err := e.GetForAgent(c.Context, tenant, agent)
+						if err != nil {
+							return agentErr(err)
+						}
+						if format == "json" {
+							return report.JSON(env.Stdout, r)
+						}
+						return writeAgentRisk(env.Stdout, r)
+					})
+				},
+			},
+			{
+				Name:      "baseline",
+				Usage:     "an agent's tool-use baseline (anomalies.getBaseline()); `baseline reset AGENT` forgets it",
+				ArgsUsage: "AGENT",
+				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
+				Subcommands: []*ucli.Command{{
+					Name:      "reset",
+					Usage:     "forget an agent's baseline: only history from now on counts towards it",
+					ArgsUsage: "AGENT",
+					Flags:     []ucli.Flag{tenantFlag, &ucli.StringFlag{Name: "at", Usage: "reset time `T` (RFC 3339; default now)"}, outputFlag("table", "table", "json")},
+					Action: func(c *ucli.Context) error {
+						at, err := parseAt(c.String("at"))
+						if err != nil {
+							return err
+						}
+						return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+							if err := e.ResetBaseline(c.Context, tenant, agent, at); err != nil {
+								return agentErr(err)
+							}
+							if format == "json" {
+								return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at})
+							}
+							fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, at.Format(time.RFC3339))
+							return nil
+						})
+					},
+				}},
+				Action: func(c *ucli.Context) error {
+					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+						b, err := e.Baseline(c.Context, tenant, agent)
+						if err != nil {
+							return agentErr(err)
+						}
+						if format == "json" {
+							return report.JSON(env.Stdout, b)
+						}
+						rows := make([][]string, 0, len(b.Baseline.Tools))
+						for _, t := range b.Baseline.Tools {
+							rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), report.FormatFloat(t.AvgCallsPerHour), report.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
+						}
+						if err := report.Table(env.Stdout, []string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows); err != nil {
+							return err
+						}
+						upd := "never"
+						if !b.Baseline.UpdatedAt.IsZero() {
+							upd = b.Baseline.UpdatedAt.Format(time.RFC3339)
+						}
+						fmt.Fprintf(env.Stdout, "agent %s: %d calls over %d days, updated %s\n", b.AgentID, b.Baseline.TotalCalls, b.Baseline.WindowDays, upd)
+						return nil
+					})
+				},
+			},
+			{
+				Name:      "release",
+				Usage:     "admin release: lift an agent's critical block until its next recalculation",
+				ArgsUsage: "AGENT",
+				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
+				Action: func(c *ucli.Context) error {
+					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+						if err := e.Release(c.Context, tenant, agent); err != nil {
+							return agentErr(err)
+						}
+						if format == "json" {
+							return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal})
+						}
+						fmt.Fprintf(env.Stdout, "agent %s (tenant %s) released: effective tier normal until the next recalculation\n", agent, tenant)
+						return nil
+					})
+				},
+			},
+			{
+				Name:  "decide",
+				Usage: "run the rate-limit and risk enforcement stages on a file of cases (the conformance format)",
+				Flags: []ucli.Flag{
+					&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "cases `FILE`: cases: [{name, config, agent, request, expect?}]", Required: true},
+					&ucli.BoolFlag{Name: "check", Usage: "compare with each case's expect and exit 1 on a mismatch"},
+					outputFlag("table", "table", "json"),
+				},
+				Action: func(c *ucli.Context) error {
+					format, err := outputFormat(c, "table", "json")
+					if err != nil {
+						return err
+					}
+					path := c.String("file")
+					data, err := os.ReadFile(path)
+					if err != nil {
+						return diag.Invalidf("%s: %v", path, err)
+					}
+					cases, diags := agentrisk.ParseDecideCases(env.Rel(path), data)
+					if diags.HasErrors() {
+						return diag.Invalid(diags)
+					}
+					results := make([]agentrisk.CaseResult, len(cases))
+					failed := 0
+					var msgs []string
+					for i := range cases {
+						results[i] = cases[i].Run()
+						if c.Bool("check") {
+							if mm := cases[i].Mismatches(results[i]); len(mm) > 0 {
+								failed++
+								msgs = append(msgs, fmt.Sprintf("case %q: %s", cases[i].Name, strings.Join(mm, "; ")))
+							}
+						}
+					}
+					if format == "json" {
+						if err := report.JSON(env.Stdout, results); err != nil {
+							return err
+						}
+					} else {
+						rows := make([][]string, 0, len(results))
+						for _, r := range results {
+							rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, report.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
+						}
+						if err := report.Table(env.Stdout, []string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows); err != nil {
+							return err
+						}
+					}
+					if c.Bool("check") {
+						for _, m := range msgs {
+							fmt.Fprintln(env.Stderr, m)
+						}
+						if failed > 0 {
+							return diag.Gatef("%d of %d cases do not match their expect", failed, len(cases))
+						}
+						fmt.Fprintf(env.Stderr, "%d cases match\n", len(cases))
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func overviewAgentsCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "agents",
+		Usage: "every agent's latest risk score and tier (risk.listAll()), highest first",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "tenant", Usage: "only tenant `ID`"},
+			outputFlag("table", "table", "json"),
+		},
+		Action: func(c *ucli.Context) error {
+			format, err := outputFormat(c, "table", "json")
+			if err != nil {
+				return err
+			}
+			return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+				tenant := c.String("tenant")
+				list, err := e.ListAll(c.Context, tenant)
+				if err != nil {
+					return agentErr(err)
+				}
+				if format == "json" {
+					if tenant != "" {
+						for i := range list {
+							list[i].TenantID = "" // the risk.listAll() shape of one tenant
+						}
+					}
+					return report.JSON(env.Stdout, list)
+				}
+				rows := make([][]string, 0, len(list))
+				for _, s := range list {
+					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), s.CalculatedAt.Format(time.RFC3339)})
+				}
+				return report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows)
+			})
+		},
+	}
+}
+
+func writeAgentRisk(w io.Writer, r agentrisk.AgentRisk) error {
+	fmt.Fprintf(w, "agent %s (%s), tenant %s\n", r.AgentID, r.AgentName, r.TenantID)
+	fmt.Fprintf(w, "score %d, tier %s, calculated %s, trend %s (%+d vs 24h)\n", r.Score, r.RiskTier, r.CalculatedAt.Format(time.RFC3339), r.Trend, r.DeltaVs24h)
+	if r.OverrideTier != "" {
+		fmt.Fprintf(w, "released by an admin: effective tier %s until the next recalculation\n", r.OverrideTier)
+	}
+	var rows [][]string
+	for _, win := range r.Windows {
+		rows = append(rows, []string{win.Label, report.FormatFloat(win.AvgScore), strconv.Itoa(win.MinScore), strconv.Itoa(win.MaxScore), strconv.Itoa(win.SampleCount)})
+	}
+	if err := report.Table(w, []string{"WINDOW", "AVG", "MIN", "MAX", "SAMPLES"}, rows); err != nil {
+		return err
+	}
+	rows = rows[:0]
+	total := 0.0
+	for _, c := range r.Components {
+		total += c.Weight * c.Value
+		rows = append(rows, []string{c.Name, report.FormatFloat(c.Value), report.FormatFloat(c.Weight), report.FormatFloat(round1(c.Weight * c.Value))})
+	}
+	if err := report.Table(w, []string{"COMPONENT", "VALUE", "WEIGHT", "CONTRIBUTION"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "weighted sum %s -> score %d\n\n", report.FormatFloat(round1(total)), r.Score)
+	for _, c := range r.Components {
+		fmt.Fprintf(w, "%s %s: %s\n", c.Name, report.FormatFloat(c.Value), c.Explanation)
+		for _, d := range c.Drivers {
+			fmt.Fprintf(w, "  - %s\n", d)
+		}
+	}
+	fmt.Fprintf(w, "\nformulas (docs/agent-risk.md):\n%s\n", agentsFormula)
+	return nil
+}
+
+func round1(x float64) float64 {
+	return float64(int64(x*10+0.5)) / 10
+}
+
+// readEvents parses one events file ("-" = stdin), naming it relative to the project.
+func readEvents(env *Env, path string) ([]agentrisk.Event, diag.List, error) {
+	if path == "-" {
+		evs, d := agentrisk.ParseEvents("<stdin>", env.Stdin)
+		return evs, d, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, diag.Invalidf("%v", err)
+	}
+	defer f.Close()
+	evs, d := agentrisk.ParseEvents(env.Rel(path), f)
+	return evs, d, nil
+}
+
+func parseAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, diag.Usagef("--at %q is not RFC 3339 (e.g. 2026-04-16T14:00:00Z)", s)
+	}
+	return t.UTC(), nil
+}
+
+func withEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
+	st, err := env.OpenStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(agentrisk.NewEngine(st))
+}
+
+// agentAction runs fn for the single AGENT argument, resolving its tenant.
+func agentAction(c *ucli.Context, env *Env, fn func(e *agentrisk.Engine, tenant, agent, format string) error) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return diag.Usagef("%s needs exactly one AGENT argument", c.Command.Name)
+	}
+	agent := c.Args().First()
+	return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+		tenant := c.String("tenant")
+		if tenant == "" {
+			var err error
+			if tenant, err = resolveTenant(c.Context, e, agent); err != nil {
+				return err
+			}
+		}
+		return fn(e, tenant, agent, format)
+	})
+}
+
+// resolveTenant finds the one tenant that has the agent.
+func resolveTenant(ctx context.Context, e *agentrisk.Engine, agent string) (string, error) {
+	ts, err := e.AgentTenants(ctx, agent)
+	if err != nil {
+		return "", diag.Internal(err)
+	}
+	switch len(ts) {
+	case 0:
+		return "", diag.Invalidf("unknown agent %q: no events of it in the store (lf agents ingest FILE first)", agent)
+	case 1:
+		return ts[0], nil
+	default:
+		return "", diag.Usagef("agent %q exists in tenants %s: pass --tenant", agent, strings.Join(ts, ", "))
+	}
+}
+
+// agentErr turns unknown tenants and agents into exit 3.
+func agentErr(err error) error {
+	if errors.Is(err, agentrisk.ErrNotFound) {
+		return diag.Invalidf("%v", err)
+	}
+	return diag.Internal(err)
+}
+
+func setRiskConfigs(ctx context.Context, env *Env, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return diag.Invalidf("%v", err)
+	}
+	cfgs, diags := agentrisk.ParseRiskConfigFile(env.Rel(path), data)
+	if diags.HasErrors() {
+		return diag.Invalid(diags)
+	}
+	return withEngine(ctx, env, func(e *agentrisk.Engine) error {
+		if err := e.ReplaceRiskConfigs(ctx, cfgs); err != nil {
+			var de *diag.Error
+			if errors.As(err, &de) {
+				return err
+			}
+			return diag.Internal(err)
+		}
+		fmt.Fprintf(env.Stdout, "%d risk configs set\n", len(cfgs))
+		return nil
+	})
+}
+
+func exportRiskConfigs(ctx context.Context, env *Env, w io.Writer) error {
+	return withEngine(ctx, env, func(e *agentrisk.Engine) error {
+		cfgs, err := e.ListRiskConfigs(ctx)
+		if err != nil {
+			return diag.Internal(err)
+		}
+		b, err := report.YAMLOf(agentrisk.MarshalConfigFile(cfgs))
+		if err != nil {
+			return diag.Internal(err)
+		}
+		_, err = w.Write(b)
+		return err
+	})
+}
