@@ -143,6 +143,7 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 	}
 	ds = append(ds, schema.Validate("agentleak-config", doc)...)
 	ds = append(ds, unknownKeys(doc, "", doc.Value)...)
+	ds = append(ds, checkPatterns(doc)...)
 	if ds.HasErrors() {
 		return nil, ds, diag.Invalid(ds)
 	}
@@ -194,12 +195,8 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 			}
 		}
 	}
-	for i, cd := range raw.CustomDetectors {
-		re, err := regexp.Compile(cd.Pattern)
-		if err != nil {
-			ds = append(ds, doc.Errorf(fmt.Sprintf("/custom_detectors/%d/pattern", i), "invalid regular expression: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
-			continue
-		}
+	for _, cd := range raw.CustomDetectors {
+		re := regexp.MustCompile(cd.Pattern) // checked by checkPatterns
 		d := CustomDetector{Name: cd.Name, Pattern: cd.Pattern, Severity: cd.Severity, DataType: cd.DataType, Confidence: 0.8, Level: cd.Level, re: re}
 		if d.Severity == "" {
 			d.Severity = "medium"
@@ -225,6 +222,25 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 		return nil, ds, diag.Invalid(ds)
 	}
 	return c, ds, nil
+}
+
+// checkPatterns compiles every custom detector's pattern, so that a bad
+// regular expression is reported with the other problems of the file.
+func checkPatterns(doc *yamlsrc.Doc) diag.List {
+	var out diag.List
+	list, _ := doc.Get("/custom_detectors")
+	items, _ := list.([]any)
+	for i, it := range items {
+		m, _ := it.(map[string]any)
+		p, ok := m["pattern"].(string)
+		if !ok {
+			continue
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			out = append(out, doc.Errorf(fmt.Sprintf("/custom_detectors/%d/pattern", i), "invalid regular expression: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
+		}
+	}
+	return out
 }
 
 // unknownKeys warns about keys AgentLeak does not define (they are ignored).

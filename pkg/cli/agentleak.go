@@ -57,10 +57,10 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	if p := c.String("config"); p != "" {
 		var warns diag.List
 		cfg, warns, err = agentleak.LoadConfig(p, env.Rel(alAbs(p)))
-		printWarnings(env, warns)
 		if err != nil {
-			return err
+			return err // the warnings are in the error's list
 		}
+		printWarnings(env, warns)
 	}
 	vaults, err := loadVaultArgs(env, c.StringSlice("vaults"))
 	if err != nil {
@@ -141,7 +141,9 @@ func loadVaultArgs(env *Env, args []string) (*agentleak.Vaults, error) {
 		}
 	}
 	vs, warns, err := agentleak.LoadVaults(paths, displays)
-	printWarnings(env, warns)
+	if err == nil {
+		printWarnings(env, warns)
+	}
 	return vs, err
 }
 
