@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/server"
+)
+
+func init() { Register(serveCommand) }
+
+func serveCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "serve",
+		Usage: "serve the agent-risk HTTP API (scores, baselines, risk configs, verdicts, alert rules) on the project's store",
+		Description: "Reads server.yaml (API keys bound to tenants or admin, alert rules, SMTP, webhook allow-list),\n" +
+			"recalculates every agent in the background (recalcInterval, default 5m) and stops gracefully\n" +
+			"on SIGINT or SIGTERM: in-flight requests and a running recalculation finish first.\n" +
+			"See docs/serve.md for the endpoints; GET /openapi.json describes them.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "addr", Usage: "listen `ADDRESS` (default: addr in the config, else 127.0.0.1:8080)"},
+			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "server config `FILE` (default: server.yaml in the project)"},
+			&ucli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "how long a shutdown waits for in-flight work"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return diag.Usagef("serve takes no arguments, got %q", c.Args().First())
+			}
+			path := c.String("config")
+			if path == "" {
+				path = filepath.Join(env.ProjectDir(), "server.yaml")
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) && !c.IsSet("config") {
+					return diag.Usagef("no server config: create server.yaml in the project (see examples/server/server.yaml) or pass --config FILE")
+				}
+				return diag.Invalidf("%v", err)
+			}
+			cfg, diags := server.LoadConfig(env.Rel(path), data, env.Getenv)
+			if diags.HasErrors() {
+				return diag.Invalid(diags)
+			}
+			addr := c.String("addr")
+			if addr == "" {
+				addr = cfg.Addr
+			}
+			if addr == "" {
+				addr = "127.0.0.1:8080"
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			st, err := env.OpenStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			srv, err := server.New(ctx, cfg, st, env.Stderr)
+			if err != nil {
+				return diag.Internal(err)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				srv.Close(ctx)
+				return diag.Usagef("cannot listen on %s: %v", addr, err)
+			}
+			return diag.Internal(srv.Serve(ctx, ln, c.Duration("grace")))
+		},
+	}
+}
