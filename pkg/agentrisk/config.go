@@ -99,12 +99,15 @@ func parseRiskConfigFile(file string, data []byte) ([]RiskConfig, diag.List) {
 // at ptrs onto the defaults and runs the semantic checks, locating each
 // problem in doc.
 func decodeConfigs(doc *yamlsrc.Doc, ptrs []string) ([]RiskConfig, diag.List) {
-	if diags := schema.Validate(SchemaName, doc); diags.HasErrors() {
-		return nil, diags
-	}
-	var diags diag.List
+	diags := schema.Validate(SchemaName, doc)
 	out := make([]RiskConfig, 0, len(ptrs))
 	for _, p := range ptrs {
+		// Entries with schema problems are not checked further: their
+		// decoded values would be guesses. The others still are, so that
+		// every problem of a file is reported at once.
+		if hasProblemUnder(diags, p) {
+			continue
+		}
 		cfg := defaultRiskConfig()
 		// Decode replaces slices, so an allow-list given in the file replaces
 		// the default one rather than extending it.
@@ -120,6 +123,15 @@ func decodeConfigs(doc *yamlsrc.Doc, ptrs []string) ([]RiskConfig, diag.List) {
 	}
 	diags.Sort()
 	return out, diags
+}
+
+func hasProblemUnder(diags diag.List, ptr string) bool {
+	for _, d := range diags {
+		if d.Severity == diag.SevError && (d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/") || ptr == "" || d.Pointer == "") {
+			return true
+		}
+	}
+	return false
 }
 
 // validateRiskConfig checks the rules a schema cannot express (and repeats
