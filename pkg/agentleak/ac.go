@@ -11,7 +11,16 @@ type matcher struct {
 	fail  []int32
 	out   [][]int32 // per state, pattern ids ending here (including via fail links)
 	plen  []int     // pattern lengths
+
+	// Dense form, when small enough: every transition resolved, bytes
+	// mapped to classes (each byte used by a pattern has its own class).
+	class  [256]uint16
+	nclass int
+	delta  []int32 // state*nclass + class -> state
 }
+
+// denseLimit caps the dense table (entries of 4 bytes).
+const denseLimit = 4 << 20
 
 type edge struct {
 	b    byte
@@ -73,8 +82,61 @@ func newMatcher(patterns []string) *matcher {
 			m.root[b] = n
 		}
 	}
+	m.densify()
 	return m
 }
+
+func (m *matcher) densify() {
+	used := [256]bool{}
+	for _, es := range m.edges {
+		for _, e := range es {
+			used[e.b] = true
+		}
+	}
+	m.nclass = 1
+	for b := 0; b < 256; b++ {
+		if used[b] {
+			m.class[b] = uint16(m.nclass)
+			m.nclass++
+		}
+	}
+	if len(m.edges)*m.nclass > denseLimit {
+		m.nclass = 0
+		return
+	}
+	rep := make([]byte, m.nclass) // a byte of each class
+	for b := 255; b >= 0; b-- {
+		rep[m.class[b]] = byte(b)
+	}
+	m.delta = make([]int32, len(m.edges)*m.nclass)
+	// States in breadth-first order, so that a state's fail target is
+	// complete before the state itself.
+	order := []int32{0}
+	for i := 0; i < len(order); i++ {
+		for _, e := range m.edges[order[i]] {
+			order = append(order, e.next)
+		}
+	}
+	for _, s := range order {
+		row := m.delta[int(s)*m.nclass : int(s+1)*m.nclass]
+		for c := 0; c < m.nclass; c++ {
+			if n := m.child(s, rep[c]); n >= 0 && c != 0 {
+				row[c] = n * int32(m.nclass)
+				if len(m.out[n]) > 0 {
+					row[c] |= outFlag
+				}
+			} else if s == 0 {
+				row[c] = 0
+			} else {
+				row[c] = m.delta[int(m.fail[s])*m.nclass+c]
+			}
+		}
+	}
+}
+
+// outFlag marks a dense transition into a state where patterns end; the
+// rest of the entry is the target state times the number of classes.
+const outFlag = -1 << 31
 
 func (m *matcher) child(s int32, b byte) int32 {
 	es := m.edges[s]
@@ -108,6 +170,21 @@ func (m *matcher) addEdge(s int32, b byte, n int32) {
 // each calls fn(id, start, end) for every occurrence of every pattern in text.
 func (m *matcher) each(text []byte, fn func(id, start, end int)) {
 	if m == nil || len(m.edges) == 1 {
+		return
+	}
+	if m.delta != nil {
+		nc := int32(m.nclass)
+		delta, class := m.delta, &m.class
+		row := int32(0)
+		for i := 0; i < len(text); i++ {
+			v := delta[row+int32(class[text[i]])]
+			row = v &^ outFlag
+			if v < 0 {
+				for _, id := range m.out[row/nc] {
+					fn(int(id), i+1-m.plen[id], i+1)
+				}
+			}
+		}
 		return
 	}
 	s := int32(0)

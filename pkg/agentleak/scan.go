@@ -109,8 +109,10 @@ type Scanner struct {
 	VaultKey string
 
 	lower []byte
-	seen  map[string]struct{}
+	seen  map[findingKey]struct{}
 }
+
+type findingKey struct{ dt, value string }
 
 // NewScanner prepares a scanner. cfg nil means the defaults (every
 // detector on); vaults may be nil.
@@ -118,13 +120,13 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	return &Scanner{cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[string]struct{}{}}
+	return &Scanner{cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{}}
 }
 
 type secret struct {
-	level   int
-	leaked  bool
-	inVault bool
+	level  int
+	leaked bool
+	vault  bool // also a field of the trace's vault
 }
 
 // Scan scores one trace. Findings carry raw values; callers redact.
@@ -176,20 +178,27 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 		}
 		baseline := isBaseline(e.Channel)
 		clear(sc.seen)
-		add := func(dt, value string, level int, sev string, conf float64, det, tier string) {
+		add := func(dt, value string, level int, sev string, conf float64, det, tier, secretKey string) {
 			if lv, ok := cfg.Scoring.LevelOverrides[dt]; ok {
 				level = lv
 			}
-			k := dt + "\x00" + value
-			if _, dup := sc.seen[k]; dup {
+			fk := findingKey{dt, value}
+			if _, dup := sc.seen[fk]; dup {
 				return
 			}
-			sc.seen[k] = struct{}{}
+			sc.seen[fk] = struct{}{}
+			k := secretKey
+			if k == "" {
+				k = dt + "\x00" + value
+			}
 			res.Findings = append(res.Findings, Finding{EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
 				Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !baseline})
 			s := secrets[k]
 			if s == nil {
 				s = &secret{level: level}
+				if v != nil {
+					_, s.vault = v.fieldKey[k]
+				}
 				secrets[k] = s
 				order = append(order, k)
 			}
@@ -206,7 +215,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 		if v != nil && v.canaries != nil {
 			v.canaries.each([]byte(txt), func(id, s, end int) {
 				c := v.canaryList[id]
-				add("canary", c.text, 4, "critical", 1.0, "canary", "canary_"+c.tier)
+				add("canary", c.text, 4, "critical", 1.0, "canary", "canary_"+c.tier, "")
 				if !baseline {
 					canaryHit[id] = true
 				}
@@ -221,7 +230,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 						return
 					}
 				}
-				add(f.name, txt[s:end], f.level, severityFor(f.level), 1.0, "vault", "vault")
+				add(f.name, txt[s:end], f.level, severityFor(f.level), 1.0, "vault", "vault", f.key)
 				vaultHit[id] = true
 				vaultByChan[e.Channel]++
 			})
@@ -229,30 +238,18 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 		sc.ps.scan(txt, sc.lower, func(dt, typeKey, family, value string) {
 			if typeKey == "" {
 				lv := defaultLevel(dt)
-				add(dt, value, lv, severityFor(lv), 0.6, detectorName[family], "regex")
+				add(dt, value, lv, severityFor(lv), 0.6, detectorName[family], "regex", "")
 				return
 			}
 			ti := builtinTypes[typeKey]
-			add(dt, value, ti.level, ti.severity, ti.conf, detectorName[family], "regex")
+			add(dt, value, ti.level, ti.severity, ti.conf, detectorName[family], "regex", "")
 		})
 		for ci := range cfg.Custom {
 			cd := &cfg.Custom[ci]
 			for _, m := range cd.re.FindAllString(txt, -1) {
 				if m != "" {
-					add(cd.DataType, m, cd.Level, cd.Severity, cd.Confidence, cd.Name, "regex")
+					add(cd.DataType, m, cd.Level, cd.Severity, cd.Confidence, cd.Name, "regex", "")
 				}
-			}
-		}
-	}
-
-	// Vault fields count in the audited denominator whether or not they
-	// were seen.
-	if v != nil {
-		for _, f := range v.fields {
-			k := f.name + "\x00" + f.value
-			if _, ok := secrets[k]; !ok {
-				secrets[k] = &secret{level: f.level, inVault: true}
-				order = append(order, k)
 			}
 		}
 	}
@@ -278,6 +275,19 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 		}
 	}
 	res.VaultSecrets = len(order)
+	// Every vault field counts in the audited denominator, seen or not.
+	if v != nil {
+		for lv, n := range v.levels {
+			rho += float64(n) * weight(lv+1)
+			res.VaultSecrets += n
+		}
+		for _, k := range order {
+			if s := secrets[k]; s.vault {
+				rho -= weight(v.fieldKey[k])
+				res.VaultSecrets--
+			}
+		}
+	}
 	if cfg.Vault.RhoS != nil {
 		rho = *cfg.Vault.RhoS
 	} else if len(cfg.Vault.Levels) > 0 {

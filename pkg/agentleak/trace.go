@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/lfcli/lf/pkg/diag"
 )
@@ -264,7 +265,9 @@ func eventText(raw json.RawMessage, buf []byte) (string, error) {
 	}
 	if raw[0] == '"' {
 		if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 {
-			return string(raw[1 : len(raw)-1]), nil
+			// raw belongs to the decoded trace and is never written again,
+			// so the text can share its bytes.
+			return unsafe.String(&raw[1], len(raw)-2), nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {

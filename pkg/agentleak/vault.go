@@ -17,14 +17,16 @@ type Vault struct {
 	Key string
 
 	fields     []vaultField
-	values     *matcher // lowercased field values
+	fieldKey   map[string]int // secret key (name, value) -> level
+	levels     [4]int         // number of fields per level
+	values     *matcher       // lowercased field values
 	canaryList []canary
 	canaries   *matcher // case-sensitive canaries
 }
 
 type vaultField struct {
-	name, value, lower string
-	level              int
+	name, value, lower, key string
+	level                   int
 }
 
 type canary struct{ text, tier string }
@@ -104,7 +106,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 		return append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
 	}
 	for vi, rv := range raw.Vaults {
-		v := &Vault{Key: rv.Key}
+		v := &Vault{Key: rv.Key, fieldKey: map[string]int{}}
 		allowed := map[string]bool{}
 		for _, a := range rv.AllowedFields {
 			allowed[a] = true
@@ -125,7 +127,16 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 				if allowed[n] || len(val) <= 3 {
 					continue
 				}
-				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), level: level})
+				key := n + "\x00" + val
+				if _, dup := v.fieldKey[key]; dup {
+					continue
+				}
+				if level < 1 || level > 4 {
+					level = 4
+				}
+				v.fieldKey[key] = level
+				v.levels[level-1]++
+				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), key: key, level: level})
 			}
 		}
 		for _, tier := range []string{"obvious", "realistic", "semantic"} {

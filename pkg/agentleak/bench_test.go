@@ -1,0 +1,81 @@
+package agentleak
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// conformanceTraces concatenates the traces of every conformance pack and
+// loads their vaults (keys do not collide across packs).
+func conformanceTraces(b *testing.B) ([]byte, *Vaults, int) {
+	dir := conformanceDir(b)
+	var all bytes.Buffer
+	var vaultDocs [][]byte
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "traces.jsonl"))
+		if err != nil {
+			continue
+		}
+		all.Write(data)
+		if v, err := os.ReadFile(filepath.Join(dir, e.Name(), "vaults.yaml")); err == nil {
+			vaultDocs = append(vaultDocs, v)
+		}
+	}
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	for i, d := range vaultDocs {
+		if ds := vs.add(fmt.Sprintf("vaults%d.yaml", i), d); ds.HasErrors() {
+			b.Fatal(ds)
+		}
+	}
+	return all.Bytes(), vs, bytes.Count(all.Bytes(), []byte(`"channel"`))
+}
+
+func benchScan(b *testing.B, data []byte, events int, sc *Scanner) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr := NewTraceReader("bench.jsonl", bytes.NewReader(data))
+		for {
+			t, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := sc.Scan(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkScanConformance scans the 230 conformance traces (1,876 events,
+// all detectors on, their canary vaults).
+func BenchmarkScanConformance(b *testing.B) {
+	data, vs, events := conformanceTraces(b)
+	benchScan(b, data, events, NewScanner(nil, vs))
+}
+
+// BenchmarkScanVault10k scans synthetic traces against a vault of 10,000
+// field values (every vault value matched in one pass).
+func BenchmarkScanVault10k(b *testing.B) {
+	vaultYAML, traces, events := SyntheticVaultSet(10000, 200, 1)
+	vs, ds := ParseVaults("vaults.yaml", vaultYAML)
+	if ds.HasErrors() {
+		b.Fatal(ds)
+	}
+	benchScan(b, traces, events, NewScanner(nil, vs))
+}
+
+var _ = rand.Int
+var _ = strings.Repeat
