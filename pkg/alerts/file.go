@@ -3,6 +3,7 @@ package alerts
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/schema"
@@ -25,20 +26,30 @@ func ParseRulesFile(file string, data []byte, allow HostAllowList) ([]Rule, diag
 	if _, ok := m["alert_rules"]; !ok {
 		return nil, diag.List{doc.Errorf("", "missing alert_rules: expected alert_rules: [{tenantId: ..., ...}]")}
 	}
-	if d := schema.Validate("alert-rules", doc); d.HasErrors() {
-		return nil, d
+	// Schema problems first; rules without any are then checked further, so
+	// that one run reports every problem of the file.
+	out := schema.Validate("alert-rules", doc)
+	bad := func(ptr string) bool {
+		for _, d := range out {
+			if d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/") || d.Pointer == "" || d.Pointer == "/alert_rules" {
+				return true
+			}
+		}
+		return false
 	}
-	var f struct {
-		AlertRules []Rule `json:"alert_rules"`
-	}
-	if err := doc.Decode("", &f); err != nil {
-		return nil, diag.List{doc.Errorf("", "%v", err)}
-	}
+	list, _ := m["alert_rules"].([]any)
+	var rules []Rule
 	seen := map[string]bool{}
-	var out diag.List
-	for i := range f.AlertRules {
-		r := &f.AlertRules[i]
+	for i := range list {
 		ptr := fmt.Sprintf("/alert_rules/%d", i)
+		if bad(ptr) {
+			continue
+		}
+		var r Rule
+		if err := doc.Decode(ptr, &r); err != nil {
+			out = append(out, doc.Errorf(ptr, "%v", err))
+			continue
+		}
 		if r.ID == "" {
 			out = append(out, doc.Errorf(ptr, "missing id: a rule in a file needs a stable id so that setting the file again replaces it"))
 			continue
@@ -56,10 +67,11 @@ func ParseRulesFile(file string, data []byte, allow HostAllowList) ([]Rule, diag
 			out = append(out, doc.Errorf(ptr+"/id", "rule %q is defined twice for tenant %q", r.ID, r.TenantID))
 		}
 		seen[k] = true
+		rules = append(rules, r)
 	}
 	if out.HasErrors() {
 		out.Sort()
 		return nil, out
 	}
-	return f.AlertRules, nil
+	return rules, nil
 }

@@ -108,6 +108,14 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 	seenKey := map[string]string{}
 	for i, k := range cfg.APIKeys {
 		ptr := fmt.Sprintf("/apiKeys/%d", i)
+		if (k.Tenant == "") == !k.Admin {
+			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of tenant: ID and admin: true", k.Name))
+			continue
+		}
+		if (k.Key == "") == (k.KeyEnv == "") {
+			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of key and keyEnv (prefer keyEnv, so the key stays out of the file)", k.Name))
+			continue
+		}
 		secret := k.Key
 		if k.KeyEnv != "" {
 			secret = getenv(k.KeyEnv)
