@@ -1,0 +1,116 @@
+package agentrisk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Benchmark sizes: LF_BENCH_AGENTS (default 10000) and LF_BENCH_EVENTS
+// (default 5000000) events over the 7 days before SampleEnd.
+func benchSize() (agents, events int) {
+	agents, events = 10000, 5000000
+	if v, err := strconv.Atoi(os.Getenv("LF_BENCH_AGENTS")); err == nil && v > 0 {
+		agents = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("LF_BENCH_EVENTS")); err == nil && v > 0 {
+		events = v
+	}
+	return
+}
+
+// benchStore builds (once, cached in the temp folder) a store holding the
+// benchmark events, ingested in batches through Engine.Ingest.
+func benchStore(b *testing.B, agents, events int) *Engine {
+	b.Helper()
+	ctx := context.Background()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("lf-agentrisk-bench-v1-%d-%d.db", agents, events))
+	_, statErr := os.Stat(path)
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	e := NewEngine(st)
+	if statErr == nil {
+		var n int
+		if err := st.DB.QueryRow(`SELECT count(*) FROM agentrisk_agents`).Scan(&n); err == nil && n == agents {
+			return e
+		}
+	}
+	start := time.Now()
+	rate := float64(events) / float64(agents) / float64(7*24)
+	batch := make([]Event, 0, 500000)
+	total := 0
+	flush := func() {
+		if _, err := e.Ingest(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+		total += len(batch)
+		batch = batch[:0]
+	}
+	Generate(BenchAgents(agents, 20, rate), SampleEnd, 7, 1, func(ev Event) {
+		batch = append(batch, ev)
+		if len(batch) == cap(batch) {
+			flush()
+		}
+	})
+	flush()
+	b.Logf("built %s: %d events for %d agents ingested in %s (%.0f events/s)", path, total, agents, time.Since(start).Round(time.Millisecond), float64(total)/time.Since(start).Seconds())
+	return e
+}
+
+// BenchmarkRecalculate scores every agent of the benchmark store at the end
+// of its events: go test ./pkg/agentrisk -run '^$' -bench Recalculate -benchtime 3x
+func BenchmarkRecalculate(b *testing.B) {
+	agents, events := benchSize()
+	e := benchStore(b, agents, events)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ch, err := e.Recalculate(ctx, "", "", SampleEnd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ch) != agents {
+			b.Fatalf("%d changes, want %d", len(ch), agents)
+		}
+	}
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(agents), "agents")
+}
+
+// BenchmarkIngest measures ingest throughput on a fresh store (100,000 events
+// of 1,000 agents per iteration).
+func BenchmarkIngest(b *testing.B) {
+	var evs []Event
+	Generate(BenchAgents(1000, 5, 100000.0/1000/168), SampleEnd, 7, 2, func(ev Event) { evs = append(evs, ev) })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		e := openTest(b)
+		b.StartTimer()
+		if _, err := e.Ingest(context.Background(), evs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkDecide is the per-request cost of the enforcement decision.
+func BenchmarkDecide(b *testing.B) {
+	cfg := DefaultRiskConfig()
+	cfg.Enabled = true
+	cfg.RateLimit = &RateLimit{Limit: 100, WindowSeconds: 60}
+	agent := AgentState{Score: 85}
+	req := Request{Method: "tools/call"}
+	for i := 0; i < b.N; i++ {
+		_ = Decide(cfg, agent, req, i%100)
+	}
+}
