@@ -277,4 +277,3 @@ func TestBaselineAndReset(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
-
