@@ -66,10 +66,17 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 		return e, err
 	}
 	v.mu.Lock()
-	v.agents[k] = e
+	// Scored agents are bounded by the store; unknown ids are not, so they
+	// are cached only up to a limit (past it they cost a store read each).
+	if e.known || len(v.agents) < maxCachedAgents {
+		v.agents[k] = e
+	}
 	v.mu.Unlock()
 	return e, nil
 }
+
+// maxCachedAgents bounds the verdict cache against a flood of made-up agent ids.
+const maxCachedAgents = 200_000
 
 func (v *verdictState) load(ctx context.Context, tenant, agent string) (agentEntry, error) {
 	st, err := v.engine.AgentState(ctx, tenant, agent, time.Now())
