@@ -69,7 +69,7 @@ type TraceReader struct {
 
 // NewTraceReader reads traces from r; file names it in messages.
 func NewTraceReader(file string, r io.Reader) *TraceReader {
-	return &TraceReader{file: file, br: bufio.NewReaderSize(r, 1<<20)}
+	return &TraceReader{file: file, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
 // Next returns the next trace, io.EOF at the end, or a diag.Diagnostic
@@ -182,8 +182,12 @@ func jsonMsg(err error) string {
 // which event and field is wrong.
 func decodeTrace(file string, line int, data []byte) (*Trace, error) {
 	t := &Trace{File: file, Line: line}
-	if err := json.Unmarshal(data, t); err != nil {
-		return nil, locate(file, line, data, err)
+	own := append([]byte(nil), data...) // the reader reuses data
+	if !fastDecodeTrace(own, t) {
+		*t = Trace{File: file, Line: line}
+		if err := json.Unmarshal(data, t); err != nil {
+			return nil, locate(file, line, data, err)
+		}
 	}
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -268,6 +272,9 @@ func eventText(raw json.RawMessage, buf []byte) (string, error) {
 			// raw belongs to the decoded trace and is never written again,
 			// so the text can share its bytes.
 			return unsafe.String(&raw[1], len(raw)-2), nil
+		}
+		if s, ok := unquote(raw); ok {
+			return s, nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {

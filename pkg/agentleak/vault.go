@@ -153,7 +153,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 			}
 			v.values = newMatcher(pats)
 		}
-		if len(v.canaryList) > 0 {
+		if len(v.canaryList) > fewCanaries {
 			pats := make([]string, len(v.canaryList))
 			for i, c := range v.canaryList {
 				pats[i] = c.text
@@ -164,6 +164,10 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 	}
 	return ds
 }
+
+// fewCanaries is how many canaries are searched one by one rather than
+// with an automaton.
+const fewCanaries = 8
 
 func fieldValue(x any, name string) (string, int, bool) {
 	switch v := x.(type) {
