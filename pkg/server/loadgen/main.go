@@ -3,12 +3,13 @@
 // server answers, and measures each latency from the moment the request was
 // due (so a stalled server shows up as latency instead of a lower rate).
 // It only talks to loopback addresses and is bounded in rate, duration and
-// requests in flight.
+// connections.
 //
 //	go run ./pkg/server/loadgen -addr 127.0.0.1:8080 -key $LF_KEY_ACME -tenant acme -rate 5000 -duration 20s
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,10 +35,10 @@ func main() {
 	rate := flag.Int("rate", 5000, "requests per second (at most 50000)")
 	duration := flag.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
 	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
-	maxInFlight := flag.Int("max-inflight", 2000, "requests in flight before new ones count as errors")
+	conns := flag.Int("conns", 64, "keep-alive connections (at most 1000)")
 	flag.Parse()
 
-	if err := run(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *maxInFlight); err != nil {
+	if err := run(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(2)
 	}
@@ -63,7 +66,7 @@ type result struct {
 	ok  bool
 }
 
-func run(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, maxInFlight int) error {
+func run(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int) error {
 	if err := loopback(addr); err != nil {
 		return err
 	}
@@ -72,6 +75,9 @@ func run(addr, key, tenant, agent, method string, agents, rate int, duration, wa
 	}
 	if duration <= 0 || duration > 5*time.Minute || warmup < 0 || warmup > time.Minute {
 		return fmt.Errorf("-duration must be in (0, 5m] and -warmup in [0, 1m]")
+	}
+	if conns < 1 || conns > 1000 {
+		return fmt.Errorf("-conns must be in 1..1000")
 	}
 	if agents < 1 {
 		agents = 1
@@ -84,44 +90,71 @@ func run(addr, key, tenant, agent, method string, agents, rate int, duration, wa
 		}
 		bodies[i] = []byte(fmt.Sprintf(`{"tenantId":%q,"agentId":%q,"method":%q}`, tenant, id, method))
 	}
-	tr := &http.Transport{MaxIdleConns: maxInFlight, MaxIdleConnsPerHost: maxInFlight, IdleConnTimeout: time.Minute, DisableCompression: true}
-	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	url := "http://" + addr + "/verdict"
-
-	// One probe, so that a wrong key or tenant fails loudly instead of as 100% errors.
-	if status, body, err := send(client, url, key, bodies[0]); err != nil {
+	// One probe through net/http, so that a wrong key or tenant fails
+	// loudly instead of as 100% errors.
+	client := &http.Client{Timeout: 10 * time.Second}
+	if status, body, err := send(client, "http://"+addr+"/verdict", key, bodies[0]); err != nil {
 		return err
 	} else if status != 200 {
 		return fmt.Errorf("probe: HTTP %d: %s", status, body)
 	}
 
+	// The load itself goes over conns keep-alive connections with a minimal
+	// HTTP/1.1 client (much cheaper than net/http, which matters when the
+	// generator shares the CPU with the server). The scheduler queues each
+	// request when it is due; a connection takes the next queued request as
+	// soon as it is free, so a slow server shows up as queueing latency.
+	reqs := make([][]byte, len(bodies))
+	for i, b := range bodies {
+		reqs[i] = []byte(fmt.Sprintf("POST /verdict HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, key, len(b), b))
+	}
 	total := int((warmup + duration).Seconds() * float64(rate))
 	warm := int(warmup.Seconds() * float64(rate))
 	interval := time.Second / time.Duration(rate)
 	results := make([]result, total)
-	var inflight atomic.Int64
-	var overload atomic.Int64
+	type job struct {
+		i   int
+		due time.Time
+	}
+	queue := make(chan job, total)
 	var wg sync.WaitGroup
+	var connErrs atomic.Int64
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c *httpConn
+			for j := range queue {
+				if c == nil {
+					var err error
+					if c, err = dial(addr); err != nil {
+						connErrs.Add(1)
+						results[j.i] = result{lat: time.Since(j.due)}
+						continue
+					}
+				}
+				status, err := c.do(reqs[j.i%len(reqs)])
+				results[j.i] = result{lat: time.Since(j.due), ok: err == nil && status == 200}
+				if err != nil {
+					connErrs.Add(1)
+					c.close()
+					c = nil
+				}
+			}
+			if c != nil {
+				c.close()
+			}
+		}()
+	}
 	start := time.Now()
 	for i := range total {
 		due := start.Add(time.Duration(i) * interval)
 		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		if inflight.Load() >= int64(maxInFlight) {
-			overload.Add(1)
-			results[i] = result{lat: time.Since(due), ok: false}
-			continue
-		}
-		inflight.Add(1)
-		wg.Add(1)
-		go func(i int, due time.Time) {
-			defer wg.Done()
-			defer inflight.Add(-1)
-			status, _, err := send(client, url, key, bodies[i%len(bodies)])
-			results[i] = result{lat: time.Since(due), ok: err == nil && status == 200}
-		}(i, due)
+		queue <- job{i, due}
 	}
+	close(queue)
 	wg.Wait()
 	elapsed := time.Since(start)
 
@@ -144,7 +177,7 @@ func run(addr, key, tenant, agent, method string, agents, rate int, duration, wa
 	}
 	fmt.Printf("target %d req/s for %s (+%s warm-up), %d requests measured, %d agents\n", rate, duration, warmup, len(measured), len(bodies))
 	fmt.Printf("achieved %.0f req/s overall\n", float64(total)/elapsed.Seconds())
-	fmt.Printf("errors %d (%d refused for too many in flight)\n", errs, overload.Load())
+	fmt.Printf("errors %d (%d connection errors)\n", errs, connErrs.Load())
 	fmt.Printf("latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", r(pct(0.50)), r(pct(0.90)), r(pct(0.99)), r(pct(0.999)), r(pct(1)))
 	if errs > 0 {
 		os.Exit(1)
@@ -168,4 +201,62 @@ func send(c *http.Client, url, key string, body []byte) (int, []byte, error) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode, b, nil
+}
+
+// httpConn is one keep-alive HTTP/1.1 connection that sends a prepared
+// request and reads the status and the body (Content-Length framed, as
+// lf serve answers).
+type httpConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dial(addr string) (*httpConn, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &httpConn{c: c, r: bufio.NewReaderSize(c, 16<<10)}, nil
+}
+
+func (h *httpConn) close() { h.c.Close() }
+
+func (h *httpConn) do(req []byte) (int, error) {
+	_ = h.c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := h.c.Write(req); err != nil {
+		return 0, err
+	}
+	line, err := h.r.ReadSlice('\n')
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(line))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	status, err := strconv.Atoi(f[1])
+	if err != nil {
+		return 0, fmt.Errorf("bad status line %q", line)
+	}
+	length := -1
+	for {
+		l, err := h.r.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		t := strings.TrimSpace(string(l))
+		if t == "" {
+			break
+		}
+		if k, v, ok := strings.Cut(t, ":"); ok && strings.EqualFold(k, "Content-Length") {
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if length < 0 {
+		return 0, fmt.Errorf("response without Content-Length")
+	}
+	if _, err := h.r.Discard(length); err != nil {
+		return 0, err
+	}
+	return status, nil
 }
