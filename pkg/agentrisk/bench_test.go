@@ -114,3 +114,23 @@ func BenchmarkDecide(b *testing.B) {
 		_ = Decide(cfg, agent, req, i%100)
 	}
 }
+
+// BenchmarkScore is the compute part of a recalculation alone (decode the
+// aggregates, five components, anomaly), without reading or writing the
+// store: the part that grows with the events.
+func BenchmarkScore(b *testing.B) {
+	agents, events := benchSize()
+	e := benchStore(b, agents, events)
+	ctx := context.Background()
+	ins, err := e.loadInputs(ctx, "", "", SampleEnd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := e.scoreAll(ctx, ins, SampleEnd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(events), "events")
+}

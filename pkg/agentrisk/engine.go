@@ -26,6 +26,20 @@ func parseTime(s string) time.Time {
 
 func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at time.Time) ([]Change, error) {
 	at = at.UTC()
+	ins, err := e.loadInputs(ctx, tenantID, agentID, at)
+	if err != nil {
+		return nil, err
+	}
+	calcs, cfgs, err := e.scoreAll(ctx, ins, at)
+	if err != nil {
+		return nil, err
+	}
+	return e.storeScores(ctx, tenantID, agentID, at, calcs, cfgs)
+}
+
+// loadInputs reads the aggregates of the agents to score (all agents of the
+// tenant, or of every tenant, since the anomaly compares peers).
+func (e *Engine) loadInputs(ctx context.Context, tenantID, agentID string, at time.Time) ([]*scoreInput, error) {
 	q := `SELECT tenant_id, agent_id, agent_name, agg, first_event_at, baseline_reset_at FROM agentrisk_agents`
 	var args []any
 	if tenantID != "" {
@@ -74,7 +88,12 @@ func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at t
 			return nil, fmt.Errorf("tenant %q: %w", tenantID, ErrNotFound)
 		}
 	}
+	return ins, nil
+}
 
+// scoreAll scores every input: own components in parallel, then the anomaly
+// and the final score per tenant.
+func (e *Engine) scoreAll(ctx context.Context, ins []*scoreInput, at time.Time) ([]agentCalc, map[string]*RiskConfig, error) {
 	// Group by tenant; configs per tenant.
 	var tenants []string
 	byTenant := map[string][]*scoreInput{}
@@ -88,7 +107,7 @@ func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at t
 	for _, t := range tenants {
 		c, err := e.getRiskConfig(ctx, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfgs[t] = &c
 	}
@@ -123,7 +142,7 @@ func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at t
 		var group []*agentCalc
 		for end < len(calcs) && calcs[end].in.tenant == calcs[start].in.tenant {
 			if calcs[end].err != nil {
-				return nil, calcs[end].err
+				return nil, nil, calcs[end].err
 			}
 			group = append(group, &calcs[end])
 			end++
@@ -134,10 +153,15 @@ func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at t
 		}
 		start = end
 	}
+	return calcs, cfgs, nil
+}
 
-	// Store the agents asked for.
+// storeScores writes the scores, snapshots and baselines of the agents asked
+// for and returns their changes.
+func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at time.Time, calcs []agentCalc, cfgs map[string]*RiskConfig) ([]Change, error) {
+	atStr := store.FormatTime(at)
 	var changes []Change
-	err = e.st.Tx(ctx, func(tx *sql.Tx) error {
+	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
 		old := map[agentKey]struct {
 			score int
 			tier  string
