@@ -156,8 +156,10 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 	if err != nil {
 		return runfile.Report{}, diag.Internal(err)
 	}
-	if err := env.Store.RecordRun(ctx, EvaluationRun(changes, at)); err != nil {
-		return runfile.Report{}, diag.Internal(err)
+	if len(changes) > 0 {
+		if err := env.Store.RecordRun(ctx, EvaluationRun(changes, at)); err != nil {
+			return runfile.Report{}, diag.Internal(err)
+		}
 	}
 	counts := map[Tier]int{}
 	for _, c := range changes {

@@ -109,8 +109,10 @@ func agentsCommand(env *Env) *ucli.Command {
 						if err != nil {
 							return agentErr(err)
 						}
-						if err := e.Store().RecordRun(c.Context, agentrisk.EvaluationRun(changes, at)); err != nil {
-							return diag.Internal(err)
+						if len(changes) > 0 {
+							if err := e.Store().RecordRun(c.Context, agentrisk.EvaluationRun(changes, at)); err != nil {
+								return diag.Internal(err)
+							}
 						}
 						if format == "json" {
 							if changes == nil {
