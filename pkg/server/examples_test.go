@@ -1,12 +1,15 @@
 package server
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/schemas"
 )
 
 func exampleEnv(k string) string {
@@ -53,4 +56,32 @@ func FuzzLoadConfig(f *testing.F) {
 			t.Fatal("no config and no error")
 		}
 	})
+}
+
+// TestOpenAPIInlinesCurrentSchemas: the request bodies of PUT risk-config and
+// POST alert-rules are copies of the project schemas (inlined so that
+// OpenAPI tools need no lf:/// resolver); they must not drift.
+func TestOpenAPIInlinesCurrentSchemas(t *testing.T) {
+	read := func(name string) map[string]any {
+		b, err := schemas.FS.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	oa := read("openapi.json")["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, c := range []struct{ component, file, def string }{
+		{"RiskConfig", "risk-config.schema.json", "riskConfig"},
+		{"AlertRuleIn", "alert-rules.schema.json", "rule"},
+	} {
+		got := oa[c.component].(map[string]any)["allOf"].([]any)[0]
+		want := read(c.file)["$defs"].(map[string]any)[c.def]
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("openapi.json components/schemas/%s differs from %s $defs/%s: copy it again", c.component, c.file, c.def)
+		}
+	}
 }

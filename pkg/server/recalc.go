@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
@@ -14,8 +15,9 @@ import (
 // it evaluates the alert rules on the changes, hands fired alerts to the
 // dispatcher (which never blocks) and refreshes the verdict state.
 type recalculator struct {
-	s  *Server
-	mu sync.Mutex
+	s       *Server
+	mu      sync.Mutex
+	waiting atomic.Int32 // runs waiting for mu (on-demand requests during a run)
 
 	statMu  sync.Mutex
 	lastRun time.Time
@@ -28,7 +30,9 @@ type recalculator struct {
 // to finish rather than abandoning it (the store's transaction keeps a
 // killed process consistent either way).
 func (r *recalculator) run(ctx context.Context, tenant, agent string) ([]agentrisk.Change, error) {
+	r.waiting.Add(1)
 	r.mu.Lock()
+	r.waiting.Add(-1)
 	defer r.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
 	now := r.s.now()

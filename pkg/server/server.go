@@ -71,7 +71,9 @@ func (s *Server) logf(format string, args ...any) {
 // requests and the running recalculation, and drains the alert queue, each
 // for at most grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	var active activeConns
 	hs := &http.Server{
+		ConnState:         active.track,
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
@@ -95,7 +97,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	s.logf("lf serve: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && serveErr == nil {
+	if err := shutdown(sctx, hs, &active); err != nil && serveErr == nil {
 		serveErr = fmt.Errorf("shutdown: %w", err)
 	}
 	stopJob()
@@ -117,3 +119,59 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 // Close stops the alert dispatcher of a server that never ran Serve (tests
 // that use Handler directly).
 func (s *Server) Close(ctx context.Context) error { return s.dispatcher.Close(ctx) }
+
+// activeConns counts connections with a request in progress. http.Server
+// Shutdown waits up to 5 s for connections that were accepted but never
+// sent a request (clients dial spare connections); those hold no work, so
+// shutdown stops waiting for them once no request is in progress.
+type activeConns struct {
+	mu     sync.Mutex
+	states map[net.Conn]http.ConnState
+	n      int
+}
+
+func (a *activeConns) track(c net.Conn, st http.ConnState) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.states == nil {
+		a.states = map[net.Conn]http.ConnState{}
+	}
+	if a.states[c] == http.StateActive {
+		a.n--
+	}
+	if st == http.StateActive {
+		a.n++
+	}
+	if st == http.StateClosed || st == http.StateHijacked {
+		delete(a.states, c)
+	} else {
+		a.states[c] = st
+	}
+}
+
+func (a *activeConns) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+// shutdown stops hs gracefully: in-progress requests finish (until ctx
+// ends), then the remaining idle or never-used connections are closed.
+func shutdown(ctx context.Context, hs *http.Server, active *activeConns) error {
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(ctx) }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			if active.count() == 0 {
+				hs.Close()
+				<-done
+				return nil
+			}
+		}
+	}
+}

@@ -561,14 +561,9 @@ func TestGracefulShutdownFinishesRecalculation(t *testing.T) {
 		resc <- result{code, out}
 	}()
 	// Wait until the request is in flight (blocked on the recalculation lock).
-	for {
-		code, out := ts.call(t, "", "GET", "/healthz", nil)
-		if code == 200 && strings.Contains(string(out), `"recalculating":true`) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	for ts.recalc.waiting.Load() == 0 {
+		time.Sleep(time.Millisecond)
 	}
-	time.Sleep(50 * time.Millisecond)
 	ts.cancel()
 	ts.cancel = nil
 	time.Sleep(50 * time.Millisecond)
