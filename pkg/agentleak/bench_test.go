@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand"
@@ -96,3 +97,35 @@ func BenchmarkScanVault10k(b *testing.B) {
 
 var _ = rand.Int
 var _ = strings.Repeat
+
+// BenchmarkScanConformanceJSONL adds what `lf agentleak scan -o jsonl` does
+// per trace: redaction and JSON encoding.
+func BenchmarkScanConformanceJSONL(b *testing.B) {
+	data, vs, events := conformanceTraces(b)
+	sc := NewScanner(nil, vs)
+	enc := json.NewEncoder(io.Discard)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		tr := NewTraceReader("bench.jsonl", bytes.NewReader(data))
+		for {
+			t, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			r, err := sc.Scan(t)
+			if err != nil {
+				b.Fatal(err)
+			}
+			RedactFindings(r, false)
+			if err := enc.Encode(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)*float64(b.N)/cpu, "events/cpu-s")
+}

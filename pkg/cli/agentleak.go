@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -85,10 +86,14 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 
 	sc := agentleak.NewScanner(cfg, vaults)
 	sc.VaultKey = c.String("vault")
-	out := &scanWriter{w: env.Stdout, format: format, show: show}
+	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
+	out := &scanWriter{w: bw, format: format, show: show}
 	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Collect: record, OnResult: out.write}
 	sum, runErr := job.Run(c.Context, inputs)
 	if err := out.close(); err != nil {
+		return diag.Internal(err)
+	}
+	if err := bw.Flush(); err != nil {
 		return diag.Internal(err)
 	}
 	if sum == nil || (runErr != nil && !job.KeepGoing) {

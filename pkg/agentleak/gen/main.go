@@ -1,0 +1,96 @@
+// Command gen writes large AgentLeak inputs for benchmarks.
+//
+//	go run ./pkg/agentleak/gen -repeat 300 -o big.jsonl
+//	    repeats the conformance traces (from $LF_SHARED or ../shared, else
+//	    the demo project's traces) 300 times (-src names other files);
+//	go run ./pkg/agentleak/gen -synthetic 10000 -traces 20000 -o syn.jsonl -vaults syn-vaults.yaml
+//	    writes a vault with 10,000 field values and traces quoting some.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lfcli/lf/pkg/agentleak"
+)
+
+func main() {
+	repeat := flag.Int("repeat", 100, "how many times to repeat the source traces")
+	out := flag.String("o", "", "output JSONL `FILE` (required)")
+	synthetic := flag.Int("synthetic", 0, "write a synthetic vault with `N` values instead of repeating traces")
+	traces := flag.Int("traces", 10000, "synthetic traces to write")
+	vaults := flag.String("vaults", "", "synthetic vault `FILE` to write")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "gen: -o FILE is required")
+		os.Exit(2)
+	}
+	if err := run(*out, *repeat, *synthetic, *traces, *vaults, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string, repeat, synthetic, traces int, vaultsOut string, src []string) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if synthetic > 0 {
+		if vaultsOut == "" {
+			return fmt.Errorf("-synthetic needs -vaults FILE")
+		}
+		v, t, events := agentleak.SyntheticVaultSet(synthetic, traces, 1)
+		if err := os.WriteFile(vaultsOut, v, 0o644); err != nil {
+			return err
+		}
+		if _, err := w.Write(t); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "wrote %d traces (%d events, %d bytes) and a vault of %d values\n", traces, events, len(t), synthetic)
+		return w.Flush()
+	}
+	if len(src) == 0 {
+		src = defaultSources()
+	}
+	var data [][]byte
+	for _, s := range src {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		data = append(data, b)
+	}
+	var n int64
+	for i := 0; i < repeat; i++ {
+		for _, b := range data {
+			m, err := w.Write(b)
+			if err != nil {
+				return err
+			}
+			n += int64(m)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "wrote %d bytes from %d source file(s) repeated %d times\n", n, len(src), repeat)
+	return w.Flush()
+}
+
+func defaultSources() []string {
+	shared := os.Getenv("LF_SHARED")
+	if shared == "" {
+		shared = "../shared"
+	}
+	m, _ := filepath.Glob(filepath.Join(shared, "conformance", "agentleak", "*", "traces.jsonl"))
+	if len(m) > 0 {
+		return m
+	}
+	return []string{"project/agentleak/traces.jsonl"}
+}
