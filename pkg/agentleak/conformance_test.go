@@ -60,6 +60,7 @@ type typeCount struct{ matched, missed, extra int }
 
 type agreement struct {
 	traces, canaryOK, verdictOK, riOK, blockedOK int
+	levelDiff                                    int
 	types                                        map[string]*typeCount
 	diffs                                        []string
 }
@@ -132,11 +133,18 @@ func runPack(t *testing.T, dir string, cfg *Config, exp map[string]expected) *ag
 		}
 		want := map[string]bool{}
 		got := map[string]bool{}
+		wantLevel := map[string]int{}
 		for _, x := range e.Findings {
 			want[x.EventID+"\x00"+x.DataType+"\x00"+x.Value] = true
+			wantLevel[x.EventID+"\x00"+x.DataType+"\x00"+x.Value] = x.Level
 		}
 		for _, x := range res.Findings {
-			got[x.EventID+"\x00"+x.DataType+"\x00"+x.Value] = true
+			k := x.EventID + "\x00" + x.DataType + "\x00" + x.Value
+			got[k] = true
+			if l, ok := wantLevel[k]; ok && l != x.Level {
+				ag.levelDiff++
+				ag.diffs = append(ag.diffs, fmt.Sprintf("LEVEL %s %q got %d want %d", e.RunID, strings.ReplaceAll(k, "\x00", " | "), x.Level, l))
+			}
 		}
 		canaryOK := true
 		for k := range want {
@@ -221,6 +229,7 @@ func TestConformance(t *testing.T) {
 			total.verdictOK += ag.verdictOK
 			total.riOK += ag.riOK
 			total.blockedOK += ag.blockedOK
+			total.levelDiff += ag.levelDiff
 			for k, c := range ag.types {
 				tc := total.types[k]
 				if tc == nil {
@@ -248,6 +257,7 @@ func TestConformance(t *testing.T) {
 		c := total.types[k]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", k, c.matched, c.missed, c.extra)
 	}
+	fmt.Fprintf(&b, "\nfindings matched with a different level: %d\n", total.levelDiff)
 	t.Log("\n" + b.String())
 	if out := os.Getenv("LF_CONFORMANCE_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
@@ -257,6 +267,9 @@ func TestConformance(t *testing.T) {
 	if out := os.Getenv("LF_CONFORMANCE_DIFF"); out != "" {
 		sort.Strings(diffs)
 		_ = os.WriteFile(out, []byte(strings.Join(diffs, "\n")+"\n"), 0o644)
+	}
+	if total.levelDiff > 0 {
+		t.Errorf("%d findings have another level than the reference", total.levelDiff)
 	}
 	if c := pct(total.canaryOK, total.traces); c < 100 {
 		t.Errorf("canary agreement %.1f%%, want 100%%", c)
