@@ -211,6 +211,8 @@ type IngestResult struct {
 	New        int `json:"new"`        // events stored for the first time
 	Duplicates int `json:"duplicates"` // events already in the store (not counted twice)
 	Agents     int `json:"agents"`     // distinct agents touched
+
+	Latest time.Time `json:"latest,omitempty"` // the latest event timestamp given (new or not)
 }
 
 // Engine computes and stores agent risk in an lf store. It is safe for

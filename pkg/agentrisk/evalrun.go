@@ -99,22 +99,10 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 		sort.Strings(m)
 		files = append(files, m...)
 	}
-	var events []Event
-	var diags diag.List
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return runfile.Report{}, diag.Invalidf("%s: %v", rel(f), err)
-		}
-		evs, d := ParseEvents(rel(f), fh)
-		fh.Close()
-		diags = append(diags, d...)
-		events = append(events, evs...)
-	}
-	if diags.HasErrors() {
-		return runfile.Report{}, diag.Invalid(diags)
-	}
 	eng := NewEngine(env.Store)
+	// The risk config is checked before and applied after the events, so that
+	// a problem in either stores nothing.
+	var riskConfigs []RiskConfig
 	if spec.RiskConfig != "" {
 		p := spec.RiskConfig
 		if !filepath.IsAbs(p) {
@@ -128,13 +116,29 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 		if d.HasErrors() {
 			return runfile.Report{}, diag.Invalid(d)
 		}
-		if err := eng.ReplaceRiskConfigs(ctx, cfgs); err != nil {
-			return runfile.Report{}, err
-		}
+		riskConfigs = cfgs
 	}
-	res, err := eng.Ingest(ctx, events)
+
+	var srcs []Source
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return runfile.Report{}, diag.Invalidf("%s: %v", rel(f), err)
+		}
+		defer fh.Close()
+		srcs = append(srcs, Source{Name: rel(f), R: fh})
+	}
+	res, diags, err := eng.IngestSources(ctx, srcs)
 	if err != nil {
 		return runfile.Report{}, diag.Internal(err)
+	}
+	if diags.HasErrors() {
+		return runfile.Report{}, diag.Invalid(diags)
+	}
+	if riskConfigs != nil {
+		if err := eng.ReplaceRiskConfigs(ctx, riskConfigs); err != nil {
+			return runfile.Report{}, err
+		}
 	}
 	var at time.Time
 	if spec.At != "" {
@@ -143,11 +147,7 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 			return runfile.Report{}, bad("/at", "at %q is not RFC 3339 (e.g. 2026-04-16T14:00:00Z)", spec.At)
 		}
 	} else {
-		for _, ev := range events {
-			if ev.Timestamp.After(at) {
-				at = ev.Timestamp
-			}
-		}
+		at = res.Latest
 		if at.IsZero() {
 			at = env.Now
 		}

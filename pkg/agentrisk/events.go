@@ -40,20 +40,36 @@ type rawEvent struct {
 
 // parseEvents reads JSONL (or one JSON array) from r.
 func parseEvents(file string, r io.Reader) ([]Event, diag.List) {
+	var out []Event
+	diags := scanEvents(file, r, func(ev *Event) error {
+		out = append(out, *ev)
+		return nil
+	})
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return out, diags
+}
+
+// scanEvents streams the events of r to fn, in order, while there is no
+// error; it returns every problem found (reading on after the first, so
+// that all bad lines are reported). An error from fn ends the scan and is
+// returned as a diagnostic of its line.
+func scanEvents(file string, r io.Reader, fn func(*Event) error) diag.List {
 	br := bufio.NewReaderSize(r, 64<<10)
 	// Tell a JSON array from JSONL by the first non-blank byte.
 	all, err := br.Peek(64 << 10)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
+		return diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
 	}
 	if first := firstNonSpace(all); first == '[' {
 		data, err := io.ReadAll(br)
 		if err != nil {
-			return nil, diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
+			return diag.List{{File: file, Msg: "cannot read events: " + err.Error()}}
 		}
-		return parseArray(file, data)
+		return parseArray(file, data, fn)
 	}
-	return parseLines(file, br)
+	return parseLines(file, br, fn)
 }
 
 func firstNonSpace(b []byte) byte {
@@ -66,11 +82,10 @@ func firstNonSpace(b []byte) byte {
 	return 0
 }
 
-func parseLines(file string, br *bufio.Reader) ([]Event, diag.List) {
+func parseLines(file string, br *bufio.Reader, fn func(*Event) error) diag.List {
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var (
-		out   []Event
 		diags diag.List
 		more  int
 		line  int
@@ -98,7 +113,9 @@ func parseLines(file string, br *bufio.Reader) ([]Event, diag.List) {
 			continue
 		}
 		if !diags.HasErrors() {
-			out = append(out, ev)
+			if err := fn(&ev); err != nil {
+				return append(diags, diag.Diagnostic{File: file, Line: line, Msg: err.Error()})
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -111,13 +128,10 @@ func parseLines(file string, br *bufio.Reader) ([]Event, diag.List) {
 	if more > 0 {
 		diags = append(diags, diag.Diagnostic{File: file, Msg: fmt.Sprintf("and %d more problems not shown", more)})
 	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return out, nil
+	return diags
 }
 
-func parseArray(file string, data []byte) ([]Event, diag.List) {
+func parseArray(file string, data []byte, fn func(*Event) error) diag.List {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	lineAt := func(off int64) int {
 		if off > int64(len(data)) {
@@ -127,18 +141,14 @@ func parseArray(file string, data []byte) ([]Event, diag.List) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
-		return nil, diag.List{{File: file, Line: 1, Msg: "invalid JSON: " + err.Error()}}
+		return diag.List{{File: file, Line: 1, Msg: "invalid JSON: " + err.Error()}}
 	}
-	var (
-		out   []Event
-		diags diag.List
-	)
+	var diags diag.List
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Pointer: fmt.Sprintf("/%d", i), Msg: "invalid JSON: " + err.Error()})
-			return nil, diags
+			return append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Pointer: fmt.Sprintf("/%d", i), Msg: "invalid JSON: " + err.Error()})
 		}
 		// InputOffset before Decode points at the separator; skip to the value.
 		rest := data[start:]
@@ -153,16 +163,15 @@ func parseArray(file string, data []byte) ([]Event, diag.List) {
 			}
 		}
 		if len(probs) == 0 && len(diags) == 0 {
-			out = append(out, ev)
+			if err := fn(&ev); err != nil {
+				return append(diags, diag.Diagnostic{File: file, Line: line, Pointer: fmt.Sprintf("/%d", i), Msg: err.Error()})
+			}
 		}
 	}
 	if _, err := dec.Token(); err != nil {
 		diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Msg: "invalid JSON: " + err.Error()})
 	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return out, nil
+	return diags
 }
 
 // decodeEvent decodes and checks one event; problems carry a pointer and a

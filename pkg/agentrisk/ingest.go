@@ -7,10 +7,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -54,109 +56,205 @@ func eventHash(ev *Event) []byte {
 
 type agentKey struct{ tenant, agent string }
 
-func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, error) {
-	res := IngestResult{Events: len(events)}
-	for i := range events {
-		if events[i].TenantID == "" || events[i].AgentID == "" {
-			return res, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
-		}
-		if events[i].Timestamp.IsZero() {
-			return res, fmt.Errorf("agentrisk: event %d has no timestamp", i)
-		}
-	}
+// Source is one stream of events for IngestSources, named for messages.
+type Source struct {
+	Name string
+	R    io.Reader
+}
+
+// IngestSources parses the sources (JSONL or JSON arrays) and ingests their
+// events in one transaction, streaming: only the per-agent aggregates are held
+// in memory, not the events. With any problem in any source nothing is stored
+// and the located diagnostics are returned.
+func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult, diag.List, error) {
+	var res IngestResult
+	var diags diag.List
+	errBad := errors.New("bad input")
 	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`)
+		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
 		}
-		defer ins.Close()
-		groups := map[agentKey][]int{}
+		defer in.close()
+		var failed error
+		for _, src := range srcs {
+			d := scanEvents(src.Name, src.R, func(ev *Event) error {
+				if diags.HasErrors() {
+					return nil // keep reading to report every problem, store nothing
+				}
+				if err := in.add(ev); err != nil {
+					failed = err
+					return err
+				}
+				return nil
+			})
+			if failed != nil {
+				return failed
+			}
+			diags = append(diags, d...)
+		}
+		if diags.HasErrors() {
+			return errBad
+		}
+		res, err = in.finish()
+		return err
+	})
+	if errors.Is(err, errBad) {
+		diags.Sort()
+		return IngestResult{}, diags, nil
+	}
+	if err != nil {
+		return IngestResult{}, nil, err
+	}
+	return res, diags, nil
+}
+
+func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, error) {
+	for i := range events {
+		if events[i].TenantID == "" || events[i].AgentID == "" {
+			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
+		}
+		if events[i].Timestamp.IsZero() {
+			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no timestamp", i)
+		}
+	}
+	var res IngestResult
+	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
+		in, err := newIngester(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer in.close()
 		for i := range events {
-			r, err := ins.ExecContext(ctx, eventHash(&events[i]))
-			if err != nil {
-				return fmt.Errorf("agentrisk: ingest: %w", err)
-			}
-			if n, _ := r.RowsAffected(); n == 0 {
-				res.Duplicates++
-				continue
-			}
-			res.New++
-			k := agentKey{events[i].TenantID, events[i].AgentID}
-			groups[k] = append(groups[k], i)
-		}
-		res.Agents = len(groups)
-		keys := make([]agentKey, 0, len(groups))
-		for k := range groups {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if keys[i].tenant != keys[j].tenant {
-				return keys[i].tenant < keys[j].tenant
-			}
-			return keys[i].agent < keys[j].agent
-		})
-		for _, k := range keys {
-			if err := mergeAgent(ctx, tx, k, events, groups[k]); err != nil {
+			if err := in.add(&events[i]); err != nil {
 				return err
 			}
 		}
-		return nil
+		res, err = in.finish()
+		return err
 	})
 	if err != nil {
-		return IngestResult{Events: len(events)}, err
+		return IngestResult{}, err
 	}
 	return res, nil
 }
 
-func mergeAgent(ctx context.Context, tx *sql.Tx, k agentKey, events []Event, idx []int) error {
+// ingester folds events into the aggregates of their agents inside one
+// transaction: each agent's aggregate is read once, merged in memory and
+// written once at the end.
+type ingester struct {
+	ctx    context.Context
+	tx     *sql.Tx
+	ins    *sql.Stmt
+	agents map[agentKey]*agentFold
+	res    IngestResult
+}
+
+type agentFold struct {
+	a           *agg
+	m           *merger
+	name        string
+	first, last time.Time
+}
+
+func newIngester(ctx context.Context, tx *sql.Tx) (*ingester, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`)
+	if err != nil {
+		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	return &ingester{ctx: ctx, tx: tx, ins: ins, agents: map[agentKey]*agentFold{}}, nil
+}
+
+func (in *ingester) close() { in.ins.Close() }
+
+func (in *ingester) add(ev *Event) error {
+	in.res.Events++
+	if ev.Timestamp.After(in.res.Latest) {
+		in.res.Latest = ev.Timestamp
+	}
+	r, err := in.ins.ExecContext(in.ctx, eventHash(ev))
+	if err != nil {
+		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		in.res.Duplicates++
+		return nil
+	}
+	in.res.New++
+	k := agentKey{ev.TenantID, ev.AgentID}
+	f := in.agents[k]
+	if f == nil {
+		if f, err = in.load(k); err != nil {
+			return err
+		}
+		in.agents[k] = f
+	}
+	f.m.add(ev)
+	if f.first.IsZero() || ev.Timestamp.Before(f.first) {
+		f.first = ev.Timestamp
+	}
+	if !ev.Timestamp.Before(f.last) {
+		f.last = ev.Timestamp
+		if ev.AgentName != "" {
+			f.name = ev.AgentName
+		}
+	}
+	if f.name == "" {
+		f.name = ev.AgentName
+	}
+	return nil
+}
+
+func (in *ingester) load(k agentKey) (*agentFold, error) {
 	var (
 		blob        []byte
 		name        string
 		first, last string
-		a           *agg
 	)
-	err := tx.QueryRowContext(ctx, `SELECT agg, agent_name, first_event_at, last_event_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`, k.tenant, k.agent).
+	f := &agentFold{}
+	err := in.tx.QueryRowContext(in.ctx, `SELECT agg, agent_name, first_event_at, last_event_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`, k.tenant, k.agent).
 		Scan(&blob, &name, &first, &last)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		a = newAgg()
+		f.a = newAgg()
 	case err != nil:
-		return fmt.Errorf("agentrisk: ingest: %w", err)
+		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 	default:
-		if a, err = decodeAgg(blob, true); err != nil {
-			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		if f.a, err = decodeAgg(blob, true); err != nil {
+			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 		}
+		f.name, f.first, f.last = name, parseTime(first), parseTime(last)
 	}
-	m := a.merger()
-	var lastT time.Time
-	if last != "" {
-		lastT, _ = time.Parse(store.TimeFormat, last)
+	f.m = f.a.merger()
+	return f, nil
+}
+
+func (in *ingester) finish() (IngestResult, error) {
+	keys := make([]agentKey, 0, len(in.agents))
+	for k := range in.agents {
+		keys = append(keys, k)
 	}
-	for _, i := range idx {
-		ev := &events[i]
-		m.add(ev)
-		ts := store.FormatTime(ev.Timestamp)
-		if first == "" || ts < first {
-			first = ts
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].tenant != keys[j].tenant {
+			return keys[i].tenant < keys[j].tenant
 		}
-		if !ev.Timestamp.Before(lastT) {
-			lastT = ev.Timestamp
-			if ev.AgentName != "" {
-				name = ev.AgentName
-			}
-		}
-		if name == "" {
-			name = ev.AgentName
-		}
-	}
-	m.finish()
-	_, err = tx.ExecContext(ctx, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
+		return keys[i].agent < keys[j].agent
+	})
+	up, err := in.tx.PrepareContext(in.ctx, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
-			first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`,
-		k.tenant, k.agent, name, a.encode(), first, store.FormatTime(lastT))
+			first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`)
 	if err != nil {
-		return fmt.Errorf("agentrisk: ingest: %w", err)
+		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
-	return nil
+	defer up.Close()
+	for _, k := range keys {
+		f := in.agents[k]
+		f.m.finish()
+		if _, err := up.ExecContext(in.ctx, k.tenant, k.agent, f.name, f.a.encode(), store.FormatTime(f.first), store.FormatTime(f.last)); err != nil {
+			return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+	}
+	in.res.Agents = len(keys)
+	return in.res, nil
 }

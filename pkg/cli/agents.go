@@ -54,23 +54,26 @@ func agentsCommand(env *Env) *ucli.Command {
 					if c.NArg() == 0 {
 						return diag.Usagef("ingest needs at least one events FILE (- for stdin)")
 					}
-					var events []agentrisk.Event
-					var diags diag.List
-					for _, f := range c.Args().Slice() {
-						evs, d, err := readEvents(env, f)
-						if err != nil {
-							return err
+					var srcs []agentrisk.Source
+					for _, path := range c.Args().Slice() {
+						if path == "-" {
+							srcs = append(srcs, agentrisk.Source{Name: "<stdin>", R: env.Stdin})
+							continue
 						}
-						diags = append(diags, d...)
-						events = append(events, evs...)
-					}
-					if diags.HasErrors() {
-						return diag.Invalid(diags)
+						f, err := os.Open(path)
+						if err != nil {
+							return diag.Invalidf("%v", err)
+						}
+						defer f.Close()
+						srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: f})
 					}
 					return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
-						res, err := e.Ingest(c.Context, events)
+						res, diags, err := e.IngestSources(c.Context, srcs)
 						if err != nil {
 							return diag.Internal(err)
+						}
+						if diags.HasErrors() {
+							return diag.Invalid(diags)
 						}
 						if format == "json" {
 							return report.JSON(env.Stdout, res)
@@ -359,21 +362,6 @@ func writeAgentRisk(w io.Writer, r agentrisk.AgentRisk) error {
 
 func round1(x float64) float64 {
 	return float64(int64(x*10+0.5)) / 10
-}
-
-// readEvents parses one events file ("-" = stdin), naming it relative to the project.
-func readEvents(env *Env, path string) ([]agentrisk.Event, diag.List, error) {
-	if path == "-" {
-		evs, d := agentrisk.ParseEvents("<stdin>", env.Stdin)
-		return evs, d, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, diag.Invalidf("%v", err)
-	}
-	defer f.Close()
-	evs, d := agentrisk.ParseEvents(env.Rel(path), f)
-	return evs, d, nil
 }
 
 func parseAt(s string) (time.Time, error) {
