@@ -70,6 +70,19 @@ func funcOptions() []expr.Option {
 			}
 			return math.Pow(x, y), nil
 		}, new(func(float64, float64) float64)),
+		// Python's % works on floats; expr's only on integers.
+		expr.Function("fmod", func(params ...any) (any, error) {
+			x, err := numArg(params[0])
+			if err != nil {
+				return nil, err
+			}
+			y, err := numArg(params[1])
+			if err != nil {
+				return nil, err
+			}
+			return x - y*math.Floor(x/y), nil
+		}, new(func(float64, float64) float64)),
+		expr.Operator("%", "fmod"),
 		expr.Function("clamp", func(params ...any) (any, error) {
 			var v [3]float64
 			for i := range v {
