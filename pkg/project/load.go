@@ -23,6 +23,7 @@ import (
 type File struct {
 	Path string // as opened ("-" for stdin)
 	Rel  string // for messages: relative to the project root when inside it
+	Data []byte
 	Doc  *yamlsrc.Doc
 	Type *FileType
 }
@@ -133,7 +134,7 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}
 	doc, diags := yamlsrc.Parse(rel, data)
-	f := &File{Path: path, Rel: rel, Doc: doc}
+	f := &File{Path: path, Rel: rel, Data: data, Doc: doc}
 	if diags.HasErrors() {
 		return f, diags
 	}

@@ -8,20 +8,21 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/schema"
-	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
-// Checker checks what a file type's schema cannot; it returns located
-// diagnostics. Domains register one per file type they own.
-type Checker func(doc *yamlsrc.Doc) diag.List
+// Checker validates a whole file of one type (schema and semantic checks)
+// the way the command that reads it does, and returns located diagnostics.
+// Domains own their file types, so the CLI registers one per type.
+type Checker func(file string, data []byte) diag.List
 
 var (
 	checkersMu sync.Mutex
 	checkers   = map[string]Checker{}
 )
 
-// RegisterChecker adds the semantic check of a file type (by FileType.Name,
-// e.g. "agentleak-config").
+// RegisterChecker sets the check of a file type (by FileType.Name, e.g.
+// "agentleak-config"); files of that type are then validated by it instead of
+// by their schema alone.
 func RegisterChecker(fileType string, c Checker) {
 	checkersMu.Lock()
 	defer checkersMu.Unlock()
@@ -75,19 +76,16 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 		if f == nil || ds.HasErrors() {
 			continue
 		}
+		if c := checkerFor(f.Type.Name); c != nil && f.Type != &EntityFileType {
+			res.Diags = append(res.Diags, c(f.Rel, f.Data)...)
+			continue
+		}
 		if f.Type.Schema != "" && known[f.Type.Schema] {
 			ds = schema.Validate(f.Type.Schema, f.Doc)
 			res.Diags = append(res.Diags, ds...)
 		}
 		if f.Type == &EntityFileType {
 			res.Diags = append(res.Diags, b.extract(f, ds)...)
-			continue
-		}
-		if ds.HasErrors() {
-			continue
-		}
-		if c := checkerFor(f.Type.Name); c != nil {
-			res.Diags = append(res.Diags, c(f.Doc)...)
 		}
 	}
 	res.Diags = append(res.Diags, b.Check(stored)...)

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/project"
+)
+
+// lf validate checks every file of a project the way the command that reads
+// it does: the CLI is where the domains meet, so it wires their parsers in.
+func init() {
+	project.RegisterChecker("agentleak-config", func(file string, data []byte) diag.List {
+		_, ds, _ := agentleak.ParseConfig(file, data)
+		return ds
+	})
+	project.RegisterChecker("vaults", func(file string, data []byte) diag.List {
+		_, ds := agentleak.ParseVaults(file, data)
+		return ds
+	})
+	project.RegisterChecker("risk-config", func(file string, data []byte) diag.List {
+		_, ds := agentrisk.ParseRiskConfigFile(file, data)
+		return ds
+	})
+	project.RegisterChecker("agent-risk-cases", func(file string, data []byte) diag.List {
+		_, ds := agentrisk.ParseDecideCases(file, data)
+		return ds
+	})
+	project.RegisterChecker("alert-rules", func(file string, data []byte) diag.List {
+		_, ds := alerts.ParseRulesFile(file, data, nil)
+		return ds
+	})
+}
