@@ -26,7 +26,7 @@ var (
 		{Name: "agentleak-config", Description: "an AgentLeak config", Schema: "agentleak-config", Keys: []string{"detectors", "channels", "custom_detectors", "privacy_policy", "scoring"}},
 		{Name: "risk-config", Description: "a tenant risk config file (use `lf set risk-config -f`)", Schema: "risk-config", Keys: []string{"risk_configs"}},
 		{Name: "alert-rules", Description: "an alert rules file", Schema: "alert-rules", Keys: []string{"alert_rules"}},
-		{Name: "server-config", Description: "an `lf serve` config", Schema: "server-config", Keys: []string{"apiKeys", "api_keys", "listen", "webhook", "smtp"}},
+		{Name: "server-config", Description: "an `lf serve` config", Schema: "server-config", Keys: []string{"apiKeys", "addr", "recalcInterval", "smtp", "webhookAllowHosts"}},
 		{Name: "agent-risk-cases", Description: "agent risk decision cases (use `lf agents decide -f`)", Schema: "", Keys: []string{"cases"}},
 	}
 )
