@@ -49,6 +49,7 @@ type Event struct {
 	Decision       string    `json:"decision,omitempty"` // allow | deny
 	Rule           string    `json:"rule,omitempty"`
 	InjectionScore *float64  `json:"injection_score,omitempty"` // 0..1, absent when not classified
+	RequestID      string    `json:"request_id,omitempty"`      // optional; makes otherwise identical events distinct
 }
 
 // RateLimit is the tenant-scoped rate limiter: Limit requests per WindowSeconds.

@@ -36,6 +36,7 @@ type rawEvent struct {
 	Decision       string   `json:"decision"`
 	Rule           string   `json:"rule"`
 	InjectionScore *float64 `json:"injection_score"`
+	RequestID      string   `json:"request_id"`
 }
 
 // parseEvents reads JSONL (or one JSON array) from r.
@@ -199,7 +200,7 @@ func decodeEvent(text []byte) (Event, diag.List) {
 	ev := Event{
 		AgentName: r.AgentName, SessionID: r.SessionID, Method: r.Method, Tool: r.Tool,
 		Resource: r.Resource, HighImpact: r.HighImpact, Decision: r.Decision, Rule: r.Rule,
-		InjectionScore: r.InjectionScore,
+		InjectionScore: r.InjectionScore, RequestID: r.RequestID,
 	}
 	if r.Timestamp == nil {
 		bad("/timestamp", "missing timestamp (RFC 3339, e.g. 2026-04-16T14:23:00Z)")

@@ -41,6 +41,7 @@ func Generate(agents []AgentSpec, end time.Time, days int, seed int64, emit func
 		left int
 	}
 	st := make([]state, len(agents))
+	seq := make([]int, len(agents))
 	var batch []Event
 	for h := start; h.Before(end); h = h.Add(time.Hour) {
 		batch = batch[:0]
@@ -65,6 +66,8 @@ func Generate(agents []AgentSpec, end time.Time, days int, seed int64, emit func
 					Method:    "tools/call", Tool: tool, Decision: "allow",
 					Resource: resourceFor(rng, tool),
 				}
+				seq[i]++
+				ev.RequestID = fmt.Sprintf("%s-r%d", a.ID, seq[i])
 				for _, t := range b.HighImpact {
 					if t == tool {
 						ev.HighImpact = true

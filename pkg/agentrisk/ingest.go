@@ -38,6 +38,7 @@ func eventHash(ev *Event) []byte {
 	str(ev.Resource)
 	str(ev.Decision)
 	str(ev.Rule)
+	str(ev.RequestID)
 	if ev.HighImpact {
 		h.Write([]byte{1})
 	} else {
