@@ -48,6 +48,7 @@ type DeliveryConfig struct {
 type Config struct {
 	Addr              string         `json:"addr,omitempty"`
 	RecalcInterval    string         `json:"recalcInterval,omitempty"`
+	ScoreTime         string         `json:"scoreTime,omitempty"`
 	MaxBodyBytes      int64          `json:"maxBodyBytes,omitempty"`
 	APIKeys           []KeyConfig    `json:"apiKeys"`
 	WebhookAllowHosts []string       `json:"webhookAllowHosts,omitempty"`
@@ -57,6 +58,7 @@ type Config struct {
 
 	// Resolved values.
 	Interval time.Duration  `json:"-"`
+	At       time.Time      `json:"-"` // fixed score time (ScoreTime); zero = the current time
 	Keys     []Key          `json:"-"`
 	Mailer   *alerts.Mailer `json:"-"`
 	Alerts   alerts.Options `json:"-"`
@@ -102,6 +104,13 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 		return d
 	}
 	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval, 5*time.Minute)
+	if cfg.ScoreTime != "" {
+		t, err := time.Parse(time.RFC3339, cfg.ScoreTime)
+		if err != nil {
+			out = append(out, doc.Errorf("/scoreTime", "not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", cfg.ScoreTime))
+		}
+		cfg.At = t.UTC()
+	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 16 << 20
 	}

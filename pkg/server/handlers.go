@@ -327,8 +327,26 @@ type RecalcResponse struct {
 	Changes      []agentrisk.Change `json:"changes"`
 }
 
+// scoreAt reads the optional ?at= score time; false when it answered 400.
+func scoreAt(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
+	v := r.URL.Query().Get("at")
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("at: not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", v), "at")
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
 func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant string) {
-	changes, err := s.recalc.run(r.Context(), tenant, r.PathValue("agentId"))
+	at, ok := scoreAt(w, r)
+	if !ok {
+		return
+	}
+	changes, err := s.recalc.run(r.Context(), tenant, r.PathValue("agentId"), at)
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -415,6 +433,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 	if !ok {
 		return
 	}
+	at, ok := scoreAt(w, r)
+	if !ok {
+		return
+	}
 	events, d := agentrisk.ParseEvents("body", bytes.NewReader(b))
 	if d.HasErrors() {
 		writeInvalid(w, "events", d)
@@ -440,7 +462,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 		return
 	}
 	if v := r.URL.Query().Get("recalculate"); v == "true" || v == "1" {
-		if _, err := s.recalc.run(r.Context(), tenant, ""); err != nil {
+		if _, err := s.recalc.run(r.Context(), tenant, "", at); err != nil {
 			s.writeEngineError(w, r, err)
 			return
 		}

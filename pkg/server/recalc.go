@@ -25,17 +25,21 @@ type recalculator struct {
 	runs    int
 }
 
-// run recalculates tenant ("" = all) and agent ("" = all of the tenant).
+// run recalculates tenant ("" = all) and agent ("" = all of the tenant) at
+// score time at (zero: the server's score time).
 // The recalculation itself is not cancelled by ctx: a shutdown waits for it
 // to finish rather than abandoning it (the store's transaction keeps a
 // killed process consistent either way).
-func (r *recalculator) run(ctx context.Context, tenant, agent string) ([]agentrisk.Change, error) {
+func (r *recalculator) run(ctx context.Context, tenant, agent string, at time.Time) ([]agentrisk.Change, error) {
 	r.waiting.Add(1)
 	r.mu.Lock()
 	r.waiting.Add(-1)
 	defer r.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
-	now := r.s.now()
+	now := at
+	if now.IsZero() {
+		now = r.s.scoreTime()
+	}
 	changes, err := r.s.engine.Recalculate(ctx, tenant, agent, now)
 	r.statMu.Lock()
 	r.lastRun, r.lastErr = now, err
@@ -82,7 +86,7 @@ func (r *recalculator) loop(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			changes, err := r.run(ctx, "", "")
+			changes, err := r.run(ctx, "", "", time.Time{})
 			if err != nil {
 				r.s.logf("background recalculation: %v", err)
 				continue

@@ -55,6 +55,15 @@ func New(ctx context.Context, cfg *Config, st *store.Store, log io.Writer) (*Ser
 	return s, nil
 }
 
+// scoreTime is the time recalculations score at: the config's fixed
+// scoreTime (for replaying historical events) or the current time.
+func (s *Server) scoreTime() time.Time {
+	if !s.cfg.At.IsZero() {
+		return s.cfg.At
+	}
+	return s.now()
+}
+
 // Handler returns the HTTP handler (for tests and embedding).
 func (s *Server) Handler() http.Handler { return s.handler }
 
