@@ -1,6 +1,7 @@
 package agentrisk
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -64,4 +65,28 @@ func TestRiskConfigFile(t *testing.T) {
 	if !strings.Contains(s, "/risk_configs/2") {
 		t.Errorf("missing tenantId: %s", s)
 	}
+}
+
+func FuzzParseRiskConfig(f *testing.F) {
+	for _, p := range []string{"../../examples/agents/risk-config.json", "../../project/agents/risk-config.yaml", "../../examples/agents/decisions.yaml"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("elevatedThreshold: 95\nweights: {anomaly: -1}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, d := ParseRiskConfig("f", data)
+		if !d.HasErrors() {
+			if v := ValidateRiskConfig(cfg, ""); v.HasErrors() {
+				t.Fatalf("accepted an invalid config: %v", v)
+			}
+		}
+		_, _ = ParseRiskConfigFile("f", data)
+		cases, d := ParseDecideCases("f", data)
+		if !d.HasErrors() {
+			for i := range cases {
+				_ = cases[i].Run()
+			}
+		}
+	})
 }
