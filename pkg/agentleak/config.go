@@ -282,7 +282,7 @@ func unknownKeys(doc *yamlsrc.Doc, ptr string, v any) diag.List {
 	return out
 }
 
-func (p *Policy) violations(res *Result, secrets map[string]*secret) []string {
+func (p *Policy) violations(res *Result) []string {
 	var out []string
 	if p.MaxRiskIndex != nil && res.RiskIndex > *p.MaxRiskIndex {
 		out = append(out, fmt.Sprintf("policy: risk index %.4f above %g", res.RiskIndex, *p.MaxRiskIndex))

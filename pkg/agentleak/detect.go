@@ -547,19 +547,25 @@ func (ps *patternSet) scanWords(t string, emit emitFunc) {
 	}
 }
 
-// digitGroups reads digit groups separated by one of seps, returning group
-// lengths and the end.
-func digitGroups(t string, i int, seps string, max int) (groups []int, sep byte, end int) {
-	var buf [8]int
-	groups = buf[:0]
+// groups are the lengths of digit groups read by digitGroups; a value
+// type, so that reading numbers allocates nothing.
+type groups struct {
+	n int
+	g [5]int
+}
+
+// digitGroups reads up to max (<= 5) digit groups separated by one of
+// seps (the same separator throughout), returning their lengths and the end.
+func digitGroups(t string, i int, seps string, max int) (gs groups, sep byte, end int) {
 	for {
 		j := digitsEnd(t, i)
 		if j == i {
 			break
 		}
-		groups = append(groups, j-i)
+		gs.g[gs.n] = j - i
+		gs.n++
 		end = j
-		if len(groups) == max || j+1 >= len(t) || !isDigit(t[j+1]) {
+		if gs.n == max || j+1 >= len(t) || !isDigit(t[j+1]) {
 			break
 		}
 		if strings.IndexByte(seps, t[j]) < 0 || (sep != 0 && t[j] != sep) {
@@ -568,15 +574,15 @@ func digitGroups(t string, i int, seps string, max int) (groups []int, sep byte,
 		sep = t[j]
 		i = j + 1
 	}
-	return groups, sep, end
+	return gs, sep, end
 }
 
-func eqGroups(g []int, want ...int) bool {
-	if len(g) != len(want) {
+func (gs *groups) is(want ...int) bool {
+	if gs.n != len(want) {
 		return false
 	}
-	for i := range g {
-		if g[i] != want[i] {
+	for i, w := range want {
+		if gs.g[i] != w {
 			return false
 		}
 	}
@@ -586,21 +592,22 @@ func eqGroups(g []int, want ...int) bool {
 // numberAt classifies the number starting at i and returns where it ends
 // (i when nothing was found).
 func numberAt(t string, i int, emit emitFunc) int {
-	g, sep, end := digitGroups(t, i, "- .", 5)
+	gs, sep, end := digitGroups(t, i, "- .", 5)
+	g := gs.g[:gs.n]
 	if !rightBound(t, end) {
 		return i
 	}
 	switch {
-	case sep == '-' && eqGroups(g, 3, 2, 4):
+	case sep == '-' && gs.is(3, 2, 4):
 		emit("ssn", "ssn", famPII, t[i:end])
 		return end
-	case (sep == '-' || sep == ' ') && eqGroups(g, 3, 3, 3):
+	case (sep == '-' || sep == ' ') && gs.is(3, 3, 3):
 		emit("sin", "sin", famPII, t[i:end])
 		return end
-	case sep != '.' && eqGroups(g, 3, 3, 4):
+	case sep != '.' && gs.is(3, 3, 4):
 		emit("phone_number", "phone_number", famPII, t[i:end])
 		return end
-	case sep == '.' && eqGroups(g, 3, 3, 4):
+	case sep == '.' && gs.is(3, 3, 4):
 		emit("phone_number", "phone_number", famPII, t[i:end])
 		return end
 	case sep == '.' && len(g) == 4 && g[0] <= 3 && g[1] <= 3 && g[2] <= 3 && g[3] <= 3:
@@ -747,8 +754,8 @@ func phoneAt(t string, i int) int {
 		if j < len(t) && t[j] == ' ' {
 			j++
 		}
-		g, _, end := digitGroups(t, j, "-. ", 2)
-		if eqGroups(g, 3, 4) && rightBound(t, end) {
+		gs, _, end := digitGroups(t, j, "-. ", 2)
+		if gs.is(3, 4) && rightBound(t, end) {
 			return end
 		}
 		return i
@@ -756,8 +763,8 @@ func phoneAt(t string, i int) int {
 	if t[i] != '+' {
 		return i
 	}
-	g, _, end := digitGroups(t, j, "-. ", 3)
-	if eqGroups(g, 3, 3, 4) && rightBound(t, end) {
+	gs, _, end := digitGroups(t, j, "-. ", 3)
+	if gs.is(3, 3, 4) && rightBound(t, end) {
 		return end
 	}
 	return i

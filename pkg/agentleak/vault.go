@@ -17,19 +17,20 @@ type Vault struct {
 	Key string
 
 	fields     []vaultField
-	fieldKey   map[string]int // secret key (name, value) -> level
-	levels     [4]int         // number of fields per level
-	values     *matcher       // lowercased field values
+	fieldKey   map[findingKey]int // secret (name, value) -> level
+	levels     [4]int             // number of fields per level
+	values     *matcher           // lowercased field values
 	canaryList []canary
 	canaries   *matcher // case-sensitive canaries
 }
 
 type vaultField struct {
-	name, value, lower, key string
-	level                   int
+	name, value, lower string
+	key                findingKey
+	level              int
 }
 
-type canary struct{ text, tier string }
+type canary struct{ text, tier, tierName string }
 
 // Vaults indexes vaults by key.
 type Vaults struct {
@@ -106,7 +107,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 		return append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
 	}
 	for vi, rv := range raw.Vaults {
-		v := &Vault{Key: rv.Key, fieldKey: map[string]int{}}
+		v := &Vault{Key: rv.Key, fieldKey: map[findingKey]int{}}
 		allowed := map[string]bool{}
 		for _, a := range rv.AllowedFields {
 			allowed[a] = true
@@ -127,7 +128,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 				if allowed[n] || len(val) <= 3 {
 					continue
 				}
-				key := n + "\x00" + val
+				key := findingKey{n, val}
 				if _, dup := v.fieldKey[key]; dup {
 					continue
 				}
@@ -142,7 +143,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 		for _, tier := range []string{"obvious", "realistic", "semantic"} {
 			for _, c := range rv.Canaries[tier] {
 				if c != "" {
-					v.canaryList = append(v.canaryList, canary{c, tier})
+					v.canaryList = append(v.canaryList, canary{c, tier, "canary_" + tier})
 				}
 			}
 		}
