@@ -166,9 +166,7 @@ func TestWebhookSignedWithRetries(t *testing.T) {
 	defer srv.Close()
 	d := NewDispatcher(st, Options{BaseBackoff: 5 * time.Millisecond, AllowHosts: HostAllowList{"127.0.0.1"}})
 	d.Enqueue(webhookAlert(srv.URL + "/hook"))
-	if err := d.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	settle(t, d)
 	if calls.Load() != 3 {
 		t.Fatalf("calls = %d, want 3", calls.Load())
 	}
@@ -214,7 +212,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	defer srv.Close()
 	d := NewDispatcher(st, Options{BaseBackoff: time.Millisecond, MaxAttempts: 3})
 	d.Enqueue(webhookAlert(srv.URL))
-	d.Close(ctx)
+	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	if len(ds) != 3 || ds[0].Status != StatusFailed || ds[0].Attempt != 3 || ds[1].Status != StatusRetrying {
 		t.Fatalf("deliveries %+v", ds)
@@ -227,7 +225,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	st2 := openStore(t)
 	d = NewDispatcher(st2, Options{BaseBackoff: time.Millisecond})
 	d.Enqueue(webhookAlert(srv4.URL))
-	d.Close(ctx)
+	settle(t, d)
 	ds, _ = ListDeliveries(ctx, st2, "", 0)
 	if len(ds) != 1 || ds[0].Status != StatusFailed || ds[0].StatusCode != 410 {
 		t.Fatalf("deliveries %+v", ds)
@@ -239,7 +237,7 @@ func TestWebhookAllowListAtDelivery(t *testing.T) {
 	st := openStore(t)
 	d := NewDispatcher(st, Options{AllowHosts: HostAllowList{"hooks.example.com"}})
 	d.Enqueue(webhookAlert("http://127.0.0.1:9/"))
-	d.Close(ctx)
+	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "webhookAllowHosts") {
 		t.Fatalf("deliveries %+v", ds)
@@ -283,7 +281,7 @@ func TestEmailWithStartTLSAndAuth(t *testing.T) {
 	a := webhookAlert("")
 	a.Rule = Rule{ID: "r1", TenantID: "t1", Channel: ChannelEmail, To: []string{"oncall@example.com"}}
 	d.Enqueue(a)
-	d.Close(ctx)
+	settle(t, d)
 	msgs := smtpd.got()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages", len(msgs))
@@ -314,7 +312,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		m := &Mailer{Host: "127.0.0.1", Port: smtpd.port(), From: "lf@example.com", TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
 		d.Enqueue(alert)
-		d.Close(ctx)
+		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "550") {
 			t.Fatalf("deliveries %+v", ds)
@@ -326,7 +324,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		m := &Mailer{Host: "127.0.0.1", Port: smtpd.port(), From: "lf@example.com"}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
 		d.Enqueue(alert)
-		d.Close(ctx)
+		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "STARTTLS") {
 			t.Fatalf("deliveries %+v", ds)
@@ -339,7 +337,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		st := openStore(t)
 		d := NewDispatcher(st, Options{})
 		d.Enqueue(alert)
-		d.Close(ctx)
+		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "no SMTP") {
 			t.Fatalf("deliveries %+v", ds)
@@ -350,10 +348,42 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		m := &Mailer{Host: "127.0.0.1", Port: 1, From: "lf@example.com"}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond, MaxAttempts: 2})
 		d.Enqueue(alert)
-		d.Close(ctx)
+		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 2 || ds[0].Status != StatusFailed || ds[1].Status != StatusRetrying {
 			t.Fatalf("deliveries %+v", ds)
 		}
 	})
+}
+
+// settle waits until d has delivered or given up on everything, then closes it.
+func settle(t *testing.T, d *Dispatcher) {
+	t.Helper()
+	waitFor(t, "deliveries to settle", func() bool { return d.Pending() == 0 })
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCloseCutsBackoffShort(t *testing.T) {
+	st := openStore(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	d := NewDispatcher(st, Options{BaseBackoff: time.Hour, MaxAttempts: 5})
+	d.Enqueue(webhookAlert(srv.URL))
+	waitFor(t, "first attempt", func() bool {
+		ds, _ := ListDeliveries(context.Background(), st, "", 0)
+		return len(ds) == 1
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.Close(ctx); err != nil {
+		t.Fatalf("Close waited for an hour-long backoff: %v", err)
+	}
+	ds, _ := ListDeliveries(context.Background(), st, "", 0)
+	if len(ds) != 2 || ds[0].Status != StatusFailed || ds[0].Attempt != 2 {
+		t.Fatalf("deliveries %+v", ds)
+	}
 }

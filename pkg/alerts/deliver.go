@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/store"
@@ -146,7 +147,13 @@ type Dispatcher struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	closed bool
+	stop   chan struct{} // closed by Close: no more backoff, one last attempt each
+
+	pending atomic.Int64 // alerts queued or being delivered
 }
+
+// Pending returns the number of alerts queued or being delivered.
+func (d *Dispatcher) Pending() int { return int(d.pending.Load()) }
 
 // NewDispatcher starts a dispatcher's workers. Close stops it.
 func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
@@ -172,7 +179,7 @@ func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
 		opt.Client = NewWebhookClient(10 * time.Second)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &Dispatcher{st: st, opt: opt, queue: make(chan Alert, opt.QueueSize), ctx: ctx, cancel: cancel}
+	d := &Dispatcher{st: st, opt: opt, queue: make(chan Alert, opt.QueueSize), ctx: ctx, cancel: cancel, stop: make(chan struct{})}
 	for range opt.Workers {
 		d.wg.Add(1)
 		go d.work()
@@ -190,9 +197,11 @@ func (d *Dispatcher) Enqueue(alerts ...Alert) {
 			d.fail(a, "dispatcher is shut down")
 			continue
 		}
+		d.pending.Add(1)
 		select {
 		case d.queue <- a:
 		default:
+			d.pending.Add(-1)
 			d.fail(a, "delivery queue is full")
 		}
 	}
@@ -206,13 +215,16 @@ func (d *Dispatcher) fail(a Alert, reason string) {
 	})
 }
 
-// Close stops accepting alerts and waits for the queued ones until ctx ends;
-// then it abandons pending retries (recording them as failed).
+// Close stops accepting alerts and gives every queued or retrying alert one
+// last attempt without waiting for its backoff, until ctx ends; then it
+// cancels what is still in flight. Last attempts that fail are recorded as
+// failed.
 func (d *Dispatcher) Close(ctx context.Context) error {
 	d.mu.Lock()
 	if !d.closed {
 		d.closed = true
 		close(d.queue)
+		close(d.stop)
 	}
 	d.mu.Unlock()
 	done := make(chan struct{})
@@ -228,10 +240,20 @@ func (d *Dispatcher) Close(ctx context.Context) error {
 	}
 }
 
+func (d *Dispatcher) stopping() bool {
+	select {
+	case <-d.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 func (d *Dispatcher) work() {
 	defer d.wg.Done()
 	for a := range d.queue {
 		d.deliver(a)
+		d.pending.Add(-1)
 	}
 }
 
@@ -252,7 +274,7 @@ func (d *Dispatcher) deliver(a Alert) {
 			Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: attempt, StatusCode: code,
 			Time: time.Now().UTC(), Status: StatusDelivered,
 		}
-		last := !retry || attempt >= d.opt.MaxAttempts || d.ctx.Err() != nil
+		last := !retry || attempt >= d.opt.MaxAttempts || d.ctx.Err() != nil || d.stopping()
 		if err != nil {
 			rec.Error = err.Error()
 			rec.Status = StatusRetrying
@@ -271,7 +293,7 @@ func (d *Dispatcher) deliver(a Alert) {
 		}
 		select {
 		case <-time.After(delay):
-		case <-d.ctx.Done():
+		case <-d.stop:
 		}
 		delay *= 2
 		if delay > d.opt.MaxBackoff {
