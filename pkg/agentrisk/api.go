@@ -213,7 +213,7 @@ type IngestResult struct {
 	Duplicates int `json:"duplicates"` // events already in the store (not counted twice)
 	Agents     int `json:"agents"`     // distinct agents touched
 
-	Latest time.Time `json:"-"` // the latest event timestamp given (new or not); not part of the HTTP shape
+	Latest time.Time `json:"latest,omitzero"` // the latest event timestamp given (new or not)
 }
 
 // Engine computes and stores agent risk in an lf store. It is safe for
