@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func scanAll(t *testing.T, cfg *Config, vs *Vaults, input string) []*Result {
@@ -254,3 +255,5 @@ func FuzzDecodeTrace(f *testing.F) {
 		}
 	})
 }
+
+var testNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)

@@ -1,0 +1,58 @@
+package agentleak
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// The demo project's and the example's configs, vaults and traces load
+// without problems and scan to the documented outcome.
+func TestExamples(t *testing.T) {
+	for _, c := range []struct {
+		dir               string
+		traces            string
+		traceCount, block int
+		evalKey           string
+	}{
+		{"../../project/agentleak", "traces.jsonl", 10, 2, "agentleak-demo"},
+		{"../../examples/agentleak", "traces", 3, 2, "support-bot-privacy"},
+	} {
+		t.Run(filepath.Base(filepath.Dir(c.dir))+"/"+filepath.Base(c.dir), func(t *testing.T) {
+			cfg, ds, err := LoadConfig(filepath.Join(c.dir, "agentleak.yaml"), "agentleak.yaml")
+			if err != nil || len(ds) > 0 {
+				t.Fatalf("config: %v %v", err, ds)
+			}
+			if cfg.ProjectName != c.evalKey {
+				t.Errorf("project name %q, want %q", cfg.ProjectName, c.evalKey)
+			}
+			vs, ds, err := LoadVaults([]string{filepath.Join(c.dir, "vaults.yaml")}, []string{"vaults.yaml"})
+			if err != nil || len(ds) > 0 {
+				t.Fatalf("vaults: %v %v", err, ds)
+			}
+			inputs, err := ExpandInputs([]string{filepath.Join(c.dir, c.traces)}, nil, func(p string) string { return p })
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := &Job{Scanner: NewScanner(cfg, vs), Collect: true}
+			sum, err := job.Run(context.Background(), inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Traces != c.traceCount || sum.Blocked != c.block {
+				t.Errorf("%d traces, %d blocked; want %d and %d", sum.Traces, sum.Blocked, c.traceCount, c.block)
+			}
+			run := BuildRun(c.evalKey, testNow, sum)
+			seen := map[string]bool{}
+			for _, r := range run.Results {
+				if seen[r.TaskSpecificationKey] {
+					t.Errorf("task specification key %q twice", r.TaskSpecificationKey)
+				}
+				seen[r.TaskSpecificationKey] = true
+				if r.ScorerKey != ScorerKey || len(r.Metrics) != 10 {
+					t.Errorf("result %+v", r)
+				}
+			}
+		})
+	}
+}
