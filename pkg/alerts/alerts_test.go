@@ -387,3 +387,31 @@ func TestCloseCutsBackoffShort(t *testing.T) {
 		t.Fatalf("deliveries %+v", ds)
 	}
 }
+
+func TestPutSameRuleKeepsCrossingMemory(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	r := Rule{ID: "r", TenantID: "t", Threshold: ptr(50), Channel: ChannelEmail, To: []string{"a@b"}}
+	if err := PutRule(ctx, st, r); err != nil {
+		t.Fatal(err)
+	}
+	up := []Change{{TenantID: "t", AgentID: "a", OldScore: 10, NewScore: 60}}
+	if fired, _ := Evaluate(ctx, st, up, time.Now()); len(fired) != 1 {
+		t.Fatalf("fired %d", len(fired))
+	}
+	// A restart loads the same rule again: no second alert for the same crossing.
+	if err := PutRule(ctx, st, r); err != nil {
+		t.Fatal(err)
+	}
+	if fired, _ := Evaluate(ctx, st, []Change{{TenantID: "t", AgentID: "a", OldScore: 10, NewScore: 65}}, time.Now()); len(fired) != 0 {
+		t.Fatalf("same rule fired again after being put again")
+	}
+	// A changed rule starts over.
+	r.Threshold = ptr(55)
+	if err := PutRule(ctx, st, r); err != nil {
+		t.Fatal(err)
+	}
+	if fired, _ := Evaluate(ctx, st, []Change{{TenantID: "t", AgentID: "a", OldScore: 10, NewScore: 65}}, time.Now()); len(fired) != 1 {
+		t.Fatalf("changed rule did not fire")
+	}
+}

@@ -194,26 +194,45 @@ func NewID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// PutRule creates or replaces a rule of its tenant.
+// PutRule creates or replaces a rule of its tenant. Replacing a rule with a
+// different one resets its crossing memory; putting the same rule again (a
+// server restart loading its config) keeps it, so nothing fires twice.
 func PutRule(ctx context.Context, st *store.Store, r Rule) error {
 	if r.TenantID == "" {
 		return errors.New("alerts: rule without tenant")
 	}
-	if r.CreatedAt.IsZero() {
-		r.CreatedAt = time.Now().UTC()
-	}
-	body, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
 	return st.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES (?, ?, ?, ?)
+		var old string
+		err := tx.QueryRowContext(ctx, `SELECT body FROM alert_rules WHERE tenant_id = ? AND id = ?`, r.TenantID, r.ID).Scan(&old)
+		if err != nil && err != sql.ErrNoRows {
+			return fmt.Errorf("alerts: put rule: %w", err)
+		}
+		if err == nil {
+			var prev Rule
+			if json.Unmarshal([]byte(old), &prev) == nil {
+				created := prev.CreatedAt
+				prev.CreatedAt, r.CreatedAt = time.Time{}, time.Time{}
+				a, _ := json.Marshal(prev)
+				b, _ := json.Marshal(r)
+				if string(a) == string(b) {
+					return nil
+				}
+				r.CreatedAt = created
+			}
+		}
+		if r.CreatedAt.IsZero() {
+			r.CreatedAt = time.Now().UTC()
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (tenant_id, id) DO UPDATE SET body = excluded.body`,
 			r.TenantID, r.ID, string(body), store.FormatTime(r.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("alerts: put rule: %w", err)
 		}
-		// A changed rule starts from a clean slate of crossings.
 		_, err = tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, r.TenantID, r.ID)
 		return err
 	})
