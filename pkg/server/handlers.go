@@ -169,10 +169,11 @@ type Health struct {
 	Recalculating bool       `json:"recalculating"`
 	LastRecalc    *time.Time `json:"lastRecalculation,omitempty"`
 	LastError     string     `json:"lastRecalculationError,omitempty"`
+	PendingAlerts int        `json:"pendingAlerts"`
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	h := Health{Status: "ok"}
+	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending()}
 	if s.recalc.mu.TryLock() {
 		s.recalc.mu.Unlock()
 	} else {
