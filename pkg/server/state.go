@@ -17,6 +17,7 @@ type verdictState struct {
 	engine *agentrisk.Engine
 
 	mu      sync.RWMutex
+	gen     uint64 // bumped by every refresh, so a load that raced with one is not cached
 	configs map[string]agentrisk.RiskConfig
 	agents  map[agentKey]agentEntry
 }
@@ -36,6 +37,7 @@ func newVerdictState(e *agentrisk.Engine) *verdictState {
 func (v *verdictState) config(ctx context.Context, tenant string) (agentrisk.RiskConfig, error) {
 	v.mu.RLock()
 	cfg, ok := v.configs[tenant]
+	gen := v.gen
 	v.mu.RUnlock()
 	if ok {
 		return cfg, nil
@@ -45,7 +47,9 @@ func (v *verdictState) config(ctx context.Context, tenant string) (agentrisk.Ris
 		return cfg, err
 	}
 	v.mu.Lock()
-	v.configs[tenant] = cfg
+	if v.gen == gen {
+		v.configs[tenant] = cfg
+	}
 	v.mu.Unlock()
 	return cfg, nil
 }
@@ -57,6 +61,7 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 	k := agentKey{tenant, agent}
 	v.mu.RLock()
 	e, ok := v.agents[k]
+	gen := v.gen
 	v.mu.RUnlock()
 	if ok {
 		return e, nil
@@ -68,7 +73,7 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 	v.mu.Lock()
 	// Scored agents are bounded by the store; unknown ids are not, so they
 	// are cached only up to a limit (past it they cost a store read each).
-	if e.known || len(v.agents) < maxCachedAgents {
+	if v.gen == gen && (e.known || len(v.agents) < maxCachedAgents) {
 		v.agents[k] = e
 	}
 	v.mu.Unlock()
@@ -97,15 +102,17 @@ func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) e
 		return err
 	}
 	v.mu.Lock()
+	v.gen++
 	v.agents[agentKey{tenant, agent}] = e
 	v.mu.Unlock()
 	return nil
 }
 
-// refreshTenant drops the cached config and agents of tenant ("" = all) and
+// refresh drops the cached config and agents of tenant ("" = all) and
 // reloads the agents in changes, so the next verdicts see the new scores.
 func (v *verdictState) refresh(ctx context.Context, tenant string, changes []agentrisk.Change) error {
 	v.mu.Lock()
+	v.gen++
 	for k := range v.agents {
 		if tenant == "" || k.tenant == tenant {
 			delete(v.agents, k)
@@ -128,6 +135,7 @@ func (v *verdictState) refresh(ctx context.Context, tenant string, changes []age
 // dropConfig forgets a tenant's config after PUT risk-config.
 func (v *verdictState) dropConfig(tenant string) {
 	v.mu.Lock()
+	v.gen++
 	delete(v.configs, tenant)
 	v.mu.Unlock()
 }
