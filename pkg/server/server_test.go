@@ -604,3 +604,20 @@ func TestLoadConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestVerdictServedFromMemory: once an agent and its tenant's config are
+// cached, verdicts do not touch the store (here: a closed one).
+func TestVerdictServedFromMemory(t *testing.T) {
+	ts := startServer(t, testConfig(t, ""))
+	ts.call(t, keyT1, "PUT", "/tenants/t1/risk-config", lowThresholds)
+	if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/events?recalculate=true", events("t1", 20)); code != 200 {
+		t.Fatalf("%d %s", code, out)
+	}
+	req := `{"tenantId": "t1", "agentId": "bad", "method": "tools/call"}`
+	_, first := ts.call(t, keyT1, "POST", "/verdict", req)
+	ts.store.DB.Close()
+	code, again := ts.call(t, keyT1, "POST", "/verdict", req)
+	if code != 200 || string(again) != string(first) || !strings.Contains(string(first), "critical_risk") {
+		t.Fatalf("verdict with the store closed: %d %s (before: %s)", code, again, first)
+	}
+}
