@@ -16,7 +16,8 @@ type matcher struct {
 	// mapped to classes (each byte used by a pattern has its own class).
 	class  [256]uint16
 	nclass int
-	delta  []int32 // state*nclass + class -> state
+	delta  []int32   // state*nclass + class -> state
+	dout   [][]int32 // outputs by dense state number
 }
 
 // denseLimit caps the dense table (entries of 4 bytes).
@@ -117,18 +118,26 @@ func (m *matcher) densify() {
 			order = append(order, e.next)
 		}
 	}
+	// Rows are numbered in that order too: the shallow states, where the
+	// walk spends most of its time, share cache lines.
+	newID := make([]int32, len(m.edges))
+	for i, s := range order {
+		newID[s] = int32(i)
+	}
+	m.dout = make([][]int32, len(m.edges))
 	for _, s := range order {
-		row := m.delta[int(s)*m.nclass : int(s+1)*m.nclass]
+		m.dout[newID[s]] = m.out[s]
+		row := m.delta[int(newID[s])*m.nclass : int(newID[s]+1)*m.nclass]
 		for c := 0; c < m.nclass; c++ {
 			if n := m.child(s, rep[c]); n >= 0 && c != 0 {
-				row[c] = n * int32(m.nclass)
+				row[c] = newID[n] * int32(m.nclass)
 				if len(m.out[n]) > 0 {
 					row[c] |= outFlag
 				}
 			} else if s == 0 {
 				row[c] = 0
 			} else {
-				row[c] = m.delta[int(m.fail[s])*m.nclass+c]
+				row[c] = m.delta[int(newID[m.fail[s]])*m.nclass+c]
 			}
 		}
 	}
@@ -180,7 +189,7 @@ func (m *matcher) each(text []byte, fn func(id, start, end int)) {
 			v := delta[row+int32(class[text[i]])]
 			row = v &^ outFlag
 			if v < 0 {
-				for _, id := range m.out[row/nc] {
+				for _, id := range m.dout[row/nc] {
 					fn(int(id), i+1-m.plen[id], i+1)
 				}
 			}

@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -257,3 +258,47 @@ func FuzzDecodeTrace(f *testing.F) {
 }
 
 var testNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+
+// Scanning with several workers gives the same results in the same order
+// as scanning in one goroutine, bad traces included.
+func TestParallelMatchesSequential(t *testing.T) {
+	data, err := os.ReadFile("../../project/agentleak/traces.jsonl")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	var in bytes.Buffer
+	for i := 0; i < 20; i++ {
+		in.Write(data)
+		if i == 7 {
+			in.WriteString("{broken\n")
+		}
+	}
+	path := dir + "/t.jsonl"
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(workers int) (string, *Summary, error) {
+		var out bytes.Buffer
+		job := &Job{Scanner: NewScanner(nil, nil), KeepGoing: true, Collect: true, Workers: workers, OnResult: func(r *Result) error {
+			RedactFindings(r, true)
+			return json.NewEncoder(&out).Encode(r)
+		}}
+		sum, err := job.Run(context.Background(), []Input{{Path: path, Display: "t.jsonl"}})
+		return out.String(), sum, err
+	}
+	seq, s1, err1 := run(1)
+	par, s2, err2 := run(3)
+	if seq != par || s1.Traces != s2.Traces || s1.Blocked != s2.Blocked || len(s1.Diags) != 1 || len(s2.Diags) != 1 {
+		t.Errorf("parallel scan differs: %d/%d traces, diags %v / %v", s1.Traces, s2.Traces, s1.Diags, s2.Diags)
+	}
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("errors %v / %v", err1, err2)
+	}
+	// Without --keep-going both stop at the bad trace.
+	job := &Job{Scanner: NewScanner(nil, nil), Workers: 3}
+	sum, err := job.Run(context.Background(), []Input{{Path: path, Display: "t.jsonl"}})
+	if err == nil || sum.Traces != 80 {
+		t.Errorf("parallel without keep-going: %d traces, %v", sum.Traces, err)
+	}
+}

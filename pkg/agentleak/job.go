@@ -36,6 +36,7 @@ type Job struct {
 	Scanner   *Scanner
 	KeepGoing bool // report a bad trace and scan the others
 	Collect   bool // keep each trace's metrics in Summary.Results (for the store)
+	Workers   int  // scanning goroutines; 0 or 1 scans in the caller's goroutine
 	// OnResult receives every result in input order (raw values still in
 	// the findings); an error stops the scan.
 	OnResult func(*Result) error
@@ -114,61 +115,159 @@ func expandPath(a string) ([]string, error) {
 
 // Run scans every input. Without KeepGoing the first bad trace ends the
 // scan with a diag.Invalid error; with it, bad traces are collected in
-// Summary.Diags and the others are still scanned.
+// Summary.Diags and the others are still scanned. With Workers > 1 traces
+// are decoded by one goroutine and scanned by Workers goroutines; results
+// still reach OnResult one at a time and in input order.
 func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	sum := &Summary{}
-	for _, in := range inputs {
-		r := in.Reader
-		if in.Path != "-" {
-			f, err := os.Open(in.Path)
-			if err != nil {
-				return sum, diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err))
-			}
-			defer f.Close()
-			r = f
+	var final error
+	// handle takes one outcome in input order; false stops the scan.
+	handle := func(it item) bool {
+		if err := ctx.Err(); err != nil {
+			final = diag.Internal(err)
+			return false
 		}
-		tr := NewTraceReader(in.Display, r)
-		for {
-			if err := ctx.Err(); err != nil {
-				return sum, diag.Internal(err)
+		if it.err == nil {
+			res := it.res
+			sum.Traces++
+			if res.Blocked {
+				sum.Blocked++
 			}
-			t, err := tr.Next()
-			if err == io.EOF {
-				break
+			if j.Collect {
+				sum.Results = append(sum.Results, TraceMetrics{ScenarioID: res.ScenarioID, RunID: res.RunID, Metrics: Metrics(res)})
 			}
-			if err == nil {
-				var res *Result
-				res, err = j.Scanner.Scan(t)
-				if err == nil {
-					sum.Traces++
-					if res.Blocked {
-						sum.Blocked++
-					}
-					if j.Collect {
-						sum.Results = append(sum.Results, TraceMetrics{ScenarioID: res.ScenarioID, RunID: res.RunID, Metrics: Metrics(res)})
-					}
-					if j.OnResult != nil {
-						if err := j.OnResult(res); err != nil {
-							return sum, err
-						}
-					}
-					continue
+			if j.OnResult != nil {
+				if err := j.OnResult(res); err != nil {
+					final = err
+					return false
 				}
 			}
-			var te *TraceError
-			if !errors.As(err, &te) {
-				return sum, diag.Internal(fmt.Errorf("%s: %w", in.Display, err))
-			}
+			return true
+		}
+		var te *TraceError
+		var de *diag.Error
+		switch {
+		case errors.As(it.err, &te):
 			sum.Diags = append(sum.Diags, te.Diag)
 			if !j.KeepGoing {
-				return sum, diag.Invalid(sum.Diags)
+				final = diag.Invalid(sum.Diags)
+				return false
+			}
+			return true
+		case errors.As(it.err, &de):
+			final = it.err
+		default:
+			final = diag.Internal(fmt.Errorf("%s: %w", it.file, it.err))
+		}
+		return false
+	}
+	if j.Workers > 1 {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		next := j.parallel(ctx, inputs)
+		for {
+			it, ok := next()
+			if !ok || !handle(it) {
+				break
 			}
 		}
+	} else {
+		traces(inputs, func(t *Trace, err error, file string) bool {
+			if err != nil {
+				return handle(item{err: err, file: file})
+			}
+			res, err := j.Scanner.Scan(t)
+			return handle(item{res: res, err: err, file: file})
+		})
+	}
+	if final != nil {
+		return sum, final
 	}
 	if len(sum.Diags) > 0 {
 		return sum, diag.Invalid(sum.Diags)
 	}
 	return sum, nil
+}
+
+// item is one trace's outcome: a result, or the error that stopped it.
+type item struct {
+	res  *Result
+	err  error
+	file string
+}
+
+// traces calls fn for every trace (or error) of the inputs, in order, until
+// fn returns false.
+func traces(inputs []Input, fn func(t *Trace, err error, file string) bool) {
+	for _, in := range inputs {
+		r := in.Reader
+		if in.Path != "-" {
+			f, err := os.Open(in.Path)
+			if err != nil {
+				fn(nil, diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err)), in.Display)
+				return
+			}
+			r = f
+			defer f.Close()
+		}
+		tr := NewTraceReader(in.Display, r)
+		for {
+			t, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if !fn(t, err, in.Display) {
+				return
+			}
+		}
+	}
+}
+
+func (j *Job) parallel(ctx context.Context, inputs []Input) func() (item, bool) {
+	type work struct {
+		t    *Trace
+		slot chan item
+	}
+	order := make(chan chan item, 4*j.Workers)
+	jobs := make(chan work, 2*j.Workers)
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		traces(inputs, func(t *Trace, err error, file string) bool {
+			slot := make(chan item, 1)
+			if err != nil {
+				slot <- item{err: err, file: file}
+			} else {
+				select {
+				case jobs <- work{t, slot}:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			select {
+			case order <- slot:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+	}()
+	for w := 0; w < j.Workers; w++ {
+		sc := j.Scanner.clone()
+		go func() {
+			for wk := range jobs {
+				res, err := sc.Scan(wk.t)
+				wk.slot <- item{res: res, err: err, file: wk.t.File}
+			}
+		}()
+	}
+	return func() (item, bool) {
+		slot, ok := <-order
+		if !ok {
+			return item{}, false
+		}
+		return <-slot, true
+	}
 }
 
 // Metrics are the metric values recorded for one trace: risk_index,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 	}
 	verdicts := map[string]int{}
 	var blocked []string
-	job := &Job{Scanner: NewScanner(cfg, vaults), Collect: true, OnResult: func(r *Result) error {
+	job := &Job{Scanner: NewScanner(cfg, vaults), Collect: true, Workers: runtime.GOMAXPROCS(0), OnResult: func(r *Result) error {
 		verdicts[r.Verdict]++
 		if r.Blocked {
 			blocked = append(blocked, r.ScenarioID)

@@ -156,6 +156,17 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 	return sc
 }
 
+// clone returns a scanner sharing sc's config, vaults and compiled
+// detectors (all read-only) with its own per-trace state.
+func (sc *Scanner) clone() *Scanner {
+	c := &Scanner{cfg: sc.cfg, vaults: sc.vaults, ps: sc.ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
+		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
+	c.emitFn = c.emitPattern
+	c.canaryFn = c.emitCanary
+	c.vaultFn = c.emitVault
+	return c
+}
+
 func channelBit(ch string) uint8 {
 	for i, c := range Channels {
 		if c == ch {

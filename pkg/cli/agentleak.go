@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ func agentleakCommand(env *Env) *ucli.Command {
 				&ucli.StringFlag{Name: "evaluation-key", Usage: "evaluation `KEY` of the recorded run (default: the config's project.name, else agentleak)"},
 				&ucli.BoolFlag{Name: "no-record", Usage: "do not record the scan in the store"},
 				&ucli.BoolFlag{Name: "keep-going", Usage: "report bad traces and keep scanning the others"},
+				&ucli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "traces scanned in parallel (`N`; output order is kept)"},
 			},
 			Action: func(c *ucli.Context) error { return agentleakScan(c, env) },
 		}},
@@ -88,7 +90,7 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	sc.VaultKey = c.String("vault")
 	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
 	out := &scanWriter{w: bw, format: format, show: show}
-	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Collect: record, OnResult: out.write}
+	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Collect: record, Workers: c.Int("workers"), OnResult: out.write}
 	sum, runErr := job.Run(c.Context, inputs)
 	if err := out.close(); err != nil {
 		return diag.Internal(err)
