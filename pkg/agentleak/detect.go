@@ -128,6 +128,7 @@ var keywords = []keyword{
 // patternSet is the built-in detectors enabled by a config.
 type patternSet struct {
 	fam      map[string]bool
+	words    []string // automaton patterns: keyword words, lower case
 	kws      []keyword
 	kwm      *matcher
 	kwByWord [][]int // pattern id -> keyword indexes
@@ -151,8 +152,28 @@ func newPatternSet(enabled map[string]bool) *patternSet {
 		}
 		ps.kwByWord[id] = append(ps.kwByWord[id], len(ps.kws)-1)
 	}
+	ps.words = words
 	ps.kwm = newMatcher(words)
 	return ps
+}
+
+// hit is one automaton match: pattern id and span.
+type hit struct{ id, s, e int32 }
+
+// scanWithHits is scan with the keyword matches already found (by an
+// automaton that also holds a vault's values).
+func (ps *patternSet) scanWithHits(text string, emit emitFunc, hits []hit) {
+	if ps.fam[famPII] {
+		scanEmails(text, emit)
+	}
+	if ps.fam[famPII] || ps.fam[famHealthcare] || ps.fam[famFinance] {
+		ps.scanWords(text, emit)
+	}
+	for _, h := range hits {
+		for _, ki := range ps.kwByWord[h.id] {
+			ps.keyword(text, &ps.kws[ki], int(h.s), int(h.e), emit)
+		}
+	}
 }
 
 // emitFunc receives one detection: the data type reported, the key into

@@ -129,7 +129,10 @@ type Scanner struct {
 	vaultChans map[string]int
 	emitFn     emitFunc
 	canaryFn   func(id, s, e int)
-	vaultFn    func(id, s, e int)
+	collectFn  func(id, s, e int)
+	combined   map[*Vault]*matcher // keywords + the vault's values, one pass
+	khits      []hit
+	vhits      []hit
 }
 
 type findingKey struct{ dt, value string }
@@ -150,10 +153,44 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 	}
 	sc := &Scanner{cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{},
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
+	sc.init()
+	return sc
+}
+
+func (sc *Scanner) init() {
 	sc.emitFn = sc.emitPattern
 	sc.canaryFn = sc.emitCanary
-	sc.vaultFn = sc.emitVault
-	return sc
+	sc.collectFn = sc.collect
+	sc.combined = map[*Vault]*matcher{}
+}
+
+// collect sorts the matches of a combined automaton into keyword and
+// vault hits, so that they are reported in the usual order.
+func (sc *Scanner) collect(id, s, e int) {
+	if n := len(sc.ps.words); id < n {
+		sc.khits = append(sc.khits, hit{int32(id), int32(s), int32(e)})
+	} else {
+		sc.vhits = append(sc.vhits, hit{int32(id - n), int32(s), int32(e)})
+	}
+}
+
+// combinedFor returns the automaton of the keywords and v's values
+// (built once per vault and scanner).
+func (sc *Scanner) combinedFor(v *Vault) *matcher {
+	if m, ok := sc.combined[v]; ok {
+		return m
+	}
+	pats := make([]string, 0, len(sc.ps.words)+len(v.fields))
+	pats = append(pats, sc.ps.words...)
+	for i := range v.fields {
+		pats = append(pats, v.fields[i].lower)
+	}
+	m := newMatcher(pats)
+	if len(sc.combined) > 64 {
+		clear(sc.combined) // many vaults: keep memory bounded
+	}
+	sc.combined[v] = m
+	return m
 }
 
 // clone returns a scanner sharing sc's config, vaults and compiled
@@ -161,9 +198,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 func (sc *Scanner) clone() *Scanner {
 	c := &Scanner{cfg: sc.cfg, vaults: sc.vaults, ps: sc.ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
-	c.emitFn = c.emitPattern
-	c.canaryFn = c.emitCanary
-	c.vaultFn = c.emitVault
+	c.init()
 	return c
 }
 
@@ -304,9 +339,16 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 		}
 		sc.lower = lowerASCII(sc.lower, txt)
 		if v != nil && v.values != nil && !sc.baseline {
-			v.values.each(sc.lower, sc.vaultFn)
+			// One pass finds the keywords and the vault's values.
+			sc.khits, sc.vhits = sc.khits[:0], sc.vhits[:0]
+			sc.combinedFor(v).each(sc.lower, sc.collectFn)
+			for _, h := range sc.vhits {
+				sc.emitVault(int(h.id), int(h.s), int(h.e))
+			}
+			sc.ps.scanWithHits(txt, sc.emitFn, sc.khits)
+		} else {
+			sc.ps.scan(txt, sc.lower, sc.emitFn)
 		}
-		sc.ps.scan(txt, sc.lower, sc.emitFn)
 		for ci := range cfg.Custom {
 			cd := &cfg.Custom[ci]
 			for _, m := range cd.re.FindAllString(txt, -1) {
