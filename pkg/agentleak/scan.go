@@ -50,12 +50,12 @@ func (c ChannelRisks) MarshalJSON() ([]byte, error) {
 
 // VaultStat is the leak summary of the vault a trace was scanned with.
 type VaultStat struct {
-	Key           string         `json:"key"`
-	Fields        int            `json:"fields"`
-	FieldsLeaked  int            `json:"fields_leaked"`
-	LeakShare     float64        `json:"leak_share"`
-	CanariesHit   int            `json:"canaries_hit"`
-	LeaksByChanel map[string]int `json:"leaks_by_channel,omitempty"`
+	Key            string         `json:"key"`
+	Fields         int            `json:"fields"`
+	FieldsLeaked   int            `json:"fields_leaked"`
+	LeakShare      float64        `json:"leak_share"`
+	CanariesHit    int            `json:"canaries_hit"`
+	LeaksByChannel map[string]int `json:"leaks_by_channel,omitempty"`
 }
 
 // Result is the AgentRisk score of one trace.
@@ -448,7 +448,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			vs.LeakShare = round4(float64(len(sc.vaultHit)) / float64(len(v.fields)))
 		}
 		if len(sc.vaultChans) > 0 {
-			vs.LeaksByChanel = maps.Clone(sc.vaultChans)
+			vs.LeaksByChannel = maps.Clone(sc.vaultChans)
 		}
 		res.Vault = vs
 	}

@@ -219,6 +219,19 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 			return err
 		}
 	}
+	if v := r.Vault; v != nil {
+		line := fmt.Sprintf("vault %s: %d of %d fields leaked (%.1f%%), %d canar%s leaked", v.Key, v.FieldsLeaked, v.Fields, 100*v.LeakShare, v.CanariesHit, map[bool]string{true: "y", false: "ies"}[v.CanariesHit == 1])
+		if len(v.LeaksByChannel) > 0 {
+			var parts []string
+			for _, ch := range agentleak.Channels {
+				if n := v.LeaksByChannel[ch]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%s %d", ch, n))
+				}
+			}
+			line += "; vault leaks by channel: " + strings.Join(parts, ", ")
+		}
+		fmt.Fprintln(s.w, line)
+	}
 	var rows [][]string
 	for _, f := range r.Findings {
 		if !f.Leaked {
