@@ -14,7 +14,19 @@ import (
 	"github.com/lfcli/lf/pkg/runfile"
 )
 
-func init() { runfile.Register("agentleak", runEvaluation) }
+func init() {
+	runfile.Register("agentleak", runEvaluation)
+	// `lf validate` checks AgentLeak files the way a scan reads them:
+	// schema, unknown-key warnings, regular expressions, vault values.
+	project.RegisterChecker("agentleak-config", func(file string, data []byte) diag.List {
+		_, ds, _ := ParseConfig(file, data)
+		return ds
+	})
+	project.RegisterChecker("vaults", func(file string, data []byte) diag.List {
+		_, ds := ParseVaults(file, data)
+		return ds
+	})
+}
 
 // RunSpec is the `agentleak:` entry of a run file's evaluations; paths are
 // relative to the run file.
