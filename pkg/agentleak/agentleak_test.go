@@ -302,3 +302,40 @@ func TestParallelMatchesSequential(t *testing.T) {
 		t.Errorf("parallel without keep-going: %d traces, %v", sum.Traces, err)
 	}
 }
+
+func TestReaderBadInput(t *testing.T) {
+	for name, c := range map[string]struct {
+		in   string
+		good int
+		msgs []string
+	}{
+		"bad first line":  {"not json\n{\"scenario_id\": \"s\", \"events\": []}\n", 1, []string{"f:1: not valid JSON"}},
+		"after array":     {"[{\"scenario_id\": \"s\"}]\n{\"x\": 1}\n", 1, []string{"f: unexpected data after the JSON document"}},
+		"after document":  {"{\n\"scenario_id\": \"s\"\n}\n{}\n", 0, []string{"f: unexpected data after the JSON document"}},
+		"broken document": {"{\n\"scenario_id\": \n", 0, []string{"f:1: not valid JSON"}},
+	} {
+		tr := NewTraceReader("f", strings.NewReader(c.in))
+		good := 0
+		var msgs []string
+		for i := 0; i < 10; i++ {
+			_, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				msgs = append(msgs, err.Error())
+				continue
+			}
+			good++
+		}
+		if good != c.good || len(msgs) != len(c.msgs) {
+			t.Errorf("%s: %d good, errors %q", name, good, msgs)
+			continue
+		}
+		for i, m := range c.msgs {
+			if !strings.HasPrefix(msgs[i], m) {
+				t.Errorf("%s: error %q, want prefix %q", name, msgs[i], m)
+			}
+		}
+	}
+}

@@ -105,7 +105,7 @@ func (tr *TraceReader) Next() (*Trace, error) {
 			// value on it means JSONL; otherwise the file is one JSON
 			// document (a trace, or an array of traces).
 			tr.decided = true
-			if trim[0] == '[' || !json.Valid(trim) {
+			if trim[0] == '[' || (trim[0] == '{' && !json.Valid(trim)) {
 				rest := io.MultiReader(bytes.NewReader(append([]byte(nil), line...)), tr.br)
 				tr.dec = json.NewDecoder(rest)
 				if trim[0] == '[' {
@@ -137,7 +137,10 @@ func (tr *TraceReader) readLine() ([]byte, error) {
 func (tr *TraceReader) nextDoc() (*Trace, error) {
 	if tr.arr && !tr.dec.More() {
 		tr.done = true
-		return nil, io.EOF
+		if _, err := tr.dec.Token(); err != nil { // the closing ]
+			return nil, tr.docErr(err)
+		}
+		return nil, tr.trailing()
 	}
 	var raw json.RawMessage
 	if err := tr.dec.Decode(&raw); err != nil {
@@ -146,8 +149,19 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 	}
 	if !tr.arr {
 		tr.done = true
+		if err := tr.trailing(); err != io.EOF {
+			return nil, err
+		}
 	}
 	return decodeTrace(tr.file, 0, raw)
+}
+
+// trailing returns io.EOF when nothing but space follows the document.
+func (tr *TraceReader) trailing() error {
+	if _, err := tr.dec.Token(); err != io.EOF {
+		return &TraceError{Diag: diag.Diagnostic{File: tr.file, Msg: "unexpected data after the JSON document (a JSONL file needs one whole trace per line)"}}
+	}
+	return io.EOF
 }
 
 func (tr *TraceReader) docErr(err error) error {
