@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
@@ -9,16 +8,9 @@ import (
 )
 
 // lf validate checks every file of a project the way the command that reads
-// it does: the CLI is where the domains meet, so it wires their parsers in.
+// it does. The agentleak package registers its own file types; the agent
+// risk and alert file types are wired here.
 func init() {
-	project.RegisterChecker("agentleak-config", func(file string, data []byte) diag.List {
-		_, ds, _ := agentleak.ParseConfig(file, data)
-		return ds
-	})
-	project.RegisterChecker("vaults", func(file string, data []byte) diag.List {
-		_, ds := agentleak.ParseVaults(file, data)
-		return ds
-	})
 	project.RegisterChecker("risk-config", func(file string, data []byte) diag.List {
 		_, ds := agentrisk.ParseRiskConfigFile(file, data)
 		return ds
