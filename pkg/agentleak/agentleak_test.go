@@ -223,6 +223,7 @@ func FuzzDecodeTrace(f *testing.F) {
 	f.Add([]byte(`{"run_id": "a", "scenario_id": "s", "events": [{"channel": "log", "content": {"k": [1, "x\n"]}, "metadata": {}}]}`))
 	f.Add([]byte(`{"run_id": "a\u00e9", "events": [{"event_id": 7}]}`))
 	f.Add([]byte(`{"events": null, "x": [true, false, null, -1.5e3]}`))
+	f.Add([]byte("{\"run_id\": \"a\xff\xfe\", \"scenario_id\": \"\\u00e9\xc3\"}"))
 	if data, err := os.ReadFile("../../project/agentleak/traces.jsonl"); err == nil {
 		for _, l := range bytes.Split(data, []byte("\n"))[:3] {
 			f.Add(l)

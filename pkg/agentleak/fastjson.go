@@ -211,10 +211,14 @@ func (p *fastParser) strOrNull(dst *string) bool {
 		return false
 	}
 	if !esc {
-		if n := p.i - 1 - (s + 1); n > 0 {
-			*dst = unsafe.String(&p.b[s+1], n)
-		} else {
+		body := p.b[s+1 : p.i-1]
+		switch {
+		case len(body) == 0:
 			*dst = ""
+		case !utf8.Valid(body):
+			*dst = validUTF8(body)
+		default:
+			*dst = unsafe.String(&body[0], len(body))
 		}
 		return true
 	}
@@ -394,9 +398,25 @@ func unquote(raw []byte) (string, bool) {
 		i += 2
 	}
 	if !utf8.Valid(out) {
-		out = bytes.ToValidUTF8(out, []byte("\uFFFD"))
+		return validUTF8(out), true
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// validUTF8 replaces every byte of an invalid UTF-8 sequence with U+FFFD,
+// as encoding/json does.
+func validUTF8(b []byte) string {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return string(out)
 }
 
 func hex4(s []byte, i int) (rune, bool) {

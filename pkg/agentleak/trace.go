@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -282,7 +283,7 @@ func eventText(raw json.RawMessage, buf []byte) (string, error) {
 		return "", nil
 	}
 	if raw[0] == '"' {
-		if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 {
+		if bytes.IndexByte(raw, '\\') < 0 && len(raw) >= 2 && utf8.Valid(raw) {
 			// raw belongs to the decoded trace and is never written again,
 			// so the text can share its bytes.
 			return unsafe.String(&raw[1], len(raw)-2), nil
