@@ -294,9 +294,8 @@ func Metrics(r *Result) map[string]float64 {
 	return m
 }
 
-// BuildRun turns a scan into one evaluation run: a result per trace, task
-// specification key = scenario id. A scenario id seen again in the same
-// scan keeps the traces apart as `<scenario_id>@<run_id>` (then `#2`, ...).
+// BuildRun turns a collected scan into one evaluation run: a result per
+// trace, task specification keys from TaskKeys.
 func BuildRun(evaluationKey string, now time.Time, sum *Summary) model.EvaluationRun {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %d", evaluationKey, now.UnixNano())
@@ -305,19 +304,52 @@ func BuildRun(evaluationKey string, now time.Time, sum *Summary) model.Evaluatio
 	}
 	id := "scan-" + now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(h.Sum(nil))[:6]
 	run := model.EvaluationRun{EvaluationKey: evaluationKey, ID: id, CreatedAt: now.UTC(), Status: model.StatusCompleted}
-	used := map[string]bool{}
+	var keys TaskKeys
 	for _, r := range sum.Results {
-		key := r.ScenarioID
-		if used[key] {
-			key = r.ScenarioID + "@" + r.RunID
-			for n := 2; used[key]; n++ {
-				key = fmt.Sprintf("%s@%s#%d", r.ScenarioID, r.RunID, n)
-			}
-		}
-		used[key] = true
-		run.Results = append(run.Results, model.Result{TaskSpecificationKey: key, ScorerKey: ScorerKey, Metrics: r.Metrics})
+		run.Results = append(run.Results, model.Result{TaskSpecificationKey: keys.Next(r.ScenarioID, r.RunID), ScorerKey: ScorerKey, Metrics: r.Metrics})
 	}
 	return run
+}
+
+// RunHead names the run a scan is recorded as before it starts, so results
+// can be streamed into the store: `scan-<UTC time>-<hash>`, the hash over
+// the evaluation key, the time and the inputs.
+func RunHead(evaluationKey string, now time.Time, inputs []Input) model.EvaluationRun {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %d", evaluationKey, now.UnixNano())
+	for _, in := range inputs {
+		fmt.Fprintf(h, " %s", in.Display)
+	}
+	id := "scan-" + now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(h.Sum(nil))[:6]
+	return model.EvaluationRun{EvaluationKey: evaluationKey, ID: id, CreatedAt: now.UTC(), Status: model.StatusCompleted}
+}
+
+// TaskKeys gives each trace of a scan its task specification key: the
+// scenario id, and for a scenario id seen again in the same scan
+// `<scenario_id>@<run_id>` (then `#2`, ...), so the traces stay apart.
+type TaskKeys struct {
+	used map[string]bool
+}
+
+// Next returns the key for the next trace.
+func (k *TaskKeys) Next(scenarioID, runID string) string {
+	if k.used == nil {
+		k.used = map[string]bool{}
+	}
+	key := scenarioID
+	if k.used[key] {
+		key = scenarioID + "@" + runID
+		for n := 2; k.used[key]; n++ {
+			key = fmt.Sprintf("%s@%s#%d", scenarioID, runID, n)
+		}
+	}
+	k.used[key] = true
+	return key
+}
+
+// ResultOf is the evaluation-run result recorded for one scanned trace.
+func ResultOf(taskKey string, r *Result) model.Result {
+	return model.Result{TaskSpecificationKey: taskKey, ScorerKey: ScorerKey, Metrics: Metrics(r)}
 }
 
 // ExpandVaultPaths expands a vault argument: a file, a glob, or a folder

@@ -97,19 +97,26 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 	}
 	verdicts := map[string]int{}
 	var blocked []string
-	job := &Job{Scanner: NewScanner(cfg, vaults), Collect: true, Workers: runtime.GOMAXPROCS(0), OnResult: func(r *Result) error {
+	rec, err := env.Store.BeginRun(ctx, RunHead(key, env.Now, inputs))
+	if err != nil {
+		return runfile.Report{}, diag.Internal(err)
+	}
+	var keys TaskKeys
+	job := &Job{Scanner: NewScanner(cfg, vaults), Workers: runtime.GOMAXPROCS(0), OnResult: func(r *Result) error {
 		verdicts[r.Verdict]++
 		if r.Blocked {
 			blocked = append(blocked, r.ScenarioID)
 		}
-		return nil
+		return rec.Add(ctx, ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
 	}}
 	sum, err := job.Run(ctx, inputs)
 	if err != nil {
+		if aerr := rec.Abort(ctx); aerr != nil {
+			return runfile.Report{}, diag.Internal(aerr)
+		}
 		return runfile.Report{}, err
 	}
-	run := BuildRun(key, env.Now, sum)
-	if err := env.Store.RecordRun(ctx, run); err != nil {
+	if err := rec.Finish(ctx, "completed"); err != nil {
 		return runfile.Report{}, diag.Internal(err)
 	}
 	var vs []string
@@ -123,7 +130,7 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 		sort.Strings(blocked)
 		lines = append(lines, fmt.Sprintf("blocked: %d (%s)", len(blocked), strings.Join(blocked, ", ")))
 	}
-	lines = append(lines, "recorded as run "+run.ID)
+	lines = append(lines, "recorded as run "+rec.ID())
 	return runfile.Report{
 		Title:   fmt.Sprintf("agentleak %s: %d trace%s scanned", key, sum.Traces, map[bool]string{true: "", false: "s"}[sum.Traces == 1]),
 		Lines:   lines,

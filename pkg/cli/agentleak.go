@@ -15,6 +15,8 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/report"
 )
 
@@ -90,7 +92,29 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	sc.VaultKey = c.String("vault")
 	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
 	out := &scanWriter{w: bw, format: format, show: show}
-	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Collect: record, Workers: c.Int("workers"), OnResult: out.write}
+	onResult := out.write
+	// Recording streams each trace's metrics into the store as it is
+	// scanned (the run stays "running" until the scan ends), so memory stays
+	// flat however large the input.
+	var rec *store.RunWriter
+	if record {
+		st, err := env.OpenStore(c.Context)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if rec, err = st.BeginRun(c.Context, agentleak.RunHead(evalKey, time.Now(), inputs)); err != nil {
+			return diag.Internal(err)
+		}
+		var keys agentleak.TaskKeys
+		onResult = func(r *agentleak.Result) error {
+			if err := out.write(r); err != nil {
+				return err
+			}
+			return rec.Add(c.Context, agentleak.ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
+		}
+	}
+	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Workers: c.Int("workers"), OnResult: onResult}
 	sum, runErr := job.Run(c.Context, inputs)
 	if err := out.close(); err != nil {
 		return diag.Internal(err)
@@ -98,23 +122,23 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	if err := bw.Flush(); err != nil {
 		return diag.Internal(err)
 	}
+	if rec != nil {
+		if sum == nil || sum.Traces == 0 || (runErr != nil && !job.KeepGoing) {
+			if err := rec.Abort(c.Context); err != nil {
+				return diag.Internal(err)
+			}
+		} else {
+			if err := rec.Finish(c.Context, model.StatusCompleted); err != nil {
+				return diag.Internal(err)
+			}
+			fmt.Fprintf(env.Stderr, "recorded run %s of evaluation %s (%d result%s)\n", rec.ID(), evalKey, rec.Written(), plural(rec.Written()))
+		}
+	}
 	if sum == nil || (runErr != nil && !job.KeepGoing) {
 		return runErr
 	}
 	if format == "table" {
 		fmt.Fprintf(env.Stdout, "%d trace%s scanned, %d blocked\n", sum.Traces, plural(sum.Traces), sum.Blocked)
-	}
-	if record && sum.Traces > 0 {
-		st, err := env.OpenStore(c.Context)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		run := agentleak.BuildRun(evalKey, time.Now(), sum)
-		if err := st.RecordRun(c.Context, run); err != nil {
-			return diag.Internal(err)
-		}
-		fmt.Fprintf(env.Stderr, "recorded run %s of evaluation %s (%d result%s)\n", run.ID, evalKey, len(run.Results), plural(len(run.Results)))
 	}
 	if runErr != nil {
 		return runErr

@@ -44,20 +44,28 @@ func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, yamlText s
 		run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
+	if err := insertValues(ctx, tx, run.EvaluationKey, run.ID, run.Results); err != nil {
+		return err
+	}
+	return refreshLatest(ctx, tx, run.EvaluationKey)
+}
+
+// insertValues writes the metric values of results of one run inside tx.
+func insertValues(ctx context.Context, tx *sql.Tx, evaluationKey, runID string, results []model.Result) error {
 	stmt, err := tx.PrepareContext(ctx,
 		`INSERT INTO metric_values (evaluation_key, run_id, task_specification_key, scorer_key, metric_key, value) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer stmt.Close()
-	for _, r := range run.Results {
+	for _, r := range results {
 		for _, m := range sortedMetrics(r.Metrics) {
-			if _, err := stmt.ExecContext(ctx, run.EvaluationKey, run.ID, r.TaskSpecificationKey, r.ScorerKey, m, r.Metrics[m]); err != nil {
-				return fmt.Errorf("store: insert metric value: %w", err)
+			if _, err := stmt.ExecContext(ctx, evaluationKey, runID, r.TaskSpecificationKey, r.ScorerKey, m, r.Metrics[m]); err != nil {
+				return fmt.Errorf("store: insert metric value %s/%s %s %s: %w", evaluationKey, runID, r.TaskSpecificationKey, m, err)
 			}
 		}
 	}
-	return refreshLatest(ctx, tx, run.EvaluationKey)
+	return nil
 }
 
 func sortedMetrics(m map[string]float64) []string {

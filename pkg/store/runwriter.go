@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// RunWriter streams the results of a large evaluation run into the store in
+// batches, so memory stays flat however many results a run has. The run is
+// written with status "running" first and takes its final status in Finish:
+// risk scorers read only completed runs, so they never see a run that is
+// still being written, and a process killed mid-run leaves a run marked
+// running, not a half-written completed one.
+type RunWriter struct {
+	st      *Store
+	run     model.EvaluationRun // head: key, id, created_at
+	pending []model.Result
+	written int
+}
+
+// runWriterBatch is how many results go into one transaction.
+const runWriterBatch = 2000
+
+// BeginRun records the head of run (its Results are ignored) as running,
+// replacing a run with the same evaluation key and id.
+func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWriter, error) {
+	head := run
+	head.Results = nil
+	head.Status = model.StatusRunning
+	if err := s.Tx(ctx, func(tx *sql.Tx) error { return PutRun(ctx, tx, head, "") }); err != nil {
+		return nil, err
+	}
+	return &RunWriter{st: s, run: head}, nil
+}
+
+// Add queues a result, writing a batch when enough have queued.
+func (w *RunWriter) Add(ctx context.Context, r model.Result) error {
+	w.pending = append(w.pending, r)
+	if len(w.pending) >= runWriterBatch {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+// Written is how many results were added so far.
+func (w *RunWriter) Written() int { return w.written + len(w.pending) }
+
+// ID is the run's id.
+func (w *RunWriter) ID() string { return w.run.ID }
+
+func (w *RunWriter) flush(ctx context.Context) error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	err := w.st.Tx(ctx, func(tx *sql.Tx) error {
+		return insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending)
+	})
+	if err != nil {
+		return err
+	}
+	w.written += len(w.pending)
+	w.pending = w.pending[:0]
+	return nil
+}
+
+// Finish writes what is queued and gives the run its final status
+// (completed or failed), which makes a completed run visible to scorers.
+func (w *RunWriter) Finish(ctx context.Context, status string) error {
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	return w.st.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?) WHERE evaluation_key = ? AND id = ?`,
+			status, status, w.run.EvaluationKey, w.run.ID); err != nil {
+			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
+		}
+		return refreshLatest(ctx, tx, w.run.EvaluationKey)
+	})
+}
+
+// Abort removes the run and what was written of it.
+func (w *RunWriter) Abort(ctx context.Context) error {
+	return w.st.Tx(ctx, func(tx *sql.Tx) error { return DeleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
+}
