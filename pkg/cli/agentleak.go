@@ -16,8 +16,8 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 func init() { Register(agentleakCommand) }
