@@ -66,3 +66,46 @@ func TestLatestRuns(t *testing.T) {
 		t.Fatalf("run = %+v, %v", back, err)
 	}
 }
+
+func TestRunWriterIsInvisibleUntilFinished(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	head := run("scan", "s1", 1, model.StatusCompleted, 0)
+	w, err := st.BeginRun(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < runWriterBatch+5; i++ {
+		r := model.Result{TaskSpecificationKey: "t" + string(rune('a'+i%26)) + time.Duration(i).String(), ScorerKey: "s", Metrics: map[string]float64{"risk_index": 0.5}}
+		if err := w.Add(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := st.LatestRuns(ctx, nil); len(got) != 0 {
+		t.Fatalf("a running run is visible to scorers: %v", got)
+	}
+	if err := w.Finish(ctx, model.StatusCompleted); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.LatestRuns(ctx, nil)
+	vals, _ := st.Values(ctx, risk.RunRef{EvaluationKey: "scan", ID: "s1"}, "risk_index")
+	if len(got) != 1 || len(vals) != runWriterBatch+5 {
+		t.Fatalf("after finish: runs %v, %d values", got, len(vals))
+	}
+	back, _ := Run(ctx, st.DB, "scan", "s1")
+	if back.Status != model.StatusCompleted {
+		t.Fatalf("status in body = %q", back.Status)
+	}
+	w2, _ := st.BeginRun(ctx, run("scan", "s2", 2, model.StatusCompleted, 0))
+	w2.Add(ctx, model.Result{TaskSpecificationKey: "x", ScorerKey: "s", Metrics: map[string]float64{"risk_index": 1}})
+	if err := w2.Abort(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := Run(ctx, st.DB, "scan", "s2"); r != nil {
+		t.Fatalf("aborted run still stored: %+v", r)
+	}
+}
