@@ -78,6 +78,13 @@ func ExpandInputs(args []string, stdin io.Reader, rel func(string) string) ([]In
 }
 
 func expandPath(a string) ([]string, error) {
+	return expandFiles(a, "trace", []string{"*.jsonl", "*.json"})
+}
+
+// expandFiles expands one argument: a file, a glob, or a folder (its files
+// matching exts, which must hold at least one). what names the files in
+// messages.
+func expandFiles(a, what string, exts []string) ([]string, error) {
 	matches := []string{a}
 	if strings.ContainsAny(a, "*?[") {
 		m, err := filepath.Glob(a)
@@ -85,7 +92,7 @@ func expandPath(a string) ([]string, error) {
 			return nil, diag.Usagef("bad pattern %q: %v", a, err)
 		}
 		if len(m) == 0 {
-			return nil, diag.Invalidf("%s: no file matches", a)
+			return nil, diag.Invalidf("%s: no %s file matches", a, what)
 		}
 		matches = m
 	}
@@ -97,13 +104,13 @@ func expandPath(a string) ([]string, error) {
 		}
 		if st.IsDir() {
 			var files []string
-			for _, ext := range []string{"*.jsonl", "*.json"} {
+			for _, ext := range exts {
 				m, _ := filepath.Glob(filepath.Join(p, ext))
 				files = append(files, m...)
 			}
 			sort.Strings(files)
 			if len(files) == 0 {
-				return nil, diag.Invalidf("%s: no *.jsonl or *.json trace files in the folder", p)
+				return nil, diag.Invalidf("%s: no %s %s files in the folder", p, strings.Join(exts, " or "), what)
 			}
 			out = append(out, files...)
 			continue
@@ -355,34 +362,5 @@ func ResultOf(taskKey string, r *Result) model.Result {
 // ExpandVaultPaths expands a vault argument: a file, a glob, or a folder
 // (its *.yaml, *.yml and *.json files).
 func ExpandVaultPaths(a string) ([]string, error) {
-	matches := []string{a}
-	if strings.ContainsAny(a, "*?[") {
-		m, err := filepath.Glob(a)
-		if err != nil {
-			return nil, diag.Usagef("bad pattern %q: %v", a, err)
-		}
-		if len(m) == 0 {
-			return nil, diag.Invalidf("%s: no vault file matches", a)
-		}
-		matches = m
-	}
-	var out []string
-	for _, p := range matches {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, diag.Invalidf("%s: %v", p, errors.Unwrap(err))
-		}
-		if st.IsDir() {
-			var files []string
-			for _, ext := range []string{"*.yaml", "*.yml", "*.json"} {
-				m, _ := filepath.Glob(filepath.Join(p, ext))
-				files = append(files, m...)
-			}
-			sort.Strings(files)
-			out = append(out, files...)
-			continue
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return expandFiles(a, "vault", []string{"*.yaml", "*.yml", "*.json"})
 }

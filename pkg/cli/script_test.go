@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/lfcli/lf/pkg/cli"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 func TestMain(m *testing.M) {
@@ -21,39 +22,19 @@ func sharedDir() string {
 	if d := os.Getenv("LF_SHARED"); d != "" {
 		return d
 	}
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(dir), "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
+	if root := testfiles.RepoRoot(); root != "" {
+		return filepath.Join(filepath.Dir(root), "shared")
 	}
+	return ""
 }
 
-func repoRoot() string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
 
 // TestScripts runs the end-to-end scripts in testdata/script: each is the
 // commands, their stdout, stderr and exit codes. LF_UPDATE=1 rewrites the
 // expected output in the scripts.
 func TestScripts(t *testing.T) {
 	shared := sharedDir()
-	root := repoRoot()
+	root := testfiles.RepoRoot()
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("LF_UPDATE") == "1",
