@@ -28,7 +28,6 @@ func sharedDir() string {
 	return ""
 }
 
-
 // TestScripts runs the end-to-end scripts in testdata/script: each is the
 // commands, their stdout, stderr and exit codes. LF_UPDATE=1 rewrites the
 // expected output in the scripts.
