@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -545,7 +544,12 @@ func (e *Engine) listRiskConfigs(ctx context.Context) ([]RiskConfig, error) {
 }
 
 func (e *Engine) tenants(ctx context.Context) ([]string, error) {
-	rows, err := e.st.DB.QueryContext(ctx, `SELECT DISTINCT tenant_id FROM agentrisk_agents ORDER BY tenant_id`)
+	return e.strings(ctx, `SELECT DISTINCT tenant_id FROM agentrisk_agents ORDER BY tenant_id`)
+}
+
+// strings runs a query of one text column and returns its values.
+func (e *Engine) strings(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := e.st.DB.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: %w", err)
 	}
@@ -558,27 +562,13 @@ func (e *Engine) tenants(ctx context.Context) ([]string, error) {
 		}
 		out = append(out, t)
 	}
-	sort.Strings(out)
 	return out, rows.Err()
 }
 
 // AgentTenants lists the tenants that have an agent with this id, so that
 // commands can accept an agent id without --tenant when it is unambiguous.
 func (e *Engine) AgentTenants(ctx context.Context, agentID string) ([]string, error) {
-	rows, err := e.st.DB.QueryContext(ctx, `SELECT tenant_id FROM agentrisk_agents WHERE agent_id = ? ORDER BY tenant_id`, agentID)
-	if err != nil {
-		return nil, fmt.Errorf("agentrisk: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return e.strings(ctx, `SELECT tenant_id FROM agentrisk_agents WHERE agent_id = ? ORDER BY tenant_id`, agentID)
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored tenant risk configs
