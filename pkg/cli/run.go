@@ -20,7 +20,10 @@ func runCommand(env *Env) *ucli.Command {
 		Usage: "upsert the entity files a run file lists, run its evaluations, show the risk scorers",
 		Description: "A run file lists entity files under apply: (paths, folders or globs relative to it) and\n" +
 			"evaluations: to run (agentleak, agent_risk), each recorded as an evaluation run.\n" +
-			"The project is the nearest folder holding lf.yaml above the current directory, else above the run file.",
+			"The project is the nearest folder holding lf.yaml above the current directory, else above the run file.\n" +
+			"The run file and every entity file are validated before anything is written; the entities are\n" +
+			"upserted in one transaction, then the evaluations run in order. An evaluation that fails stops\n" +
+			"the run with its exit code, keeping the entities and the evaluations recorded before it.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "run `FILE`", Required: true},
 			outputFlag("table", "table", "json", "yaml"),
