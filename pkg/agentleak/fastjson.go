@@ -26,12 +26,36 @@ type fastParser struct {
 func fastDecodeTrace(data []byte, t *Trace) bool {
 	p := fastParser{b: data}
 	p.ws()
+	ok := p.object(func(key string) bool {
+		switch key {
+		case "run_id":
+			return p.strOrNull(&t.RunID)
+		case "agent_name":
+			return p.strOrNull(&t.AgentName)
+		case "scenario_id":
+			return p.strOrNull(&t.ScenarioID)
+		case "timestamp":
+			return p.strOrNull(&t.Timestamp)
+		case "events":
+			return p.events(t)
+		}
+		if foldsToKnown(key, "run_id", "agent_name", "scenario_id", "timestamp", "events") {
+			return false
+		}
+		return p.skip(0)
+	})
+	return ok && p.end()
+}
+
+// object reads one object, calling member with each key once the parser
+// stands on its value; member reads the value and reports success.
+func (p *fastParser) object(member func(key string) bool) bool {
 	if !p.eat('{') {
 		return false
 	}
 	p.ws()
 	if p.eat('}') {
-		return p.end()
+		return true
 	}
 	for {
 		p.ws()
@@ -44,34 +68,14 @@ func fastDecodeTrace(data []byte, t *Trace) bool {
 			return false
 		}
 		p.ws()
-		switch key {
-		case "run_id":
-			ok = p.strOrNull(&t.RunID)
-		case "agent_name":
-			ok = p.strOrNull(&t.AgentName)
-		case "scenario_id":
-			ok = p.strOrNull(&t.ScenarioID)
-		case "timestamp":
-			ok = p.strOrNull(&t.Timestamp)
-		case "events":
-			ok = p.events(t)
-		default:
-			if foldsToKnown(key, "run_id", "agent_name", "scenario_id", "timestamp", "events") {
-				return false
-			}
-			ok = p.skip(0)
-		}
-		if !ok {
+		if !member(key) {
 			return false
 		}
 		p.ws()
 		if p.eat(',') {
 			continue
 		}
-		if p.eat('}') {
-			return p.end()
-		}
-		return false
+		return p.eat('}')
 	}
 }
 
@@ -117,52 +121,27 @@ func (p *fastParser) events(t *Trace) bool {
 }
 
 func (p *fastParser) event(e *Event) bool {
-	if !p.eat('{') {
-		return false
-	}
-	p.ws()
-	if p.eat('}') {
-		return true
-	}
-	for {
-		p.ws()
-		key, ok := p.key()
-		if !ok {
-			return false
-		}
-		p.ws()
-		if !p.eat(':') {
-			return false
-		}
-		p.ws()
+	return p.object(func(key string) bool {
 		switch key {
 		case "event_id":
-			ok = p.strOrNull(&e.EventID)
+			return p.strOrNull(&e.EventID)
 		case "channel":
-			ok = p.strOrNull(&e.Channel)
+			return p.strOrNull(&e.Channel)
 		case "source":
-			ok = p.strOrNull(&e.Source)
+			return p.strOrNull(&e.Source)
 		case "target":
-			ok = p.strOrNull(&e.Target)
+			return p.strOrNull(&e.Target)
 		case "content":
 			s := p.i
-			ok = p.skip(0)
+			ok := p.skip(0)
 			e.Content = json.RawMessage(p.b[s:p.i:p.i])
-		default:
-			if foldsToKnown(key, "event_id", "channel", "source", "target", "content") {
-				return false
-			}
-			ok = p.skip(0)
+			return ok
 		}
-		if !ok {
+		if foldsToKnown(key, "event_id", "channel", "source", "target", "content") {
 			return false
 		}
-		p.ws()
-		if p.eat(',') {
-			continue
-		}
-		return p.eat('}')
-	}
+		return p.skip(0)
+	})
 }
 
 func (p *fastParser) ws() {
