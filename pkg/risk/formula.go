@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -133,14 +132,6 @@ func (c *identCollector) Visit(n *ast.Node) {
 		}
 	}
 }
-
-// pythonish maps the Python spellings a methodology author may use onto
-// expr's: True/False. (** , and, or, not, and comparisons are shared.)
-func pythonish(s string) string {
-	return pyBool.ReplaceAllStringFunc(s, strings.ToLower)
-}
-
-var pyBool = regexp.MustCompile(`\b(True|False)\b`)
 
 // Formula is a compiled methodology function.
 type Formula struct {

@@ -148,7 +148,8 @@ func TestCheckMethodology(t *testing.T) {
 		{"python booleans", func(m *model.Methodology) {
 			m.ConfigSpec = append(m.ConfigSpec, model.Param{Key: "strict", Type: "boolean", DefaultValue: true})
 			m.Function = "accuracy * impact if strict == True else 0"
-		}, "does not"},
+		}, ""},
+		{"if without else", func(m *model.Methodology) { m.Function = "accuracy if impact > 1" }, "does not parse"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := perfMethodology()
