@@ -17,6 +17,7 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/riskreport"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -38,7 +39,7 @@ func agentleakCommand(env *Env) *ucli.Command {
 				&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "agentleak.yaml `FILE` (default: every channel and detector on)"},
 				&ucli.StringSliceFlag{Name: "vaults", Usage: "vault `PATH` (file, folder or glob); repeatable"},
 				&ucli.StringFlag{Name: "vault", Usage: "use the vault with `KEY` for every trace (default: the trace's scenario_id)"},
-				outputFlag("table", "table", "json", "jsonl"),
+				outputFlag("table", append([]string{"table", "json", "jsonl"}, ciFormats...)...),
 				&ucli.BoolFlag{Name: "show-values", Usage: "print raw secret values (never stored)"},
 				&ucli.StringFlag{Name: "evaluation-key", Usage: "evaluation `KEY` of the recorded run (default: the config's project.name, else agentleak)"},
 				&ucli.BoolFlag{Name: "no-record", Usage: "do not record the scan in the store"},
@@ -51,7 +52,7 @@ func agentleakCommand(env *Env) *ucli.Command {
 }
 
 func agentleakScan(c *ucli.Context, env *Env) error {
-	format, err := outputFormat(c, "table", "json", "jsonl")
+	format, err := outputFormat(c, append([]string{"table", "json", "jsonl"}, ciFormats...)...)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	sc := agentleak.NewScanner(cfg, vaults)
 	sc.VaultKey = c.String("vault")
 	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
-	out := &scanWriter{w: bw, format: format, show: show}
+	out := &scanWriter{w: bw, format: format, show: show, ci: newCIWriter(format, bw)}
 	onResult := out.write
 	// Recording streams each trace's metrics into the store as it is
 	// scanned (the run stays "running" until the scan ends), so memory stays
@@ -184,11 +185,15 @@ type scanWriter struct {
 	format string
 	show   bool
 	n      int
+	ci     ciWriter // JUnit, SARIF or Markdown: collected, written on close
 }
 
 func (s *scanWriter) write(r *agentleak.Result) error {
 	agentleak.RedactFindings(r, s.show)
 	defer func() { s.n++ }()
+	if s.ci != nil {
+		return s.ci.Write(riskreport.Trace{Result: r, ShowValues: s.show})
+	}
 	switch s.format {
 	case "jsonl":
 		return report.JSONLine(s.w, r)
@@ -208,6 +213,9 @@ func (s *scanWriter) write(r *agentleak.Result) error {
 }
 
 func (s *scanWriter) close() error {
+	if s.ci != nil {
+		return s.ci.Close()
+	}
 	if s.format != "json" {
 		return nil
 	}

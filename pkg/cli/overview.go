@@ -29,11 +29,11 @@ func overviewCommand(env *Env) *ucli.Command {
 			Flags: []ucli.Flag{
 				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
-				outputFlag("table", "table", "json", "yaml"),
+				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
 			},
 			Action: func(c *ucli.Context) error {
-				format, err := outputFormat(c, "table", "json", "yaml")
+				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
 					return err
 				}
@@ -50,7 +50,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeOverview(env, res, format); err != nil {
+				if err := writeScorers(env, res, format, failOn); err != nil {
 					return err
 				}
 				return gate(res, failOn)

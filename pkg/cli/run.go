@@ -26,7 +26,7 @@ func runCommand(env *Env) *ucli.Command {
 			"the run with its exit code, keeping the entities and the evaluations recorded before it.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "run `FILE`", Required: true},
-			outputFlag("table", "table", "json", "yaml"),
+			outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 			&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above (overrides the run file)"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -36,7 +36,7 @@ func runCommand(env *Env) *ucli.Command {
 				return diag.Usagef("%v", err)
 			}
 			env.SetHint(filepath.Dir(abs))
-			format, err := outputFormat(c, "table", "json", "yaml")
+			format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func runCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeOverview(env, res, format); err != nil {
+			if err := writeScorers(env, res, format, failOn); err != nil {
 				return err
 			}
 			return gate(res, failOn)
