@@ -16,6 +16,7 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/riskreport"
 	"github.com/lfcli/lf/pkg/store"
@@ -44,6 +45,7 @@ func agentleakCommand(env *Env) *ucli.Command {
 				&ucli.StringFlag{Name: "evaluation-key", Usage: "evaluation `KEY` of the recorded run (default: the config's project.name, else agentleak)"},
 				&ucli.BoolFlag{Name: "no-record", Usage: "do not record the scan in the store"},
 				&ucli.BoolFlag{Name: "keep-going", Usage: "report bad traces and keep scanning the others"},
+				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "traces scanned in parallel (`N`; output order is kept)"},
 			},
 			Action: func(c *ucli.Context) error { return agentleakScan(c, env) },
@@ -115,8 +117,13 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 			return rec.Add(c.Context, agentleak.ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
 		}
 	}
+	// Progress on a terminal, for scans that take more than a second.
+	bar := progress.New(env.Stderr, progress.Options{Description: "scanning traces", Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	counted := onResult
+	onResult = func(r *agentleak.Result) error { bar.Add(1); return counted(r) }
 	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Workers: c.Int("workers"), OnResult: onResult}
 	sum, runErr := job.Run(c.Context, inputs)
+	bar.Finish()
 	if err := out.close(); err != nil {
 		return diag.Internal(err)
 	}

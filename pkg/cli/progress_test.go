@@ -1,0 +1,89 @@
+package cli_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/lfcli/lf/pkg/cli"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
+)
+
+type ptyOutput struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (p *ptyOutput) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.buf.Write(b)
+}
+
+func (p *ptyOutput) String() string {
+	time.Sleep(300 * time.Millisecond)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.buf.String()
+}
+
+// TestScanProgressOnTerminal runs lf agentleak scan with standard error on a
+// pseudo-terminal: progress appears there; with --quiet, or with standard
+// error a pipe, nothing does.
+func TestScanProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	traces := filepath.Join(root, "project", "agentleak", "traces.jsonl")
+	t.Setenv("LF_PROGRESS_AFTER", "0s") // the demo scan is faster than the usual second
+	t.Setenv("LF_QUIET", "")
+	run := func(stderr io.Writer, extra ...string) int {
+		args := append([]string{"lf", "agentleak", "scan", "--no-record", "--workers", "1", "-o", "jsonl"}, extra...)
+		return cli.Run(append(args, traces), strings.NewReader(""), io.Discard, stderr)
+	}
+
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &ptyOutput{}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	run(tty)
+	if out := term.String(); !strings.Contains(out, "scanning traces") {
+		t.Errorf("no progress on the terminal; it got %q", out)
+	}
+
+	ptmx2, tty2, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx2.Close()
+	defer tty2.Close()
+	term2 := &ptyOutput{}
+	go func() { _, _ = io.Copy(term2, ptmx2) }()
+	run(tty2, "--quiet")
+	if out := term2.String(); strings.Contains(out, "scanning traces") {
+		t.Errorf("--quiet still showed progress: %q", out)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(w)
+	w.Close()
+	piped, _ := io.ReadAll(r)
+	if strings.Contains(string(piped), "scanning") {
+		t.Errorf("progress written to a pipe: %q", piped)
+	}
+}
