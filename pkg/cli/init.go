@@ -28,7 +28,11 @@ func initCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return diag.Usagef("%v", err)
 			}
-			for _, p := range written {
+			schemaFiles, err := withSchemas(dir, written)
+			if err != nil {
+				return diag.Usagef("%v", err)
+			}
+			for _, p := range append(written, schemaFiles...) {
 				fmt.Fprintf(env.Stdout, "wrote %s\n", p)
 			}
 			fmt.Fprintf(env.Stdout, "next: lf --project %s run -f %s/run.yaml\n", dir, dir)
