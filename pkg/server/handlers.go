@@ -127,6 +127,8 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /tenants/{tenantId}/alert-rules", s.tenant(s.createRule))
 	api.HandleFunc("DELETE /tenants/{tenantId}/alert-rules/{ruleId}", s.tenant(s.deleteRule))
 	api.HandleFunc("GET /tenants/{tenantId}/alert-deliveries", s.tenant(s.listDeliveries))
+	api.HandleFunc("GET /report", s.report)
+	api.HandleFunc("GET /tenants/{tenantId}/report", s.tenant(s.tenantReport))
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
