@@ -97,22 +97,11 @@ func Prepare(in ScanInputs) (*ScanPlan, error) {
 		hashed = append(hashed, in.Config)
 	}
 	if len(in.Vaults) > 0 {
-		var paths, displays []string
-		for _, a := range in.Vaults {
-			ps, err := ExpandVaultPaths(a)
-			if err != nil {
-				return nil, err
-			}
-			for _, path := range ps {
-				paths = append(paths, path)
-				displays = append(displays, in.Display(path))
-			}
-		}
-		vs, warns, err := LoadVaults(paths, displays)
+		vs, paths, warns, err := loadVaultArgs(in.Vaults, in.Display)
 		if err != nil {
 			return nil, err
 		}
-		p.Warnings = append(p.Warnings, warns.Warnings()...)
+		p.Warnings = append(p.Warnings, warns...)
 		p.vaults = vs
 		hashed = append(hashed, paths...)
 	}
@@ -146,6 +135,27 @@ func Prepare(in ScanInputs) (*ScanPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// loadVaultArgs expands vault arguments (files, folders, globs) and loads
+// them; it returns the files read and the warnings.
+func loadVaultArgs(args []string, display func(string) string) (*Vaults, []string, diag.List, error) {
+	var paths, displays []string
+	for _, a := range args {
+		ps, err := ExpandVaultPaths(a)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, path := range ps {
+			paths = append(paths, path)
+			displays = append(displays, display(path))
+		}
+	}
+	vs, warns, err := LoadVaults(paths, displays)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return vs, paths, warns.Warnings(), nil
 }
 
 // scanHashVersion changes when the same inputs would scan differently (new

@@ -95,18 +95,9 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 		}
 		return p
 	}
-	var files []string
-	for i, pat := range spec.Events {
-		full := pat
-		if !filepath.IsAbs(full) {
-			full = filepath.Join(env.BaseDir, pat)
-		}
-		m, err := filepath.Glob(full)
-		if err != nil || len(m) == 0 {
-			return evaluation.Report{}, bad(fmt.Sprintf("/events/%d", i), "no events file matches %q", pat)
-		}
-		sort.Strings(m)
-		files = append(files, m...)
+	files, err := eventFiles(env, spec.Events, bad)
+	if err != nil {
+		return evaluation.Report{}, err
 	}
 	// The risk config is checked before and applied after the events, so that
 	// a problem in either stores nothing.
@@ -119,11 +110,9 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 		if _, err := os.Stat(p); err != nil {
 			return evaluation.Report{}, bad("/risk_config", "%v", err)
 		}
-		cfgs, err := LoadRiskConfigs(p, rel(p))
-		if err != nil {
+		if riskConfigs, err = LoadRiskConfigs(p, rel(p)); err != nil {
 			return evaluation.Report{}, err
 		}
-		riskConfigs = cfgs
 	}
 	var srcs []Source
 	for _, f := range files {
@@ -155,6 +144,25 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 		return evaluation.Report{}, err
 	}
 	return recalcReport(changes, res, at), nil
+}
+
+// eventFiles expands the spec's events paths and globs (relative to the
+// run file), each of which must match a file.
+func eventFiles(env evaluation.Env, patterns []string, bad func(ptr, format string, args ...any) error) ([]string, error) {
+	var files []string
+	for i, pat := range patterns {
+		full := pat
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(env.BaseDir, pat)
+		}
+		m, err := filepath.Glob(full)
+		if err != nil || len(m) == 0 {
+			return nil, bad(fmt.Sprintf("/events/%d", i), "no events file matches %q", pat)
+		}
+		sort.Strings(m)
+		files = append(files, m...)
+	}
+	return files, nil
 }
 
 // recalcReport is the run-file summary of a recalculation: tier counts and
