@@ -35,18 +35,11 @@ func parseKind(s string) (project.KindInfo, error) {
 // loadChecked loads entity files and checks them against the store's
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
-	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
-	if b != nil {
-		stored, err := store.Methodologies(ctx, st.DB)
-		if err != nil {
-			return nil, diag.Internal(err)
-		}
-		diags = append(diags, b.Check(stored)...)
+	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st)
+	if err != nil {
+		return nil, err
 	}
-	if diags.HasErrors() {
-		return nil, diag.Invalid(diags)
-	}
-	printWarnings(env, diags)
+	printWarnings(env, warns)
 	return b, nil
 }
 

@@ -101,22 +101,15 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 // apply loads and checks the entity files (against the methodologies
 // already stored too) and upserts them in one transaction.
 func apply(ctx context.Context, projectDir string, paths []string, st *store.Store) (*Applied, error) {
-	b, diags := project.LoadEntityFiles(projectDir, paths, nil)
-	if b != nil {
-		stored, err := store.Methodologies(ctx, st.DB)
-		if err != nil {
-			return nil, diag.Internal(err)
-		}
-		diags = append(diags, b.Check(stored)...)
-	}
-	if diags.HasErrors() {
-		return nil, diag.Invalid(diags)
+	b, warns, err := project.LoadChecked(ctx, projectDir, paths, nil, st)
+	if err != nil {
+		return nil, err
 	}
 	changes, err := project.Upsert(ctx, st, b)
 	if err != nil {
 		return nil, err
 	}
-	a := &Applied{Entities: len(changes), Warnings: diags.Warnings()}
+	a := &Applied{Entities: len(changes), Warnings: warns}
 	for _, ch := range changes {
 		switch ch.Outcome {
 		case store.Created:
