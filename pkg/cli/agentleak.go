@@ -29,7 +29,8 @@ func agentleakCommand(env *Env) *ucli.Command {
 			Usage:     "scan agent traces on every channel, score them with AgentRisk and record the run",
 			ArgsUsage: "TRACE... (JSONL, a JSON file per trace, a folder, a glob, or - for stdin)",
 			Description: "Exit 1 when a trace is blocked (score below scoring.fail_below, a level 4 secret leaked\n" +
-				"with block_on_critical, or a privacy policy violation); exit 3 on bad input.\n" +
+				"with block_on_critical, or a privacy policy violation) or the inputs hold no trace at all;\n" +
+				"exit 3 on bad input (a trace without events is bad input; events: [] is a run with no events).\n" +
 				"Values are redacted (first 2 and last 2 characters) unless --show-values is given;\n" +
 				"raw values never reach the store.",
 			Flags: []ucli.Flag{
