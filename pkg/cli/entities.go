@@ -183,7 +183,7 @@ func listCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenStore(c.Context)
+			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
@@ -314,7 +314,7 @@ func exportCommand(env *Env) *ucli.Command {
 					}
 					kind = k.Kind
 				}
-				st, err := env.OpenStore(c.Context)
+				st, err := env.OpenExistingStore(c.Context)
 				if err != nil {
 					return err
 				}
@@ -342,6 +342,9 @@ func (w *bytesBuffer) Write(p []byte) (int, error) {
 // writeFileAtomic writes through a temporary file and a rename, so a crash
 // never leaves half a file.
 func writeFileAtomic(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return diag.Usagef("%s is a folder; name the file to write", path)
+	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return diag.Internal(err)

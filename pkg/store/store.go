@@ -10,12 +10,15 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -33,35 +36,50 @@ type Store struct {
 	valuesErr  error
 }
 
-// Open opens (creating if needed) the store at url: a file path, "sqlite:PATH",
-// "sqlite://PATH", or ":memory:" for a private in-memory store.
+// Open opens (creating if needed) the store at url (see ParseURL).
 func Open(ctx context.Context, url string) (*Store, error) {
-	path := url
-	for _, p := range []string{"sqlite://", "sqlite:", "file:"} {
-		if strings.HasPrefix(path, p) {
-			path = strings.TrimPrefix(path, p)
-			break
-		}
+	return open(ctx, url, true)
+}
+
+// OpenExisting opens the store at url without creating it: commands that
+// only read use it, so that they never leave a store behind. It returns an
+// error wrapping ErrNotExist when there is no store at url.
+func OpenExisting(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, false)
+}
+
+func open(ctx context.Context, url string, create bool) (*Store, error) {
+	loc, err := ParseURL(url)
+	if err != nil {
+		return nil, err
 	}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
+	if loc.Engine != EngineSQLite {
+		return nil, fmt.Errorf("%w: the %s store (%s) is not available yet; use %s", ErrNotAvailable, loc.Engine, url, "a file path or sqlite://PATH")
 	}
-	if path == "" {
-		return nil, fmt.Errorf("store: empty path in %q", url)
-	}
+	path := loc.Path
 	var dsn string
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
 	if path == ":memory:" {
 		dsn = "file::memory:?" + pragmas
 	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%w %q: %s is a folder, not a store file", ErrUsage, url, path)
+		} else if err != nil && !create {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w at %s", ErrNotExist, path)
+			}
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+		if create {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, fmt.Errorf("store %s: %w", path, err)
+			}
 		}
 		dsn = "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store %s: open: %w", path, err)
 	}
 	if path == ":memory:" {
 		// Each connection would get its own empty database.
@@ -83,8 +101,10 @@ func (s *Store) Close() error {
 	return s.DB.Close()
 }
 
-// migrate applies the embedded schema files in name order. They are written
-// to be idempotent (CREATE ... IF NOT EXISTS).
+// migrate applies the embedded schema files (schema/NN_name.sql) in name
+// order, each once: the schema_migrations table records the versions
+// applied. The first files predate the table and are idempotent, so a store
+// written before versioning takes them again harmlessly.
 func (s *Store) migrate(ctx context.Context) error {
 	entries, err := schemaFS.ReadDir("schema")
 	if err != nil {
@@ -96,13 +116,39 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+			return fmt.Errorf("store %s: schema: %w", s.Path, err)
+		}
+		applied := map[string]bool{}
+		rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
+			return fmt.Errorf("store %s: schema: %w", s.Path, err)
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return fmt.Errorf("store %s: schema: %w", s.Path, err)
+			}
+			applied[v] = true
+		}
+		rows.Close()
 		for _, n := range names {
+			version := strings.TrimSuffix(n, ".sql")
+			if applied[version] {
+				continue
+			}
 			b, err := schemaFS.ReadFile("schema/" + n)
 			if err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-				return fmt.Errorf("store: schema %s: %w", n, err)
+				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+				version, FormatTime(time.Now())); err != nil {
+				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
 			}
 		}
 		return nil
@@ -114,14 +160,14 @@ func (s *Store) migrate(ctx context.Context) error {
 func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return fmt.Errorf("store %s: begin: %w", s.Path, err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return fmt.Errorf("store %s: commit: %w", s.Path, err)
 	}
 	return nil
 }
