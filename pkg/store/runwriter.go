@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -30,7 +32,17 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWrit
 	head := run
 	head.Results = nil
 	head.Status = model.StatusRunning
-	if err := s.Tx(ctx, func(tx *sql.Tx) error { return PutRun(ctx, tx, head, "") }); err != nil {
+	host, _ := os.Hostname()
+	if err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := PutRun(ctx, tx, head, ""); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
+			WHERE evaluation_key = ? AND id = ?`, os.Getpid(), host, FormatTime(time.Now()), head.EvaluationKey, head.ID); err != nil {
+			return fmt.Errorf("store %s: begin run %s/%s: %w", s.Path, head.EvaluationKey, head.ID, err)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return &RunWriter{st: s, run: head}, nil
@@ -56,7 +68,10 @@ func (w *RunWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	err := w.st.Tx(ctx, func(tx *sql.Tx) error {
-		return insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending)
+		if err := insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
+			return err
+		}
+		return w.heartbeat(ctx, tx)
 	})
 	if err != nil {
 		return err
@@ -66,14 +81,32 @@ func (w *RunWriter) flush(ctx context.Context) error {
 	return nil
 }
 
+// heartbeat records that the run's writer is still at work.
+func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE evaluation_key = ? AND id = ?`,
+		FormatTime(time.Now()), w.run.EvaluationKey, w.run.ID); err != nil {
+		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.run.EvaluationKey, w.run.ID, err)
+	}
+	return nil
+}
+
+// AbandonEnv names the test hook that makes Finish leave its run as a
+// crashed writer would (still running, its writer gone once the process
+// exits), so tests can exercise abandoned-run clean-up.
+const AbandonEnv = "LF_TEST_ABANDON_RUN"
+
 // Finish writes what is queued and gives the run its final status
 // (completed or failed), which makes a completed run visible to scorers.
 func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
+	if os.Getenv(AbandonEnv) == "1" {
+		return nil
+	}
 	return w.st.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?) WHERE evaluation_key = ? AND id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?),
+			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE evaluation_key = ? AND id = ?`,
 			status, status, w.run.EvaluationKey, w.run.ID); err != nil {
 			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
 		}

@@ -90,6 +90,13 @@ func open(ctx context.Context, url string, create bool) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if create {
+		// The next writer cleans up after writers that died mid-run.
+		if _, err := s.CollectGarbage(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
