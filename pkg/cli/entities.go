@@ -37,7 +37,7 @@ func parseKind(s string) (project.KindInfo, error) {
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
 	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
 	if b != nil {
-		stored, err := store.Methodologies(ctx, st.DB)
+		stored, err := st.Methodologies(ctx)
 		if err != nil {
 			return nil, diag.Internal(err)
 		}
@@ -196,7 +196,7 @@ func listCommand(env *Env) *ucli.Command {
 func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, format string) error {
 	switch kind {
 	case model.KindEvaluationRun:
-		rows, err := store.Runs(ctx, st.DB)
+		rows, err := st.Runs(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
@@ -220,7 +220,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 		}
 		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES"}, table)
 	case model.KindMethodology:
-		ms, err := store.Methodologies(ctx, st.DB)
+		ms, err := st.Methodologies(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
@@ -239,7 +239,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 		}
 		return report.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
 	default:
-		ss, err := store.RiskScorers(ctx, st.DB)
+		ss, err := st.RiskScorers(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}

@@ -29,8 +29,8 @@ type Entity struct {
 	YAML string // canonical YAML list item, with comments
 }
 
-// PutEntity upserts an entity inside tx.
-func PutEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
+// putEntity upserts an entity inside tx.
+func putEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
 	var body, yml string
 	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE kind = ? AND key = ?`, string(e.Kind), e.Key).Scan(&body, &yml)
 	now := FormatTime(time.Now())
@@ -54,8 +54,8 @@ func PutEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
 	return Updated, nil
 }
 
-// DeleteEntity deletes an entity inside tx and reports whether it existed.
-func DeleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
+// deleteEntity deletes an entity inside tx and reports whether it existed.
+func deleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE kind = ? AND key = ?`, string(kind), key)
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
@@ -68,9 +68,9 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Entities lists the entities of a kind, sorted by key. q is the store's DB
+// entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
-func Entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
+func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE kind = ? ORDER BY key`, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -87,9 +87,9 @@ func Entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error)
 	return out, rows.Err()
 }
 
-// Methodologies returns the stored methodologies by key.
-func Methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
-	es, err := Entities(ctx, q, model.KindMethodology)
+// methodologies returns the stored methodologies by key.
+func methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
+	es, err := entities(ctx, q, model.KindMethodology)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +104,9 @@ func Methodologies(ctx context.Context, q querier) (map[string]*model.Methodolog
 	return out, nil
 }
 
-// RiskScorers returns the stored risk scorers sorted by key.
-func RiskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
-	es, err := Entities(ctx, q, model.KindRiskScorer)
+// riskScorers returns the stored risk scorers sorted by key.
+func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
+	es, err := entities(ctx, q, model.KindRiskScorer)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +131,8 @@ type RunRow struct {
 	Values        int
 }
 
-// Runs lists the stored runs sorted by evaluation key and id.
-func Runs(ctx context.Context, q querier) ([]RunRow, error) {
+// runs lists the stored runs sorted by evaluation key and id.
+func runs(ctx context.Context, q querier) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
 		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
@@ -151,8 +151,8 @@ func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	return out, rows.Err()
 }
 
-// Run loads one run with its results.
-func Run(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
+// loadRun loads one run with its results.
+func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
 	rows, err := q.QueryContext(ctx, `SELECT body FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)

@@ -58,7 +58,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
 			res.Values += n
-			if err := DeleteRun(ctx, tx, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.key, r.id); err != nil {
 				return err
 			}
 			res.Runs = append(res.Runs, r.key+"/"+r.id)

@@ -34,7 +34,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWrit
 	head.Status = model.StatusRunning
 	host, _ := os.Hostname()
 	if err := s.Tx(ctx, func(tx *sql.Tx) error {
-		if err := PutRun(ctx, tx, head, ""); err != nil {
+		if err := putRun(ctx, tx, head, ""); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
@@ -116,5 +116,5 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
-	return w.st.Tx(ctx, func(tx *sql.Tx) error { return DeleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
+	return w.st.Tx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
 }
