@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/risk"
 )
 
 // Outcome says what an upsert did.
@@ -196,9 +195,10 @@ func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.E
 	return &run, vrows.Err()
 }
 
-// LatestRuns implements risk.Source.
-func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, error) {
-	var out []risk.RunRef
+// LatestRuns returns the latest completed run of each evaluation key in
+// keys, or of every key when keys is nil (what scoring reads).
+func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, error) {
+	var out []model.RunRef
 	if keys == nil {
 		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id FROM latest_runs ORDER BY evaluation_key`)
 		if err != nil {
@@ -206,7 +206,7 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, e
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var r risk.RunRef
+			var r model.RunRef
 			if err := rows.Scan(&r.EvaluationKey, &r.ID); err != nil {
 				return nil, fmt.Errorf("store: %w", err)
 			}
@@ -226,14 +226,14 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, e
 		case err != nil:
 			return nil, fmt.Errorf("store: %w", err)
 		default:
-			out = append(out, risk.RunRef{EvaluationKey: k, ID: id})
+			out = append(out, model.RunRef{EvaluationKey: k, ID: id})
 		}
 	}
 	return out, nil
 }
 
-// Values implements risk.Source.
-func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]risk.Value, error) {
+// Values returns the values of metric in run (what scoring reads).
+func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	s.valuesOnce.Do(func() {
 		s.valuesStmt, s.valuesErr = s.DB.PrepareContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
 		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`)
@@ -246,9 +246,9 @@ func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]r
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []risk.Value
+	var out []model.MetricValue
 	for rows.Next() {
-		var v risk.Value
+		var v model.MetricValue
 		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
