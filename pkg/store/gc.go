@@ -28,7 +28,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	var res GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT evaluation_key, id, writer_pid, writer_host, heartbeat_at
 			FROM evaluation_runs WHERE writer_pid <> 0`)
 		if err != nil {

@@ -21,7 +21,7 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
 // agent risk, ...), replacing a run with the same evaluation key and id.
 func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
 		return putRun(ctx, tx, run, "")
 	})
 }

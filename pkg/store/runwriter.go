@@ -33,7 +33,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWrit
 	head.Results = nil
 	head.Status = model.StatusRunning
 	host, _ := os.Hostname()
-	if err := s.Tx(ctx, func(tx *sql.Tx) error {
+	if err := s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := putRun(ctx, tx, head, ""); err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (w *RunWriter) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	err := w.st.Tx(ctx, func(tx *sql.Tx) error {
+	err := w.st.withTx(ctx, func(tx *sql.Tx) error {
 		if err := insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	if os.Getenv(AbandonEnv) == "1" {
 		return nil
 	}
-	return w.st.Tx(ctx, func(tx *sql.Tx) error {
+	return w.st.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?),
 			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE evaluation_key = ? AND id = ?`,
 			status, status, w.run.EvaluationKey, w.run.ID); err != nil {
@@ -116,5 +116,5 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
-	return w.st.Tx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
+	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
 }

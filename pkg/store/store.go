@@ -122,7 +122,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
-	return s.Tx(ctx, func(tx *sql.Tx) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 			return fmt.Errorf("store %s: schema: %w", s.Path, err)
@@ -162,9 +162,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	})
 }
 
-// Tx runs fn in one transaction, committing when it returns nil and rolling
+// withTx runs fn in one transaction, committing when it returns nil and rolling
 // back otherwise.
-func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store %s: begin: %w", s.Path, err)

@@ -20,7 +20,7 @@ type Tx struct {
 // Update runs fn in one transaction, committing when it returns nil and
 // rolling back otherwise.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error { return fn(&Tx{st: s, tx: tx}) })
+	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{st: s, tx: tx}) })
 }
 
 // Entities lists the stored entities of a kind, sorted by key.
