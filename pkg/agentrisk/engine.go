@@ -141,7 +141,7 @@ func (e *Engine) scoreAll(ctx context.Context, ins []*scoreInput, at time.Time) 
 func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at time.Time, calcs []agentCalc, cfgs map[string]*RiskConfig) ([]Change, error) {
 	atStr := store.FormatTime(at)
 	var changes []Change
-	err := e.st.Update(ctx, func(tx *store.Tx) error {
+	err := e.st.Update(ctx, func(tx store.Tx) error {
 		olds, err := tx.AgentScores(ctx, tenantID)
 		if err != nil {
 			return err
@@ -348,7 +348,7 @@ func (e *Engine) baseline(ctx context.Context, tenantID, agentID string) (Baseli
 }
 
 func (e *Engine) resetBaseline(ctx context.Context, tenantID, agentID string, at time.Time) error {
-	return e.st.Update(ctx, func(tx *store.Tx) error {
+	return e.st.Update(ctx, func(tx store.Tx) error {
 		row, ok, err := tx.AgentAggregate(ctx, tenantID, agentID)
 		if err != nil {
 			return fmt.Errorf("agentrisk: %w", err)
@@ -480,7 +480,7 @@ func (e *Engine) ReplaceRiskConfigs(ctx context.Context, cfgs []RiskConfig) erro
 		body, _ := json.Marshal(c)
 		bodies[i] = store.TenantBody{TenantID: c.TenantID, Body: string(body)}
 	}
-	return e.st.Update(ctx, func(tx *store.Tx) error {
+	return e.st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.ReplaceRiskConfigs(ctx, bodies, time.Now()); err != nil {
 			return fmt.Errorf("agentrisk: %w", err)
 		}

@@ -70,7 +70,7 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 	var res IngestResult
 	var diags diag.List
 	errBad := errors.New("bad input")
-	err := e.st.Update(ctx, func(tx *store.Tx) error {
+	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
@@ -119,7 +119,7 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 		}
 	}
 	var res IngestResult
-	err := e.st.Update(ctx, func(tx *store.Tx) error {
+	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
@@ -144,7 +144,7 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 // written once at the end.
 type ingester struct {
 	ctx    context.Context
-	ins    *store.EventIngest
+	ins    store.EventIngest
 	agents map[agentKey]*agentFold
 	res    IngestResult
 }
@@ -156,7 +156,7 @@ type agentFold struct {
 	first, last time.Time
 }
 
-func newIngester(ctx context.Context, tx *store.Tx) (*ingester, error) {
+func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
 	ins, err := tx.EventIngest(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)

@@ -57,7 +57,7 @@ func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.T
 		byTenant[c.TenantID] = rules
 	}
 	var fired []Alert
-	err := st.Update(ctx, func(tx *store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		fired = fired[:0]
 		states, err := tx.AlertStates(ctx)
 		if err != nil {

@@ -200,7 +200,7 @@ func PutRule(ctx context.Context, st *store.Store, r Rule) error {
 	if r.TenantID == "" {
 		return errors.New("alerts: rule without tenant")
 	}
-	return st.Update(ctx, func(tx *store.Tx) error {
+	return st.Update(ctx, func(tx store.Tx) error {
 		old, found, err := tx.AlertRule(ctx, r.TenantID, r.ID)
 		if err != nil {
 			return fmt.Errorf("alerts: put rule: %w", err)
@@ -234,7 +234,7 @@ func PutRule(ctx context.Context, st *store.Store, r Rule) error {
 
 // DeleteRule removes a rule and its crossing state; ErrNotFound when absent.
 func DeleteRule(ctx context.Context, st *store.Store, tenantID, id string) error {
-	return st.Update(ctx, func(tx *store.Tx) error {
+	return st.Update(ctx, func(tx store.Tx) error {
 		found, err := tx.DeleteAlertRule(ctx, tenantID, id)
 		if err != nil {
 			return fmt.Errorf("alerts: delete rule: %w", err)

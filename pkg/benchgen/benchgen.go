@@ -103,7 +103,7 @@ func WriteRuns(ctx context.Context, st *store.Store, s Size, seed int64) error {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for k := 0; k < s.EvaluationKeys; k++ {
 		key := fmt.Sprintf("eval-%03d", k)
-		err := st.Update(ctx, func(tx *store.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			bulk, err := tx.BulkRuns(ctx, key)
 			if err != nil {
 				return err

@@ -28,7 +28,7 @@ const Deleted store.Outcome = "deleted"
 // have passed Check.
 func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	var changes []Change
-	err := st.Update(ctx, func(tx *store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		var err error
 		changes, err = putAll(ctx, tx, b.Entities)
 		return err
@@ -39,7 +39,7 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	return changes, nil
 }
 
-func putAll(ctx context.Context, tx *store.Tx, entities []*Entity) ([]Change, error) {
+func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, error) {
 	var changes []Change
 	for _, e := range entities {
 		var out store.Outcome
@@ -61,7 +61,7 @@ func putAll(ctx context.Context, tx *store.Tx, entities []*Entity) ([]Change, er
 	return changes, nil
 }
 
-func putRun(ctx context.Context, tx *store.Tx, e *Entity) (store.Outcome, error) {
+func putRun(ctx context.Context, tx store.Tx, e *Entity) (store.Outcome, error) {
 	return tx.PutRunYAML(ctx, *e.Run, e.YAML)
 }
 
@@ -78,7 +78,7 @@ func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([
 		}
 	}
 	var changes []Change
-	err := st.Update(ctx, func(tx *store.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([
 	return changes, nil
 }
 
-func storedKeys(ctx context.Context, tx *store.Tx, kind model.Kind) ([]string, error) {
+func storedKeys(ctx context.Context, tx store.Tx, kind model.Kind) ([]string, error) {
 	if kind == model.KindEvaluationRun {
 		rows, err := tx.Runs(ctx)
 		if err != nil {
@@ -134,7 +134,7 @@ func storedKeys(ctx context.Context, tx *store.Tx, kind model.Kind) ([]string, e
 	return out, nil
 }
 
-func refuseInUse(ctx context.Context, tx *store.Tx, methodologies []string) error {
+func refuseInUse(ctx context.Context, tx store.Tx, methodologies []string) error {
 	scorers, err := tx.RiskScorers(ctx)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func refuseInUse(ctx context.Context, tx *store.Tx, methodologies []string) erro
 	return nil
 }
 
-func deleteOne(ctx context.Context, tx *store.Tx, kind model.Kind, key string) error {
+func deleteOne(ctx context.Context, tx store.Tx, kind model.Kind, key string) error {
 	if kind == model.KindEvaluationRun {
 		ek, id, _ := strings.Cut(key, "/")
 		return tx.DeleteRun(ctx, ek, id)
@@ -167,7 +167,7 @@ func deleteOne(ctx context.Context, tx *store.Tx, kind model.Kind, key string) e
 // Delete removes one entity; for runs key is EVALUATION_KEY/ID. A missing
 // entity is an error (exit 3), as is a methodology still in use.
 func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) error {
-	return st.Update(ctx, func(tx *store.Tx) error {
+	return st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
 		if err != nil {
 			return diag.Internal(err)

@@ -10,17 +10,17 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/store"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // Opener returns a fresh, empty store; the suite closes it.
-type Opener func(t *testing.T) store.Backend
+type Opener func(t *testing.T) backend.Backend
 
 // Run runs every conformance test against stores made by open.
 func Run(t *testing.T, open Opener) {
 	for _, tc := range []struct {
 		name string
-		fn   func(*testing.T, store.Backend)
+		fn   func(*testing.T, backend.Backend)
 	}{
 		{"Entities", testEntities},
 		{"RecordedRuns", testRecordedRuns},
@@ -55,18 +55,18 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func testEntities(t *testing.T, st store.Backend) {
-	e := store.Entity{Kind: model.KindMethodology, Key: "m", Body: `{"key":"m","function":"value"}`, YAML: "- key: m\n"}
-	var outs []store.Outcome
+func testEntities(t *testing.T, st backend.Backend) {
+	e := backend.Entity{Kind: model.KindMethodology, Key: "m", Body: `{"key":"m","function":"value"}`, YAML: "- key: m\n"}
+	var outs []backend.Outcome
 	for _, body := range []string{e.Body, e.Body, `{"key":"m","function":"2*value"}`} {
 		e.Body = body
-		must(t, st.Update(ctx, func(tx *store.Tx) error {
+		must(t, st.Update(ctx, func(tx backend.Tx) error {
 			o, err := tx.PutEntity(ctx, e)
 			outs = append(outs, o)
 			return err
 		}))
 	}
-	if want := []store.Outcome{store.Created, store.Unchanged, store.Updated}; !reflect.DeepEqual(outs, want) {
+	if want := []backend.Outcome{backend.Created, backend.Unchanged, backend.Updated}; !reflect.DeepEqual(outs, want) {
 		t.Fatalf("outcomes = %v, want %v", outs, want)
 	}
 	ms, err := st.Methodologies(ctx)
@@ -75,7 +75,7 @@ func testEntities(t *testing.T, st store.Backend) {
 		t.Fatalf("methodologies = %+v", ms)
 	}
 	var found bool
-	must(t, st.Update(ctx, func(tx *store.Tx) (err error) {
+	must(t, st.Update(ctx, func(tx backend.Tx) (err error) {
 		found, err = tx.DeleteEntity(ctx, model.KindMethodology, "m")
 		return err
 	}))
@@ -84,7 +84,7 @@ func testEntities(t *testing.T, st store.Backend) {
 	}
 }
 
-func testRecordedRuns(t *testing.T, st store.Backend) {
+func testRecordedRuns(t *testing.T, st backend.Backend) {
 	for _, r := range []model.EvaluationRun{
 		run("qa", "r1", 1, model.StatusCompleted, 0.1),
 		run("qa", "r3", 3, model.StatusFailed, 0.3),
@@ -105,7 +105,7 @@ func testRecordedRuns(t *testing.T, st store.Backend) {
 	if err != nil || len(vals) != 1 || vals[0].Value != 0.2 {
 		t.Fatalf("values = %v, %v", vals, err)
 	}
-	must(t, st.Update(ctx, func(tx *store.Tx) error { return tx.DeleteRun(ctx, "qa", "r2") }))
+	must(t, st.Update(ctx, func(tx backend.Tx) error { return tx.DeleteRun(ctx, "qa", "r2") }))
 	got, _ = st.LatestRuns(ctx, []string{"qa", "running", "missing"})
 	if want := []model.RunRef{{EvaluationKey: "qa", ID: "r1"}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("after delete = %v, want %v", got, want)
@@ -122,22 +122,22 @@ func testRecordedRuns(t *testing.T, st store.Backend) {
 	}
 }
 
-func testRunsFromFiles(t *testing.T, st store.Backend) {
+func testRunsFromFiles(t *testing.T, st backend.Backend) {
 	r := run("qa", "f1", 1, model.StatusCompleted, 0.5)
-	var outs []store.Outcome
+	var outs []backend.Outcome
 	for _, y := range []string{"a", "a", "b"} {
-		must(t, st.Update(ctx, func(tx *store.Tx) error {
+		must(t, st.Update(ctx, func(tx backend.Tx) error {
 			o, err := tx.PutRunYAML(ctx, r, y)
 			outs = append(outs, o)
 			return err
 		}))
 	}
-	if want := []store.Outcome{store.Created, store.Unchanged, store.Updated}; !reflect.DeepEqual(outs, want) {
+	if want := []backend.Outcome{backend.Created, backend.Unchanged, backend.Updated}; !reflect.DeepEqual(outs, want) {
 		t.Fatalf("outcomes = %v, want %v", outs, want)
 	}
 }
 
-func testStreamedRuns(t *testing.T, st store.Backend) {
+func testStreamedRuns(t *testing.T, st backend.Backend) {
 	head := run("scan", "s1", 1, "", 0)
 	w, err := st.BeginRun(ctx, head)
 	must(t, err)
@@ -166,15 +166,15 @@ func testStreamedRuns(t *testing.T, st store.Backend) {
 	}
 }
 
-func testAlertRules(t *testing.T, st store.Backend) {
+func testAlertRules(t *testing.T, st backend.Backend) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
 		if err := tx.PutAlertRule(ctx, "t1", "r1", `{"id":"r1"}`, at); err != nil {
 			return err
 		}
 		return tx.PutAlertRule(ctx, "t2", "r1", `{"id":"r1","x":1}`, at)
 	}))
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
 		states, err := tx.AlertStates(ctx)
 		if err != nil {
 			return err
@@ -199,7 +199,7 @@ func testAlertRules(t *testing.T, st store.Backend) {
 	if all, _ := st.AlertRules(ctx, ""); len(all) != 2 {
 		t.Fatalf("all rules = %v", all)
 	}
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
 		found, err := tx.DeleteAlertRule(ctx, "t1", "r1")
 		if !found {
 			t.Error("delete found no rule")
@@ -211,10 +211,10 @@ func testAlertRules(t *testing.T, st store.Backend) {
 	}))
 }
 
-func testAlertDeliveries(t *testing.T, st store.Backend) {
+func testAlertDeliveries(t *testing.T, st backend.Backend) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 1; i <= 3; i++ {
-		must(t, st.RecordAlertDelivery(ctx, store.AlertDelivery{TenantID: "t", RuleID: "r", AgentID: "a", AlertID: "x", Channel: "webhook", Target: "u", Attempt: i, Status: "retrying", Time: at}))
+		must(t, st.RecordAlertDelivery(ctx, backend.AlertDelivery{TenantID: "t", RuleID: "r", AgentID: "a", AlertID: "x", Channel: "webhook", Target: "u", Attempt: i, Status: "retrying", Time: at}))
 	}
 	ds, err := st.AlertDeliveries(ctx, "t", 2)
 	must(t, err)
@@ -223,15 +223,15 @@ func testAlertDeliveries(t *testing.T, st store.Backend) {
 	}
 }
 
-func testRiskConfigs(t *testing.T, st store.Backend) {
+func testRiskConfigs(t *testing.T, st backend.Backend) {
 	at := time.Now()
 	must(t, st.PutRiskConfig(ctx, "t1", `{"a":1}`, at))
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
-		return tx.ReplaceRiskConfigs(ctx, []store.TenantBody{{TenantID: "t2", Body: `{"b":2}`}}, at)
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
+		return tx.ReplaceRiskConfigs(ctx, []backend.TenantBody{{TenantID: "t2", Body: `{"b":2}`}}, at)
 	}))
 	all, err := st.RiskConfigs(ctx)
 	must(t, err)
-	if !reflect.DeepEqual(all, []store.TenantBody{{TenantID: "t2", Body: `{"b":2}`}}) {
+	if !reflect.DeepEqual(all, []backend.TenantBody{{TenantID: "t2", Body: `{"b":2}`}}) {
 		t.Fatalf("configs = %v", all)
 	}
 	if _, ok, _ := st.RiskConfig(ctx, "t1"); ok {
@@ -242,9 +242,9 @@ func testRiskConfigs(t *testing.T, st store.Backend) {
 	}
 }
 
-func testAgents(t *testing.T, st store.Backend) {
-	first := store.FormatTime(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC))
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
+func testAgents(t *testing.T, st backend.Backend) {
+	first := backend.FormatTime(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC))
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
 		in, err := tx.EventIngest(ctx)
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ func testAgents(t *testing.T, st store.Backend) {
 		}
 		// The same agent id in two tenants is two agents.
 		for _, tenant := range []string{"acme", "globex"} {
-			if err := in.PutAgent(ctx, store.AgentRow{TenantID: tenant, AgentID: "a", AgentName: "bot", Agg: []byte{1, 2}, FirstEventAt: first, LastEventAt: first}); err != nil {
+			if err := in.PutAgent(ctx, backend.AgentRow{TenantID: tenant, AgentID: "a", AgentName: "bot", Agg: []byte{1, 2}, FirstEventAt: first, LastEventAt: first}); err != nil {
 				return err
 			}
 		}
@@ -275,14 +275,14 @@ func testAgents(t *testing.T, st store.Backend) {
 	if ts, _ := st.TenantsOfAgent(ctx, "a"); !reflect.DeepEqual(ts, []string{"acme", "globex"}) {
 		t.Fatalf("tenants of a = %v", ts)
 	}
-	must(t, st.Update(ctx, func(tx *store.Tx) error {
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
 		w, err := tx.ScoreWriter(ctx)
 		if err != nil {
 			return err
 		}
 		defer w.Close()
 		for i, tenant := range []string{"acme", "globex"} {
-			if err := w.Put(ctx, store.AgentScoreRow{TenantID: tenant, AgentID: "a", Score: 10 * (i + 1), Tier: "normal", TierSince: first, CalculatedAt: first, Components: "[]", Baseline: "{}"}); err != nil {
+			if err := w.Put(ctx, backend.AgentScoreRow{TenantID: tenant, AgentID: "a", Score: 10 * (i + 1), Tier: "normal", TierSince: first, CalculatedAt: first, Components: "[]", Baseline: "{}"}); err != nil {
 				return err
 			}
 		}
@@ -303,7 +303,7 @@ func testAgents(t *testing.T, st store.Backend) {
 	}
 }
 
-func testGCKeepsLiveWriter(t *testing.T, st store.Backend) {
+func testGCKeepsLiveWriter(t *testing.T, st backend.Backend) {
 	must(t, st.RecordRun(ctx, run("file", "r", 1, model.StatusRunning, 0)))
 	res, err := st.CollectGarbage(ctx)
 	must(t, err)

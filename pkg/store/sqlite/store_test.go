@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/risk"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 func run(key, id string, day int, status string, acc float64) model.EvaluationRun {
@@ -19,7 +20,7 @@ func run(key, id string, day int, status string, acc float64) model.EvaluationRu
 
 func TestLatestRuns(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"))
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestLatestRuns(t *testing.T) {
 		t.Fatalf("values = %v, %v", vals, err)
 	}
 	// Deleting the latest run falls back to the previous completed one.
-	if err := st.Update(ctx, func(tx *Tx) error { return tx.DeleteRun(ctx, "qa", "r2") }); err != nil {
+	if err := st.Update(ctx, func(tx backend.Tx) error { return tx.DeleteRun(ctx, "qa", "r2") }); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = st.LatestRuns(ctx, []string{"qa", "running", "missing"})
@@ -68,7 +69,7 @@ func TestLatestRuns(t *testing.T) {
 
 func TestRunWriterIsInvisibleUntilFinished(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"))
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
@@ -88,7 +90,7 @@ type AlertStates struct {
 }
 
 // AlertStates prepares the crossing-state statements.
-func (t *Tx) AlertStates(ctx context.Context) (*AlertStates, error) {
+func (t *Tx) AlertStates(ctx context.Context) (backend.AlertStates, error) {
 	get, err := t.tx.PrepareContext(ctx, `SELECT above FROM alert_state WHERE tenant_id = ? AND rule_id = ? AND agent_id = ?`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: alert state: %w", t.st.Path, err)
@@ -134,22 +136,6 @@ func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string,
 func (a *AlertStates) Close() {
 	a.get.Close()
 	a.put.Close()
-}
-
-// AlertDelivery is one delivery attempt of an alert.
-type AlertDelivery struct {
-	Seq        int64
-	TenantID   string
-	RuleID     string
-	AgentID    string
-	AlertID    string
-	Channel    string
-	Target     string
-	Attempt    int
-	Status     string
-	StatusCode int
-	Error      string
-	Time       time.Time
 }
 
 // RecordAlertDelivery appends a delivery attempt.

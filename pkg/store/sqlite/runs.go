@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,17 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/lfcli/lf/pkg/model"
 )
-
-// TimeFormat is how times are stored: RFC 3339 in UTC with fixed-width
-// nanoseconds, so that text order is time order.
-const TimeFormat = "2006-01-02T15:04:05.000000000Z"
-
-// FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
 // agent risk, ...), replacing a run with the same evaluation key and id.

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,24 +9,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 )
-
-// Outcome says what an upsert did.
-type Outcome string
-
-// Upsert outcomes, as `lf add` prints them.
-const (
-	Created   Outcome = "created"
-	Updated   Outcome = "updated"
-	Unchanged Outcome = "unchanged"
-)
-
-// Entity is a stored methodology or risk scorer.
-type Entity struct {
-	Kind model.Kind
-	Key  string
-	Body string // JSON
-	YAML string // canonical YAML list item, with comments
-}
 
 // putEntity upserts an entity inside tx.
 func putEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
@@ -118,16 +100,6 @@ func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
 		out = append(out, &s)
 	}
 	return out, nil
-}
-
-// RunRow is a stored evaluation run without its values.
-type RunRow struct {
-	EvaluationKey string
-	ID            string
-	CreatedAt     string
-	Status        string
-	YAML          string
-	Values        int
 }
 
 // runs lists the stored runs sorted by evaluation key and id.

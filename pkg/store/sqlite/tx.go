@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // Tx is one atomic write: what Update's function does through it is
@@ -19,7 +20,7 @@ type Tx struct {
 
 // Update runs fn in one transaction, committing when it returns nil and
 // rolling back otherwise.
-func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{st: s, tx: tx}) })
 }
 

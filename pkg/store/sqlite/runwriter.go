@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // RunWriter streams the results of a large evaluation run into the store in
@@ -28,7 +29,7 @@ const runWriterBatch = 2000
 
 // BeginRun records the head of run (its Results are ignored) as running,
 // replacing a run with the same evaluation key and id.
-func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWriter, error) {
+func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.RunWriter, error) {
 	head := run
 	head.Results = nil
 	head.Status = model.StatusRunning
@@ -89,11 +90,6 @@ func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
-
-// AbandonEnv names the test hook that makes Finish leave its run as a
-// crashed writer would (still running, its writer gone once the process
-// exits), so tests can exercise abandoned-run clean-up.
-const AbandonEnv = "LF_TEST_ABANDON_RUN"
 
 // Finish writes what is queued and gives the run its final status
 // (completed or failed), which makes a completed run visible to scorers.

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // Agent risk tables (schema/20_agentrisk.sql): the seen-event hashes, one
@@ -13,34 +15,6 @@ import (
 // components and baseline, the score history and the tenants' risk
 // configs. Aggregates, components, baselines and configs are the domain's
 // encodings, stored as they are given.
-
-// AgentRow is one agent's aggregate.
-type AgentRow struct {
-	TenantID, AgentID, AgentName string
-	Agg                          []byte
-	FirstEventAt, LastEventAt    string // TimeFormat
-	BaselineResetAt              string // TimeFormat, "" when never reset
-}
-
-// AgentScoreRow is one agent's latest score.
-type AgentScoreRow struct {
-	TenantID, AgentID, AgentName string
-	Score                        int
-	Tier, TierSince              string
-	CalculatedAt, OverrideTier   string
-	Components, Baseline         string // JSON
-}
-
-// HistoryPoint is one score snapshot.
-type HistoryPoint struct {
-	At    string // TimeFormat
-	Score int
-}
-
-// TenantBody is a tenant's stored risk config.
-type TenantBody struct {
-	TenantID, Body string
-}
 
 func (s *Store) errf(what string, err error) error {
 	return fmt.Errorf("store %s: %s: %w", s.Path, what, err)
@@ -343,7 +317,7 @@ type ScoreWriter struct {
 }
 
 // ScoreWriter prepares the score writes; Close it.
-func (t *Tx) ScoreWriter(ctx context.Context) (*ScoreWriter, error) {
+func (t *Tx) ScoreWriter(ctx context.Context) (backend.ScoreWriter, error) {
 	up, err := t.tx.PrepareContext(ctx, `INSERT INTO agentrisk_scores (tenant_id, agent_id, score, tier, tier_since, calculated_at, components, baseline, override_tier)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
 		ON CONFLICT (tenant_id, agent_id) DO UPDATE SET score = excluded.score, tier = excluded.tier, tier_since = excluded.tier_since,
@@ -385,7 +359,7 @@ type EventIngest struct {
 }
 
 // EventIngest prepares an ingest; Close it.
-func (t *Tx) EventIngest(ctx context.Context) (*EventIngest, error) {
+func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 	// Every event adds a random 128-bit hash to agentrisk_seen, so a large
 	// ingest touches pages all over that B-tree; with SQLite's default 2 MB
 	// page cache it waits on I/O. 64 MB took 1 M events from 23 s to 15 s.

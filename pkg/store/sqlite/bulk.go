@@ -1,10 +1,12 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // BulkRuns writes many completed runs of one evaluation key inside a Tx as
@@ -18,7 +20,7 @@ type BulkRuns struct {
 }
 
 // BulkRuns starts a bulk write of runs of evaluationKey; Close it.
-func (t *Tx) BulkRuns(ctx context.Context, evaluationKey string) (*BulkRuns, error) {
+func (t *Tx) BulkRuns(ctx context.Context, evaluationKey string) (backend.BulkRuns, error) {
 	b := &BulkRuns{tx: t.tx, key: evaluationKey}
 	var err error
 	if b.run, err = t.tx.PrepareContext(ctx, `INSERT INTO evaluation_runs (evaluation_key, id, created_at, status, body) VALUES (?, ?, ?, 'completed', '{}')`); err != nil {

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,17 +9,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// StaleAfter is how long a run's writer on another host may stay silent
-// before its run counts as abandoned. Writers on this host are checked by
-// process id instead.
-const StaleAfter = 24 * time.Hour
-
-// GCResult is what CollectGarbage removed.
-type GCResult struct {
-	Runs   []string // EVALUATION_KEY/ID of each abandoned run removed
-	Values int64    // metric values removed with them
-}
 
 // CollectGarbage removes abandoned runs: runs still marked running whose
 // writer is gone (a process on this host that no longer exists, or a writer
