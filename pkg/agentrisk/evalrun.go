@@ -33,7 +33,7 @@ var metricKeys = map[string]string{
 }
 
 // EvaluationRun turns the changes of one recalculation into an evaluation run
-// (key agent_risk, one result per agent with task specification = agent id,
+// (key agent_risk, one result per agent with task specification = AgentTaskKey(tenant, agent),
 // metrics risk_score and each component), so core risk scorers can watch the
 // agents.
 func EvaluationRun(changes []Change, at time.Time) model.EvaluationRun {
@@ -51,9 +51,17 @@ func EvaluationRun(changes []Change, at time.Time) model.EvaluationRun {
 				m[k] = comp.Value
 			}
 		}
-		run.Results = append(run.Results, model.Result{TaskSpecificationKey: c.AgentID, ScorerKey: ScorerKey, Metrics: m})
+		run.Results = append(run.Results, model.Result{TaskSpecificationKey: AgentTaskKey(c.TenantID, c.AgentID), ScorerKey: ScorerKey, Metrics: m})
 	}
 	return run
+}
+
+// AgentTaskKey is the task specification key of one agent in the agent_risk
+// run: an agent is (tenant, agent), so the key is TENANT__AGENT with every
+// "_" of the tenant written "_5f". The escaped tenant never holds "__", so
+// the first "__" splits the key again and two agents never share a key.
+func AgentTaskKey(tenant, agent string) string {
+	return strings.ReplaceAll(tenant, "_", "_5f") + "__" + agent
 }
 
 // RunSpec is the spec of the agent_risk evaluation in a run file.

@@ -411,6 +411,17 @@ func parseAt(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// withReadEngine is withEngine for commands that only read: it never
+// creates a store.
+func withReadEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
+	st, err := env.OpenExistingStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(agentrisk.NewEngine(st))
+}
+
 func withEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
 	st, err := env.OpenStore(ctx)
 	if err != nil {
@@ -481,7 +492,7 @@ func setRiskConfigs(ctx context.Context, env *Env, path string) error {
 }
 
 func exportRiskConfigs(ctx context.Context, env *Env, w io.Writer) error {
-	return withEngine(ctx, env, func(e *agentrisk.Engine) error {
+	return withReadEngine(ctx, env, func(e *agentrisk.Engine) error {
 		cfgs, err := e.ListRiskConfigs(ctx)
 		if err != nil {
 			return diag.Internal(err)

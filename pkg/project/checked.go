@@ -15,7 +15,7 @@ import (
 func LoadChecked(ctx context.Context, root string, paths []string, stdin io.Reader, st *store.Store) (*Batch, diag.List, error) {
 	b, diags := LoadEntityFiles(root, paths, stdin)
 	if b != nil {
-		stored, err := store.Methodologies(ctx, st.DB)
+		stored, err := st.Methodologies(ctx)
 		if err != nil {
 			return nil, nil, diag.Internal(err)
 		}
