@@ -74,7 +74,7 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 	for _, t := range spec.Traces {
 		in.Traces = append(in.Traces, at(t))
 	}
-	sr, err := Scan(ctx, in, st)
+	sr, err := Scan(ctx, in, st.Backend)
 	if err != nil {
 		return evaluation.Report{}, err
 	}

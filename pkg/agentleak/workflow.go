@@ -13,8 +13,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/store"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // ScanInputs is everything one AgentLeak scan needs, as `lf agentleak scan`
@@ -186,8 +185,15 @@ func (p *ScanPlan) contentHash(paths []string) (string, error) {
 // EvaluationKey is the key the scan records its run under.
 func (p *ScanPlan) EvaluationKey() string { return p.key }
 
+// ScanStore is what a recording scan needs from a store: record its run,
+// and read the latest run and its values back (to keep an unchanged scan).
+type ScanStore interface {
+	backend.RunRecorder
+	backend.RunReader
+}
+
 // Scan loads the inputs and runs the scan (see ScanPlan.Run).
-func Scan(ctx context.Context, in ScanInputs, st *store.Store) (*ScanReport, error) {
+func Scan(ctx context.Context, in ScanInputs, st ScanStore) (*ScanReport, error) {
 	p, err := Prepare(in)
 	if err != nil {
 		return nil, err
@@ -199,8 +205,8 @@ func Scan(ctx context.Context, in ScanInputs, st *store.Store) (*ScanReport, err
 // evaluation run, streaming each trace's metrics as it is scanned (memory
 // stays flat however large the input). A scan that fails (without
 // KeepGoing) or finds no trace records nothing. The report comes back with
-// the error when some traces were scanned.
-func (p *ScanPlan) Run(ctx context.Context, st *store.Store) (*ScanReport, error) {
+// the error when some traces were scanned. A nil st scans without recording.
+func (p *ScanPlan) Run(ctx context.Context, st ScanStore) (*ScanReport, error) {
 	rep := &ScanReport{EvaluationKey: p.key, Status: ScanNotStored, Verdicts: map[string]int{}, BlockedIDs: []string{}, InputHash: p.hash, Warnings: p.Warnings}
 	if st != nil && p.hash != "" {
 		kept, err := p.unchanged(ctx, st, rep)
@@ -212,7 +218,7 @@ func (p *ScanPlan) Run(ctx context.Context, st *store.Store) (*ScanReport, error
 	if now.IsZero() {
 		now = time.Now()
 	}
-	var rec *store.RunWriter
+	var rec backend.RunWriter
 	if st != nil {
 		head := RunHead(p.key, now, p.inputs)
 		if p.hash != "" {
@@ -270,7 +276,7 @@ func (p *ScanPlan) Run(ctx context.Context, st *store.Store) (*ScanReport, error
 
 // unchanged keeps the latest run of the evaluation when its id carries the
 // same content hash, and fills rep from its recorded metrics.
-func (p *ScanPlan) unchanged(ctx context.Context, st *store.Store, rep *ScanReport) (bool, error) {
+func (p *ScanPlan) unchanged(ctx context.Context, st ScanStore, rep *ScanReport) (bool, error) {
 	refs, err := st.LatestRuns(ctx, []string{p.key})
 	if err != nil {
 		return false, diag.Internal(err)
@@ -278,7 +284,7 @@ func (p *ScanPlan) unchanged(ctx context.Context, st *store.Store, rep *ScanRepo
 	if len(refs) == 0 || !hasHashSuffix(refs[0].ID, p.hash) {
 		return false, nil
 	}
-	vals, err := st.Values(ctx, risk.RunRef{EvaluationKey: p.key, ID: refs[0].ID}, "blocked")
+	vals, err := st.Values(ctx, model.RunRef{EvaluationKey: p.key, ID: refs[0].ID}, "blocked")
 	if err != nil {
 		return false, diag.Internal(err)
 	}

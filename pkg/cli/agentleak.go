@@ -15,7 +15,6 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/report"
-	"github.com/lfcli/lf/pkg/store"
 )
 
 func init() { Register(agentleakCommand) }
@@ -78,12 +77,14 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 		return err
 	}
 	printWarnings(env, plan.Warnings)
-	var st *store.Store
+	var st agentleak.ScanStore // nil: --no-record
 	if !c.Bool("no-record") {
-		if st, err = env.OpenStore(c.Context); err != nil {
+		s, err := env.OpenStore(c.Context)
+		if err != nil {
 			return err
 		}
-		defer st.Close()
+		defer s.Close()
+		st = s.Backend
 	}
 	sr, runErr := plan.Run(c.Context, st)
 	if err := out.close(); err != nil {
