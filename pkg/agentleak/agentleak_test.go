@@ -311,8 +311,9 @@ func TestReaderBadInput(t *testing.T) {
 		msgs []string
 	}{
 		"bad first line":  {"not json\n{\"scenario_id\": \"s\", \"events\": []}\n", 1, []string{"f:1: not valid JSON"}},
-		"after array":     {"[{\"scenario_id\": \"s\"}]\n{\"x\": 1}\n", 1, []string{"f: unexpected data after the JSON document"}},
-		"after document":  {"{\n\"scenario_id\": \"s\"\n}\n{}\n", 0, []string{"f: unexpected data after the JSON document"}},
+		"after array":     {"[{\"scenario_id\": \"s\", \"events\": []}]\n{\"x\": 1}\n", 1, []string{"f:1: unexpected data after the JSON document"}},
+		"after document":  {"{\n\"scenario_id\": \"s\", \"events\": []\n}\n{}\n", 0, []string{"f:1: unexpected data after the JSON document"}},
+		"no events key":   {"{\"scenario_id\": \"s\"}\n", 0, []string{"f:1: /events: missing events"}},
 		"broken document": {"{\n\"scenario_id\": \n", 0, []string{"f:1: not valid JSON"}},
 	} {
 		tr := NewTraceReader("f", strings.NewReader(c.in))

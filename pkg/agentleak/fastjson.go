@@ -102,6 +102,9 @@ func (p *fastParser) events(t *Trace) bool {
 		return false
 	}
 	t.Events = t.Events[:0]
+	if t.Events == nil {
+		t.Events = []Event{} // `events: []` is a trace with no events, not a missing key
+	}
 	p.ws()
 	if p.eat(']') {
 		return true

@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/evaluation"
 	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/runfile"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 func init() {
-	runfile.Register("agentleak", runEvaluation)
 	// `lf validate` checks AgentLeak files the way a scan reads them:
 	// schema, unknown-key warnings, regular expressions, vault values.
 	project.RegisterChecker("agentleak-config", func(file string, data []byte) diag.List {
@@ -35,105 +33,105 @@ type RunSpec struct {
 	Config        string   `json:"config"`
 	Vaults        []string `json:"vaults"`
 	Traces        []string `json:"traces"`
+	// Gate makes a blocked trace, or inputs holding no trace, fail `lf run`
+	// with exit 1.
+	Gate bool `json:"gate"`
 }
 
-func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (runfile.Report, error) {
+// Evaluation is the AgentLeak scan as a run file names it. A run whose
+// traces, vaults and config have not changed since the latest recorded
+// scan keeps that scan instead of recording the same one again.
+var Evaluation = evaluation.Evaluation{Name: EvaluationName, Run: runEvaluation}
+
+// EvaluationName is the AgentLeak scan's name in run files.
+const EvaluationName = "agentleak"
+
+// maxNamesShown bounds the blocked trace names a summary line lists; the
+// report's data lists them all.
+const maxNamesShown = 3
+
+func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage, st *store.Store) (evaluation.Report, error) {
 	var spec RunSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return runfile.Report{}, diag.Invalid(diag.List{{File: env.RunFile, Pointer: env.Pointer, Msg: err.Error()}})
+		return evaluation.Report{}, diag.Invalid(diag.List{{File: env.RunFile, Pointer: env.Pointer, Msg: err.Error()}})
 	}
-	rel := func(p string) string { return project.Rel(env.ProjectDir, p) }
 	at := func(p string) string {
-		if filepath.IsAbs(p) {
+		if p == "" || filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(env.BaseDir, p)
 	}
-	cfg := DefaultConfig()
-	var lines []string
-	if spec.Config != "" {
-		c, warns, err := LoadConfig(at(spec.Config), rel(at(spec.Config)))
-		for _, w := range warns.Warnings() {
-			lines = append(lines, w.String())
-		}
-		if err != nil {
-			return runfile.Report{}, err
-		}
-		cfg = c
+	in := ScanInputs{
+		Config:        at(spec.Config),
+		EvaluationKey: spec.EvaluationKey,
+		Display:       func(p string) string { return project.Rel(env.ProjectDir, p) },
+		SkipUnchanged: true,
+		Now:           env.Now,
 	}
-	var vaults *Vaults
-	if len(spec.Vaults) > 0 {
-		var paths, displays []string
-		for _, v := range spec.Vaults {
-			ps, err := ExpandVaultPaths(at(v))
-			if err != nil {
-				return runfile.Report{}, err
-			}
-			for _, p := range ps {
-				paths = append(paths, p)
-				displays = append(displays, rel(p))
-			}
-		}
-		vs, _, err := LoadVaults(paths, displays)
-		if err != nil {
-			return runfile.Report{}, err
-		}
-		vaults = vs
+	for _, v := range spec.Vaults {
+		in.Vaults = append(in.Vaults, at(v))
 	}
-	var args []string
 	for _, t := range spec.Traces {
-		args = append(args, at(t))
+		in.Traces = append(in.Traces, at(t))
 	}
-	inputs, err := ExpandInputs(args, nil, rel)
+	sr, err := Scan(ctx, in, st.Backend)
 	if err != nil {
-		return runfile.Report{}, err
+		return evaluation.Report{}, err
 	}
-	key := spec.EvaluationKey
-	if key == "" {
-		key = cfg.ProjectName
+	return scanReport(sr, spec.Gate), nil
+}
+
+// scanReport is the run-file summary of a scan: counts, at most a few
+// blocked trace names, the run recorded.
+func scanReport(sr *ScanReport, gate bool) evaluation.Report {
+	rep := evaluation.Report{Name: EvaluationName, Gate: gate, RunID: sr.RunID, Data: sr}
+	for _, w := range sr.Warnings {
+		rep.Lines = append(rep.Lines, w.String())
 	}
-	if key == "" {
-		key = DefaultEvaluationKey
-	}
-	verdicts := map[string]int{}
-	var blocked []string
-	rec, err := env.Store.BeginRun(ctx, RunHead(key, env.Now, inputs))
-	if err != nil {
-		return runfile.Report{}, diag.Internal(err)
-	}
-	var keys TaskKeys
-	job := &Job{Scanner: NewScanner(cfg, vaults), Workers: runtime.GOMAXPROCS(0), OnResult: func(r *Result) error {
-		verdicts[r.Verdict]++
-		if r.Blocked {
-			blocked = append(blocked, r.ScenarioID)
+	switch sr.Status {
+	case ScanUnchanged:
+		rep.Skipped = true
+		rep.Title = fmt.Sprintf("agentleak %s: inputs unchanged since run %s, not scanned again (%d trace%s)", sr.EvaluationKey, sr.RunID, sr.Traces, plural(sr.Traces))
+	default:
+		rep.Title = fmt.Sprintf("agentleak %s: %d trace%s scanned", sr.EvaluationKey, sr.Traces, plural(sr.Traces))
+		var vs []string
+		for _, v := range []string{VerdictPass, VerdictConditional, VerdictHighRisk, VerdictFail} {
+			if sr.Verdicts[v] > 0 {
+				vs = append(vs, fmt.Sprintf("%d %s", sr.Verdicts[v], v))
+			}
 		}
-		return rec.Add(ctx, ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
-	}}
-	sum, err := job.Run(ctx, inputs)
-	if err != nil {
-		if aerr := rec.Abort(ctx); aerr != nil {
-			return runfile.Report{}, diag.Internal(aerr)
-		}
-		return runfile.Report{}, err
-	}
-	if err := rec.Finish(ctx, "completed"); err != nil {
-		return runfile.Report{}, diag.Internal(err)
-	}
-	var vs []string
-	for _, v := range []string{VerdictPass, VerdictConditional, VerdictHighRisk, VerdictFail} {
-		if verdicts[v] > 0 {
-			vs = append(vs, fmt.Sprintf("%d %s", verdicts[v], v))
+		if len(vs) > 0 {
+			rep.Lines = append(rep.Lines, "verdicts: "+strings.Join(vs, ", "))
 		}
 	}
-	lines = append(lines, "verdicts: "+strings.Join(vs, ", "))
-	if len(blocked) > 0 {
-		sort.Strings(blocked)
-		lines = append(lines, fmt.Sprintf("blocked: %d (%s)", len(blocked), strings.Join(blocked, ", ")))
+	if sr.Blocked > 0 {
+		rep.Failed = true
+		rep.Reason = fmt.Sprintf("agentleak %s: %d of %d trace%s blocked", sr.EvaluationKey, sr.Blocked, sr.Traces, plural(sr.Traces))
+		rep.Lines = append(rep.Lines, "blocked: "+FewNames(sr.BlockedIDs, maxNamesShown))
 	}
-	lines = append(lines, "recorded as run "+rec.ID())
-	return runfile.Report{
-		Title:   fmt.Sprintf("agentleak %s: %d trace%s scanned", key, sum.Traces, map[bool]string{true: "", false: "s"}[sum.Traces == 1]),
-		Lines:   lines,
-		Blocked: len(blocked) > 0,
-	}, nil
+	switch sr.Status {
+	case ScanEmpty:
+		rep.Failed = true
+		rep.Reason = fmt.Sprintf("agentleak %s: the traces hold no trace to scan", sr.EvaluationKey)
+		rep.Lines = append(rep.Lines, "no trace in the inputs: nothing scanned, nothing recorded")
+	case ScanRecorded:
+		rep.Lines = append(rep.Lines, "recorded as run "+sr.RunID)
+	}
+	return rep
+}
+
+// FewNames is "N (a, b, c)" for at most max names, else
+// "N (a, b, c and K more; -o json lists them all)".
+func FewNames(names []string, max int) string {
+	if len(names) <= max {
+		return fmt.Sprintf("%d (%s)", len(names), strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("%d (%s and %d more; -o json lists them all)", len(names), strings.Join(names[:max], ", "), len(names)-max)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -159,8 +159,10 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 
 // trailing returns io.EOF when nothing but space follows the document.
 func (tr *TraceReader) trailing() error {
+	end := tr.dec.InputOffset()
 	if _, err := tr.dec.Token(); err != io.EOF {
-		return &TraceError{Diag: diag.Diagnostic{File: tr.file, Msg: "unexpected data after the JSON document (a JSONL file needs one whole trace per line)"}}
+		// The document began on line tr.line; say where the extra data starts.
+		return &TraceError{Diag: diag.Diagnostic{File: tr.file, Line: tr.line, Msg: fmt.Sprintf("unexpected data after the JSON document that starts here, %d bytes into it: give one trace or one array per file, or JSONL (one whole trace per line)", end)}}
 	}
 	return io.EOF
 }
@@ -203,6 +205,12 @@ func decodeTrace(file string, line int, data []byte) (*Trace, error) {
 		if err := json.Unmarshal(data, t); err != nil {
 			return nil, locate(file, line, data, err)
 		}
+	}
+	if t.Events == nil {
+		// A trace without events (or with events: null) is malformed; an
+		// empty list is a run with no events and scans as Pass, as the
+		// reference engine does.
+		return nil, traceErr(file, line, -1, "/events", "missing events: a trace needs events: [...] (an empty list for a run with no events)")
 	}
 	for i := range t.Events {
 		e := &t.Events[i]

@@ -2,9 +2,7 @@ package agentrisk
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -39,50 +37,33 @@ func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at t
 // loadInputs reads the aggregates of the agents to score (all agents of the
 // tenant, or of every tenant, since the anomaly compares peers).
 func (e *Engine) loadInputs(ctx context.Context, tenantID, agentID string, at time.Time) ([]*scoreInput, error) {
-	q := `SELECT tenant_id, agent_id, agent_name, agg, first_event_at, baseline_reset_at FROM agentrisk_agents`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY tenant_id, agent_id`
-	rows, err := e.st.DB.QueryContext(ctx, q, args...)
+	agents, err := e.st.Agents(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: recalculate: %w", err)
 	}
 	var ins []*scoreInput
 	atStr := store.FormatTime(at)
 	found := agentID == ""
-	for rows.Next() {
-		var in scoreInput
-		var first, reset string
-		if err := rows.Scan(&in.tenant, &in.agent, &in.name, &in.blob, &first, &reset); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("agentrisk: recalculate: %w", err)
-		}
+	for _, a := range agents {
+		in := scoreInput{tenant: a.TenantID, agent: a.AgentID, name: a.AgentName, blob: a.Agg}
 		if in.agent == agentID {
 			found = true
 		}
-		if first > atStr {
+		if a.FirstEventAt > atStr {
 			continue // no events at or before at
 		}
-		in.firstHour = int32(floorDiv(parseTime(first).Unix(), 3600))
+		in.firstHour = int32(floorDiv(parseTime(a.FirstEventAt).Unix(), 3600))
 		in.resetHour = math.MinInt32
-		if reset != "" {
-			in.resetHour = int32(floorDiv(parseTime(reset).Unix(), 3600))
+		if a.BaselineResetAt != "" {
+			in.resetHour = int32(floorDiv(parseTime(a.BaselineResetAt).Unix(), 3600))
 		}
 		ins = append(ins, &in)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("agentrisk: recalculate: %w", err)
 	}
 	if !found {
 		return nil, fmt.Errorf("agent %q: %w", agentID, ErrNotFound)
 	}
 	if tenantID != "" && len(ins) == 0 {
-		var n int
-		_ = e.st.DB.QueryRowContext(ctx, `SELECT count(*) FROM agentrisk_agents WHERE tenant_id = ?`, tenantID).Scan(&n)
+		n, _ := e.st.CountAgents(ctx, tenantID)
 		if n == 0 {
 			return nil, fmt.Errorf("tenant %q: %w", tenantID, ErrNotFound)
 		}
@@ -160,49 +141,20 @@ func (e *Engine) scoreAll(ctx context.Context, ins []*scoreInput, at time.Time) 
 func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at time.Time, calcs []agentCalc, cfgs map[string]*RiskConfig) ([]Change, error) {
 	atStr := store.FormatTime(at)
 	var changes []Change
-	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
-		old := map[agentKey]struct {
-			score int
-			tier  string
-			since string
-		}{}
-		oq := `SELECT tenant_id, agent_id, score, tier, tier_since FROM agentrisk_scores`
-		var oargs []any
-		if tenantID != "" {
-			oq += ` WHERE tenant_id = ?`
-			oargs = append(oargs, tenantID)
-		}
-		orows, err := tx.QueryContext(ctx, oq, oargs...)
+	err := e.st.Update(ctx, func(tx store.Tx) error {
+		olds, err := tx.AgentScores(ctx, tenantID)
 		if err != nil {
 			return err
 		}
-		for orows.Next() {
-			var k agentKey
-			var v struct {
-				score int
-				tier  string
-				since string
-			}
-			if err := orows.Scan(&k.tenant, &k.agent, &v.score, &v.tier, &v.since); err != nil {
-				orows.Close()
-				return err
-			}
-			old[k] = v
+		old := make(map[agentKey]store.AgentScoreRow, len(olds))
+		for _, o := range olds {
+			old[agentKey{o.TenantID, o.AgentID}] = o
 		}
-		orows.Close()
-		up, err := tx.PrepareContext(ctx, `INSERT INTO agentrisk_scores (tenant_id, agent_id, score, tier, tier_since, calculated_at, components, baseline, override_tier)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
-			ON CONFLICT (tenant_id, agent_id) DO UPDATE SET score = excluded.score, tier = excluded.tier, tier_since = excluded.tier_since,
-				calculated_at = excluded.calculated_at, components = excluded.components, baseline = excluded.baseline, override_tier = ''`)
+		w, err := tx.ScoreWriter(ctx)
 		if err != nil {
 			return err
 		}
-		defer up.Close()
-		hist, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO agentrisk_history (tenant_id, agent_id, calculated_at, score) VALUES (?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer hist.Close()
+		defer w.Close()
 		for i := range calcs {
 			c := &calcs[i]
 			if agentID != "" && c.in.agent != agentID {
@@ -214,17 +166,15 @@ func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at t
 			ch := Change{TenantID: k.tenant, AgentID: k.agent, AgentName: c.in.name, NewScore: c.score, NewTier: tier, CalculatedAt: at, Components: c.comps[:]}
 			since := atStr
 			if o, ok := old[k]; ok {
-				ch.OldScore, ch.OldTier = o.score, Tier(o.tier)
-				if o.tier == string(tier) {
-					since = o.since
+				ch.OldScore, ch.OldTier = o.Score, Tier(o.Tier)
+				if o.Tier == string(tier) {
+					since = o.TierSince
 				}
 			}
 			comps, _ := json.Marshal(c.comps[:])
 			base, _ := json.Marshal(c.baseline)
-			if _, err := up.ExecContext(ctx, k.tenant, k.agent, c.score, string(tier), since, atStr, string(comps), string(base)); err != nil {
-				return err
-			}
-			if _, err := hist.ExecContext(ctx, k.tenant, k.agent, atStr, c.score); err != nil {
+			if err := w.Put(ctx, store.AgentScoreRow{TenantID: k.tenant, AgentID: k.agent, Score: c.score, Tier: string(tier),
+				TierSince: since, CalculatedAt: atStr, Components: string(comps), Baseline: string(base)}); err != nil {
 				return err
 			}
 			changes = append(changes, ch)
@@ -238,31 +188,14 @@ func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at t
 }
 
 func (e *Engine) listAll(ctx context.Context, tenantID string) ([]AgentSummary, error) {
-	q := `SELECT s.tenant_id, s.agent_id, a.agent_name, s.tier, s.score, s.calculated_at
-		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE s.tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY s.score DESC, s.tenant_id, s.agent_id`
-	rows, err := e.st.DB.QueryContext(ctx, q, args...)
+	rows, err := e.st.AgentScoreList(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: %w", err)
 	}
-	defer rows.Close()
-	out := []AgentSummary{}
-	for rows.Next() {
-		var s AgentSummary
-		var tier, at string
-		if err := rows.Scan(&s.TenantID, &s.AgentID, &s.AgentName, &tier, &s.Score, &at); err != nil {
-			return nil, fmt.Errorf("agentrisk: %w", err)
-		}
-		s.RiskTier, s.CalculatedAt = Tier(tier), parseTime(at)
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	out := make([]AgentSummary, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, AgentSummary{TenantID: r.TenantID, AgentID: r.AgentID, AgentName: r.AgentName,
+			RiskTier: Tier(r.Tier), Score: r.Score, CalculatedAt: parseTime(r.CalculatedAt)})
 	}
 	if tenantID != "" && len(out) == 0 {
 		if ok, err := e.hasTenant(ctx, tenantID); err != nil {
@@ -275,15 +208,14 @@ func (e *Engine) listAll(ctx context.Context, tenantID string) ([]AgentSummary, 
 }
 
 func (e *Engine) hasTenant(ctx context.Context, tenantID string) (bool, error) {
-	var n int
-	err := e.st.DB.QueryRowContext(ctx, `SELECT count(*) FROM agentrisk_agents WHERE tenant_id = ?`, tenantID).Scan(&n)
+	n, err := e.st.CountAgents(ctx, tenantID)
 	if err != nil {
 		return false, fmt.Errorf("agentrisk: %w", err)
 	}
-	if n == 0 {
-		err = e.st.DB.QueryRowContext(ctx, `SELECT count(*) FROM agentrisk_configs WHERE tenant_id = ?`, tenantID).Scan(&n)
+	if n > 0 {
+		return true, nil
 	}
-	return n > 0, err
+	return e.st.HasRiskConfig(ctx, tenantID)
 }
 
 type scoreRow struct {
@@ -294,16 +226,18 @@ type scoreRow struct {
 
 func (e *Engine) loadScore(ctx context.Context, tenantID, agentID string) (scoreRow, error) {
 	var r scoreRow
-	err := e.st.DB.QueryRowContext(ctx, `SELECT s.score, s.tier, s.tier_since, s.calculated_at, s.override_tier, s.components, s.baseline, a.agent_name
-		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id
-		WHERE s.tenant_id = ? AND s.agent_id = ?`, tenantID, agentID).
-		Scan(&r.score, &r.tier, &r.since, &r.at, &r.over, &r.comps, &r.base, &r.name)
-	if errors.Is(err, sql.ErrNoRows) {
+	row, ok, err := e.st.AgentScore(ctx, tenantID, agentID)
+	if err != nil {
+		return r, fmt.Errorf("agentrisk: %w", err)
+	}
+	if !ok {
 		if ok, _ := e.agentExists(ctx, tenantID, agentID); ok {
 			return r, fmt.Errorf("agent %q of tenant %q has no score yet (run lf agents recalc): %w", agentID, tenantID, ErrNotFound)
 		}
 		return r, fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
 	}
+	r = scoreRow{score: row.Score, tier: row.Tier, since: row.TierSince, at: row.CalculatedAt, over: row.OverrideTier,
+		comps: row.Components, base: row.Baseline, name: row.AgentName}
 	if err != nil {
 		return r, fmt.Errorf("agentrisk: %w", err)
 	}
@@ -311,9 +245,7 @@ func (e *Engine) loadScore(ctx context.Context, tenantID, agentID string) (score
 }
 
 func (e *Engine) agentExists(ctx context.Context, tenantID, agentID string) (bool, error) {
-	var n int
-	err := e.st.DB.QueryRowContext(ctx, `SELECT count(*) FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`, tenantID, agentID).Scan(&n)
-	return n > 0, err
+	return e.st.AgentExists(ctx, tenantID, agentID)
 }
 
 // historyWindowTrend is the band within which a score change reads as stable.
@@ -329,9 +261,7 @@ func (e *Engine) getForAgent(ctx context.Context, tenantID, agentID string) (Age
 	_ = json.Unmarshal([]byte(r.comps), &out.Components)
 	at := out.CalculatedAt
 	// Windows and trend from the snapshots up to the latest calculation.
-	rows, err := e.st.DB.QueryContext(ctx, `SELECT calculated_at, score FROM agentrisk_history
-		WHERE tenant_id = ? AND agent_id = ? AND calculated_at > ? AND calculated_at <= ? ORDER BY calculated_at`,
-		tenantID, agentID, store.FormatTime(at.Add(-24*time.Hour)), r.at)
+	points, err := e.st.AgentHistory(ctx, tenantID, agentID, store.FormatTime(at.Add(-24*time.Hour)), r.at)
 	if err != nil {
 		return AgentRisk{}, fmt.Errorf("agentrisk: %w", err)
 	}
@@ -339,17 +269,10 @@ func (e *Engine) getForAgent(ctx context.Context, tenantID, agentID string) (Age
 		t time.Time
 		s int
 	}
-	var snaps []snap
-	for rows.Next() {
-		var ts string
-		var s int
-		if err := rows.Scan(&ts, &s); err != nil {
-			rows.Close()
-			return AgentRisk{}, err
-		}
-		snaps = append(snaps, snap{parseTime(ts), s})
+	snaps := make([]snap, len(points))
+	for i, p := range points {
+		snaps[i] = snap{parseTime(p.At), p.Score}
 	}
-	rows.Close()
 	for _, w := range []struct {
 		label string
 		d     time.Duration
@@ -377,18 +300,14 @@ func (e *Engine) getForAgent(ctx context.Context, tenantID, agentID string) (Age
 	// deltaVs24h: against the last snapshot at or before 24 h ago, else the
 	// oldest one within the last 24 h.
 	ref := -1
-	var refScore int
-	err = e.st.DB.QueryRowContext(ctx, `SELECT score FROM agentrisk_history WHERE tenant_id = ? AND agent_id = ? AND calculated_at <= ?
-		ORDER BY calculated_at DESC LIMIT 1`, tenantID, agentID, store.FormatTime(at.Add(-24*time.Hour))).Scan(&refScore)
+	refScore, found, err := e.st.AgentScoreAt(ctx, tenantID, agentID, store.FormatTime(at.Add(-24*time.Hour)))
 	switch {
-	case err == nil:
-		ref = refScore
-	case errors.Is(err, sql.ErrNoRows):
-		if len(snaps) > 0 {
-			ref = snaps[0].s
-		}
-	default:
+	case err != nil:
 		return AgentRisk{}, fmt.Errorf("agentrisk: %w", err)
+	case found:
+		ref = refScore
+	case len(snaps) > 0:
+		ref = snaps[0].s
 	}
 	out.Trend = "stable"
 	if ref >= 0 {
@@ -404,10 +323,12 @@ func (e *Engine) getForAgent(ctx context.Context, tenantID, agentID string) (Age
 }
 
 func (e *Engine) baseline(ctx context.Context, tenantID, agentID string) (Baseline, error) {
-	var body string
-	err := e.st.DB.QueryRowContext(ctx, `SELECT baseline FROM agentrisk_scores WHERE tenant_id = ? AND agent_id = ?`, tenantID, agentID).Scan(&body)
+	body, found, err := e.st.AgentBaseline(ctx, tenantID, agentID)
 	out := Baseline{AgentID: agentID, Baseline: BaselineBody{Tools: []ToolBaseline{}}}
-	if errors.Is(err, sql.ErrNoRows) {
+	if err != nil {
+		return out, fmt.Errorf("agentrisk: %w", err)
+	}
+	if !found {
 		ok, err := e.agentExists(ctx, tenantID, agentID)
 		if err != nil {
 			return out, fmt.Errorf("agentrisk: %w", err)
@@ -416,9 +337,6 @@ func (e *Engine) baseline(ctx context.Context, tenantID, agentID string) (Baseli
 			return out, fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
 		}
 		return out, nil // known agent, no recalculation yet: empty baseline
-	}
-	if err != nil {
-		return out, fmt.Errorf("agentrisk: %w", err)
 	}
 	if err := json.Unmarshal([]byte(body), &out.Baseline); err != nil {
 		return out, fmt.Errorf("agentrisk: stored baseline: %w", err)
@@ -430,26 +348,21 @@ func (e *Engine) baseline(ctx context.Context, tenantID, agentID string) (Baseli
 }
 
 func (e *Engine) resetBaseline(ctx context.Context, tenantID, agentID string, at time.Time) error {
-	return e.st.Tx(ctx, func(tx *sql.Tx) error {
-		var blob []byte
-		err := tx.QueryRowContext(ctx, `SELECT agg FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`, tenantID, agentID).Scan(&blob)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
-		}
+	return e.st.Update(ctx, func(tx store.Tx) error {
+		row, ok, err := tx.AgentAggregate(ctx, tenantID, agentID)
 		if err != nil {
 			return fmt.Errorf("agentrisk: %w", err)
 		}
-		a, err := decodeAgg(blob, false)
+		if !ok {
+			return fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
+		}
+		a, err := decodeAgg(row.Agg, false)
 		if err != nil {
 			return err
 		}
 		a.patterns = nil // patterns are learned again from here
-		if _, err := tx.ExecContext(ctx, `UPDATE agentrisk_agents SET agg = ?, baseline_reset_at = ? WHERE tenant_id = ? AND agent_id = ?`,
-			a.encode(), store.FormatTime(at), tenantID, agentID); err != nil {
-			return fmt.Errorf("agentrisk: %w", err)
-		}
 		empty, _ := json.Marshal(BaselineBody{Tools: []ToolBaseline{}, UpdatedAt: at.UTC()})
-		if _, err := tx.ExecContext(ctx, `UPDATE agentrisk_scores SET baseline = ? WHERE tenant_id = ? AND agent_id = ?`, string(empty), tenantID, agentID); err != nil {
+		if err := tx.ResetAgentBaseline(ctx, tenantID, agentID, a.encode(), at, string(empty)); err != nil {
 			return fmt.Errorf("agentrisk: %w", err)
 		}
 		return nil
@@ -460,7 +373,7 @@ func (e *Engine) release(ctx context.Context, tenantID, agentID string) error {
 	if _, err := e.loadScore(ctx, tenantID, agentID); err != nil {
 		return err
 	}
-	_, err := e.st.DB.ExecContext(ctx, `UPDATE agentrisk_scores SET override_tier = ? WHERE tenant_id = ? AND agent_id = ?`, string(TierNormal), tenantID, agentID)
+	err := e.st.SetAgentOverride(ctx, tenantID, agentID, string(TierNormal))
 	if err != nil {
 		return fmt.Errorf("agentrisk: %w", err)
 	}
@@ -469,15 +382,15 @@ func (e *Engine) release(ctx context.Context, tenantID, agentID string) error {
 
 func (e *Engine) agentState(ctx context.Context, tenantID, agentID string, now time.Time) (AgentState, error) {
 	var st AgentState
-	var tier, since, at, over string
-	err := e.st.DB.QueryRowContext(ctx, `SELECT score, tier, tier_since, calculated_at, override_tier FROM agentrisk_scores WHERE tenant_id = ? AND agent_id = ?`,
-		tenantID, agentID).Scan(&st.Score, &tier, &since, &at, &over)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
-	}
+	row, ok, err := e.st.AgentScore(ctx, tenantID, agentID)
 	if err != nil {
 		return st, fmt.Errorf("agentrisk: %w", err)
 	}
+	if !ok {
+		return st, fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
+	}
+	st.Score = row.Score
+	tier, since, at, over := row.Tier, row.TierSince, row.CalculatedAt, row.OverrideTier
 	st.TenantID, st.AgentID = tenantID, agentID
 	st.Tier, st.TierSince, st.CalculatedAt, st.OverrideTier = Tier(tier), parseTime(since), parseTime(at), Tier(over)
 	secs := now.Sub(st.TierSince).Seconds()
@@ -486,15 +399,14 @@ func (e *Engine) agentState(ctx context.Context, tenantID, agentID string, now t
 }
 
 func (e *Engine) getRiskConfig(ctx context.Context, tenantID string) (RiskConfig, error) {
-	var body string
-	err := e.st.DB.QueryRowContext(ctx, `SELECT body FROM agentrisk_configs WHERE tenant_id = ?`, tenantID).Scan(&body)
+	body, found, err := e.st.RiskConfig(ctx, tenantID)
 	cfg := defaultRiskConfig()
 	cfg.TenantID = tenantID
-	if errors.Is(err, sql.ErrNoRows) {
-		return cfg, nil
-	}
 	if err != nil {
 		return cfg, fmt.Errorf("agentrisk: %w", err)
+	}
+	if !found {
+		return cfg, nil
 	}
 	if err := json.Unmarshal([]byte(body), &cfg); err != nil {
 		return cfg, fmt.Errorf("agentrisk: stored risk config of %s: %w", tenantID, err)
@@ -512,9 +424,7 @@ func (e *Engine) putRiskConfig(ctx context.Context, tenantID string, cfg RiskCon
 		return invalid(d)
 	}
 	body, _ := json.Marshal(cfg)
-	_, err := e.st.DB.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)
-		ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-		tenantID, string(body), store.FormatTime(time.Now()))
+	err := e.st.PutRiskConfig(ctx, tenantID, string(body), time.Now())
 	if err != nil {
 		return fmt.Errorf("agentrisk: %w", err)
 	}
@@ -522,53 +432,38 @@ func (e *Engine) putRiskConfig(ctx context.Context, tenantID string, cfg RiskCon
 }
 
 func (e *Engine) listRiskConfigs(ctx context.Context) ([]RiskConfig, error) {
-	rows, err := e.st.DB.QueryContext(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`)
+	rows, err := e.st.RiskConfigs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: %w", err)
 	}
-	defer rows.Close()
 	out := []RiskConfig{}
-	for rows.Next() {
-		var t, body string
-		if err := rows.Scan(&t, &body); err != nil {
-			return nil, err
-		}
+	for _, r := range rows {
 		cfg := defaultRiskConfig()
-		if err := json.Unmarshal([]byte(body), &cfg); err != nil {
-			return nil, fmt.Errorf("agentrisk: stored risk config of %s: %w", t, err)
+		if err := json.Unmarshal([]byte(r.Body), &cfg); err != nil {
+			return nil, fmt.Errorf("agentrisk: stored risk config of %s: %w", r.TenantID, err)
 		}
-		cfg.TenantID = t
+		cfg.TenantID = r.TenantID
 		out = append(out, cfg)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (e *Engine) tenants(ctx context.Context) ([]string, error) {
-	return e.strings(ctx, `SELECT DISTINCT tenant_id FROM agentrisk_agents ORDER BY tenant_id`)
-}
-
-// strings runs a query of one text column and returns its values.
-func (e *Engine) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := e.st.DB.QueryContext(ctx, query, args...)
+	out, err := e.st.AgentTenants(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentTenants lists the tenants that have an agent with this id, so that
 // commands can accept an agent id without --tenant when it is unambiguous.
 func (e *Engine) AgentTenants(ctx context.Context, agentID string) ([]string, error) {
-	return e.strings(ctx, `SELECT tenant_id FROM agentrisk_agents WHERE agent_id = ? ORDER BY tenant_id`, agentID)
+	out, err := e.st.TenantsOfAgent(ctx, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("agentrisk: %w", err)
+	}
+	return out, nil
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored tenant risk configs
@@ -580,16 +475,14 @@ func (e *Engine) ReplaceRiskConfigs(ctx context.Context, cfgs []RiskConfig) erro
 			return invalid(d)
 		}
 	}
-	now := store.FormatTime(time.Now())
-	return e.st.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM agentrisk_configs`); err != nil {
+	bodies := make([]store.TenantBody, len(cfgs))
+	for i, c := range cfgs {
+		body, _ := json.Marshal(c)
+		bodies[i] = store.TenantBody{TenantID: c.TenantID, Body: string(body)}
+	}
+	return e.st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.ReplaceRiskConfigs(ctx, bodies, time.Now()); err != nil {
 			return fmt.Errorf("agentrisk: %w", err)
-		}
-		for _, c := range cfgs {
-			body, _ := json.Marshal(c)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)`, c.TenantID, string(body), now); err != nil {
-				return fmt.Errorf("agentrisk: %w", err)
-			}
 		}
 		return nil
 	})

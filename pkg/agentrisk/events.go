@@ -170,9 +170,21 @@ func parseArray(file string, data []byte, fn func(*Event) error) diag.List {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Msg: "invalid JSON: " + err.Error()})
+		return append(diags, diag.Diagnostic{File: file, Line: lineAt(dec.InputOffset()), Msg: "invalid JSON: " + err.Error()})
+	}
+	// Whatever follows the array would otherwise be dropped silently.
+	end := dec.InputOffset()
+	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
+		at := end + int64(len(data[end:])-len(rest))
+		diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(at), Col: colAt(data, at),
+			Msg: "data after the JSON array: events are one JSON array, or JSONL (one event object per line)"})
 	}
 	return diags
+}
+
+// colAt is the 1-based column (in bytes) of offset off in data.
+func colAt(data []byte, off int64) int {
+	return int(off) - bytes.LastIndexByte(data[:off], '\n')
 }
 
 // decodeEvent decodes and checks one event; problems carry a pointer and a

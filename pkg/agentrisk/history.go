@@ -16,25 +16,17 @@ type HistoryPoint struct {
 // limit of the latest (limit <= 0: all). The HTML report draws them as a
 // sparkline.
 func (e *Engine) History(ctx context.Context, tenantID, agentID string, limit int) ([]HistoryPoint, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := e.st.DB.QueryContext(ctx, `SELECT calculated_at, score FROM (
-		SELECT calculated_at, score FROM agentrisk_history WHERE tenant_id = ? AND agent_id = ?
-		ORDER BY calculated_at DESC LIMIT ?) ORDER BY calculated_at`, tenantID, agentID, limit)
+	// The whole history: after the zero time, up to a time no snapshot reaches.
+	pts, err := e.st.AgentHistory(ctx, tenantID, agentID, "", "9999-12-31T23:59:59Z")
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: %w", err)
 	}
-	defer rows.Close()
-	var out []HistoryPoint
-	for rows.Next() {
-		var ts string
-		var p HistoryPoint
-		if err := rows.Scan(&ts, &p.Score); err != nil {
-			return nil, fmt.Errorf("agentrisk: %w", err)
-		}
-		p.At = parseTime(ts)
-		out = append(out, p)
+	if limit > 0 && len(pts) > limit {
+		pts = pts[len(pts)-limit:]
 	}
-	return out, rows.Err()
+	out := make([]HistoryPoint, len(pts))
+	for i, p := range pts {
+		out[i] = HistoryPoint{At: parseTime(p.At), Score: p.Score}
+	}
+	return out, nil
 }

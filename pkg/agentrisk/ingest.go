@@ -3,7 +3,6 @@ package agentrisk
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -71,7 +70,7 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 	var res IngestResult
 	var diags diag.List
 	errBad := errors.New("bad input")
-	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
+	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
@@ -120,7 +119,7 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 		}
 	}
 	var res IngestResult
-	err := e.st.Tx(ctx, func(tx *sql.Tx) error {
+	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
@@ -145,8 +144,7 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 // written once at the end.
 type ingester struct {
 	ctx    context.Context
-	tx     *sql.Tx
-	ins    *sql.Stmt
+	ins    store.EventIngest
 	agents map[agentKey]*agentFold
 	res    IngestResult
 }
@@ -158,19 +156,12 @@ type agentFold struct {
 	first, last time.Time
 }
 
-func newIngester(ctx context.Context, tx *sql.Tx) (*ingester, error) {
-	// Every event adds a random 128-bit hash to agentrisk_seen, so a large
-	// ingest touches pages all over that B-tree; with SQLite's default 2 MB
-	// page cache it waits on I/O. 64 MB took 1 M events from 23 s to 15 s.
-	// (Only this connection; scoring reads gain nothing from it.)
-	if _, err := tx.ExecContext(ctx, `PRAGMA cache_size = -65536`); err != nil {
-		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`)
+func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
+	ins, err := tx.EventIngest(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
-	return &ingester{ctx: ctx, tx: tx, ins: ins, agents: map[agentKey]*agentFold{}}, nil
+	return &ingester{ctx: ctx, ins: ins, agents: map[agentKey]*agentFold{}}, nil
 }
 
 func (in *ingester) close() { in.ins.Close() }
@@ -180,11 +171,11 @@ func (in *ingester) add(ev *Event) error {
 	if ev.Timestamp.After(in.res.Latest) {
 		in.res.Latest = ev.Timestamp
 	}
-	r, err := in.ins.ExecContext(in.ctx, eventHash(ev))
+	isNew, err := in.ins.Seen(in.ctx, eventHash(ev))
 	if err != nil {
 		return fmt.Errorf("agentrisk: ingest: %w", err)
 	}
-	if n, _ := r.RowsAffected(); n == 0 {
+	if !isNew {
 		in.res.Duplicates++
 		return nil
 	}
@@ -214,24 +205,18 @@ func (in *ingester) add(ev *Event) error {
 }
 
 func (in *ingester) load(k agentKey) (*agentFold, error) {
-	var (
-		blob        []byte
-		name        string
-		first, last string
-	)
 	f := &agentFold{}
-	err := in.tx.QueryRowContext(in.ctx, `SELECT agg, agent_name, first_event_at, last_event_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`, k.tenant, k.agent).
-		Scan(&blob, &name, &first, &last)
+	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		f.a = newAgg()
 	case err != nil:
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	case !ok:
+		f.a = newAgg()
 	default:
-		if f.a, err = decodeAgg(blob, true); err != nil {
+		if f.a, err = decodeAgg(row.Agg, true); err != nil {
 			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 		}
-		f.name, f.first, f.last = name, parseTime(first), parseTime(last)
+		f.name, f.first, f.last = row.AgentName, parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
 	}
 	f.m = f.a.merger()
 	return f, nil
@@ -248,18 +233,12 @@ func (in *ingester) finish() (IngestResult, error) {
 		}
 		return keys[i].agent < keys[j].agent
 	})
-	up, err := in.tx.PrepareContext(in.ctx, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
-			first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`)
-	if err != nil {
-		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
-	}
-	defer up.Close()
 	for _, k := range keys {
 		f := in.agents[k]
 		f.m.finish()
-		if _, err := up.ExecContext(in.ctx, k.tenant, k.agent, f.name, f.a.encode(), store.FormatTime(f.first), store.FormatTime(f.last)); err != nil {
+		row := store.AgentRow{TenantID: k.tenant, AgentID: k.agent, AgentName: f.name, Agg: f.a.encode(),
+			FirstEventAt: store.FormatTime(f.first), LastEventAt: store.FormatTime(f.last)}
+		if err := in.ins.PutAgent(in.ctx, row); err != nil {
 			return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 		}
 	}

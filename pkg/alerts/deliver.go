@@ -68,11 +68,7 @@ type Delivery struct {
 }
 
 func record(ctx context.Context, st *store.Store, d Delivery) error {
-	_, err := st.DB.ExecContext(ctx, `INSERT INTO alert_deliveries
-		(tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, store.FormatTime(d.Time))
-	if err != nil {
+	if err := st.RecordAlertDelivery(ctx, store.AlertDelivery(d)); err != nil {
 		return fmt.Errorf("alerts: record delivery: %w", err)
 	}
 	return nil
@@ -81,33 +77,15 @@ func record(ctx context.Context, st *store.Store, d Delivery) error {
 // ListDeliveries returns the recorded attempts of a tenant ("" for all),
 // newest first, at most limit (0 for all).
 func ListDeliveries(ctx context.Context, st *store.Store, tenantID string, limit int) ([]Delivery, error) {
-	q := `SELECT seq, tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at FROM alert_deliveries`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY seq DESC`
-	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
-	}
-	rows, err := st.DB.QueryContext(ctx, q, args...)
+	rows, err := st.AlertDeliveries(ctx, tenantID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("alerts: list deliveries: %w", err)
 	}
-	defer rows.Close()
-	out := []Delivery{}
-	for rows.Next() {
-		var d Delivery
-		var at string
-		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
-			return nil, err
-		}
-		d.Time, _ = time.Parse(store.TimeFormat, at)
-		out = append(out, d)
+	out := make([]Delivery, len(rows))
+	for i, d := range rows {
+		out[i] = Delivery(d)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Options configure a Dispatcher.

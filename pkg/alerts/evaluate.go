@@ -2,7 +2,6 @@ package alerts
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -58,44 +57,31 @@ func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.T
 		byTenant[c.TenantID] = rules
 	}
 	var fired []Alert
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		fired = fired[:0]
-		get, err := tx.PrepareContext(ctx, `SELECT above FROM alert_state WHERE tenant_id = ? AND rule_id = ? AND agent_id = ?`)
+		states, err := tx.AlertStates(ctx)
 		if err != nil {
 			return fmt.Errorf("alerts: %w", err)
 		}
-		defer get.Close()
-		put, err := tx.PrepareContext(ctx, `INSERT INTO alert_state (tenant_id, rule_id, agent_id, above, since) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (tenant_id, rule_id, agent_id) DO UPDATE SET above = excluded.above,
-			since = CASE WHEN alert_state.above = excluded.above THEN alert_state.since ELSE excluded.since END`)
-		if err != nil {
-			return fmt.Errorf("alerts: %w", err)
-		}
-		defer put.Close()
+		defer states.Close()
 		for _, c := range changes {
 			for _, r := range byTenant[c.TenantID] {
 				if r.Disabled {
 					continue
 				}
-				var prev int
-				switch err := get.QueryRowContext(ctx, c.TenantID, r.ID, c.AgentID).Scan(&prev); err {
-				case nil:
-				case sql.ErrNoRows:
-					if r.above(c.OldScore, c.OldTier) {
-						prev = 1
-					}
-				default:
-					return fmt.Errorf("alerts: read state: %w", err)
+				above, known, err := states.Above(ctx, c.TenantID, r.ID, c.AgentID)
+				if err != nil {
+					return fmt.Errorf("alerts: %w", err)
+				}
+				prev := above
+				if !known {
+					prev = r.above(c.OldScore, c.OldTier)
 				}
 				now1 := r.above(c.NewScore, c.NewTier)
-				cur := 0
-				if now1 {
-					cur = 1
+				if err := states.Set(ctx, c.TenantID, r.ID, c.AgentID, now1, now); err != nil {
+					return fmt.Errorf("alerts: %w", err)
 				}
-				if _, err := put.ExecContext(ctx, c.TenantID, r.ID, c.AgentID, cur, store.FormatTime(now)); err != nil {
-					return fmt.Errorf("alerts: write state: %w", err)
-				}
-				if now1 && prev == 0 {
+				if now1 && !prev {
 					fired = append(fired, Alert{
 						AlertID: NewID("alr_"), RuleID: r.ID, TenantID: c.TenantID,
 						AgentID: c.AgentID, AgentName: c.AgentName,

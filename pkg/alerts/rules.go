@@ -12,7 +12,6 @@ package alerts
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -201,13 +200,12 @@ func PutRule(ctx context.Context, st *store.Store, r Rule) error {
 	if r.TenantID == "" {
 		return errors.New("alerts: rule without tenant")
 	}
-	return st.Tx(ctx, func(tx *sql.Tx) error {
-		var old string
-		err := tx.QueryRowContext(ctx, `SELECT body FROM alert_rules WHERE tenant_id = ? AND id = ?`, r.TenantID, r.ID).Scan(&old)
-		if err != nil && err != sql.ErrNoRows {
+	return st.Update(ctx, func(tx store.Tx) error {
+		old, found, err := tx.AlertRule(ctx, r.TenantID, r.ID)
+		if err != nil {
 			return fmt.Errorf("alerts: put rule: %w", err)
 		}
-		if err == nil {
+		if found {
 			var prev Rule
 			if json.Unmarshal([]byte(old), &prev) == nil {
 				created := prev.CreatedAt
@@ -227,58 +225,41 @@ func PutRule(ctx context.Context, st *store.Store, r Rule) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (tenant_id, id) DO UPDATE SET body = excluded.body`,
-			r.TenantID, r.ID, string(body), store.FormatTime(r.CreatedAt))
-		if err != nil {
+		if err := tx.PutAlertRule(ctx, r.TenantID, r.ID, string(body), r.CreatedAt); err != nil {
 			return fmt.Errorf("alerts: put rule: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, r.TenantID, r.ID)
-		return err
+		return nil
 	})
 }
 
 // DeleteRule removes a rule and its crossing state; ErrNotFound when absent.
 func DeleteRule(ctx context.Context, st *store.Store, tenantID, id string) error {
-	return st.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM alert_rules WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	return st.Update(ctx, func(tx store.Tx) error {
+		found, err := tx.DeleteAlertRule(ctx, tenantID, id)
 		if err != nil {
 			return fmt.Errorf("alerts: delete rule: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !found {
 			return ErrNotFound
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, tenantID, id)
-		return err
+		return nil
 	})
 }
 
 // ListRules returns the rules of a tenant ("" for every tenant), ordered by
 // tenant and id.
 func ListRules(ctx context.Context, st *store.Store, tenantID string) ([]Rule, error) {
-	q := `SELECT body FROM alert_rules`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY tenant_id, id`
-	rows, err := st.DB.QueryContext(ctx, q, args...)
+	bodies, err := st.AlertRules(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("alerts: list rules: %w", err)
 	}
-	defer rows.Close()
 	out := []Rule{}
-	for rows.Next() {
-		var body string
-		if err := rows.Scan(&body); err != nil {
-			return nil, err
-		}
+	for _, body := range bodies {
 		var r Rule
 		if err := json.Unmarshal([]byte(body), &r); err != nil {
 			return nil, fmt.Errorf("alerts: decode rule: %w", err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -4,7 +4,6 @@ package benchgen
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand"
 	"os"
@@ -104,28 +103,21 @@ func WriteRuns(ctx context.Context, st *store.Store, s Size, seed int64) error {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for k := 0; k < s.EvaluationKeys; k++ {
 		key := fmt.Sprintf("eval-%03d", k)
-		err := st.Tx(ctx, func(tx *sql.Tx) error {
-			runStmt, err := tx.PrepareContext(ctx, `INSERT INTO evaluation_runs (evaluation_key, id, created_at, status, body) VALUES (?, ?, ?, 'completed', '{}')`)
+		err := st.Update(ctx, func(tx store.Tx) error {
+			bulk, err := tx.BulkRuns(ctx, key)
 			if err != nil {
 				return err
 			}
-			defer runStmt.Close()
-			valStmt, err := tx.PrepareContext(ctx, `INSERT INTO metric_values (evaluation_key, run_id, task_specification_key, scorer_key, metric_key, value) VALUES (?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer valStmt.Close()
 			for i := 0; i < s.RunsPerKey; i++ {
 				id := fmt.Sprintf("run-%04d", i)
-				created := store.FormatTime(base.Add(time.Duration(i) * time.Hour))
-				if _, err := runStmt.ExecContext(ctx, key, id, created); err != nil {
+				if err := bulk.Run(ctx, id, base.Add(time.Duration(i)*time.Hour)); err != nil {
 					return err
 				}
 				n := 0
 				for t := 0; t < tasks && n < s.ValuesPerRun; t++ {
 					for sc := 0; sc < 10 && n < s.ValuesPerRun; sc++ {
 						for m := 0; m < metrics && n < s.ValuesPerRun; m++ {
-							if _, err := valStmt.ExecContext(ctx, key, id, fmt.Sprintf("task-%02d", t), fmt.Sprintf("scorer-%d", sc), fmt.Sprintf("m%d", m), r.Float64()); err != nil {
+							if err := bulk.Value(ctx, id, fmt.Sprintf("task-%02d", t), fmt.Sprintf("scorer-%d", sc), fmt.Sprintf("m%d", m), r.Float64()); err != nil {
 								return err
 							}
 							n++
@@ -133,11 +125,7 @@ func WriteRuns(ctx context.Context, st *store.Store, s Size, seed int64) error {
 					}
 				}
 			}
-			_, err = tx.ExecContext(ctx, `INSERT INTO latest_runs (evaluation_key, id, created_at)
-				SELECT evaluation_key, id, created_at FROM evaluation_runs WHERE evaluation_key = ? AND status = 'completed'
-				ORDER BY created_at DESC, id DESC LIMIT 1
-				ON CONFLICT (evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, key)
-			return err
+			return bulk.Close(ctx)
 		})
 		if err != nil {
 			return fmt.Errorf("runs of %s: %w", key, err)

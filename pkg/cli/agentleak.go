@@ -9,17 +9,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/riskreport"
-	"github.com/lfcli/lf/pkg/store"
 )
 
 func init() { Register(agentleakCommand) }
@@ -33,7 +30,8 @@ func agentleakCommand(env *Env) *ucli.Command {
 			Usage:     "scan agent traces on every channel, score them with AgentRisk and record the run",
 			ArgsUsage: "TRACE... (JSONL, a JSON file per trace, a folder, a glob, or - for stdin)",
 			Description: "Exit 1 when a trace is blocked (score below scoring.fail_below, a level 4 secret leaked\n" +
-				"with block_on_critical, or a privacy policy violation); exit 3 on bad input.\n" +
+				"with block_on_critical, or a privacy policy violation) or the inputs hold no trace at all;\n" +
+				"exit 3 on bad input (a trace without events is bad input; events: [] is a run with no events).\n" +
 				"Values are redacted (first 2 and last 2 characters) unless --show-values is given;\n" +
 				"raw values never reach the store.",
 			Flags: []ucli.Flag{
@@ -61,68 +59,39 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	if c.NArg() == 0 {
 		return diag.Usagef("agentleak scan: give at least one trace file (or - for stdin)")
 	}
-	cfg := agentleak.DefaultConfig()
-	if p := c.String("config"); p != "" {
-		var warns diag.List
-		cfg, warns, err = agentleak.LoadConfig(p, env.Rel(alAbs(p)))
-		if err != nil {
-			return err // the warnings are in the error's list
-		}
-		printWarnings(env, warns)
+	if n := c.Int("workers"); n < 1 {
+		return diag.Usagef("--workers %d: give at least 1 (traces scanned in parallel)", n)
 	}
-	vaults, err := loadVaultArgs(env, c.StringSlice("vaults"))
-	if err != nil {
-		return err
-	}
-	if k := c.String("vault"); k != "" && !vaults.Has(k) {
-		return diag.Usagef("--vault %s: no vault with that key in the given vault files", k)
-	}
-	inputs, err := agentleak.ExpandInputs(c.Args().Slice(), env.Stdin, func(p string) string { return env.Rel(alAbs(p)) })
-	if err != nil {
-		return err
-	}
-	evalKey := c.String("evaluation-key")
-	if evalKey == "" {
-		evalKey = cfg.ProjectName
-	}
-	if evalKey == "" {
-		evalKey = agentleak.DefaultEvaluationKey
-	}
-	record := !c.Bool("no-record")
-	show := c.Bool("show-values")
-
-	sc := agentleak.NewScanner(cfg, vaults)
-	sc.VaultKey = c.String("vault")
 	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
-	out := &scanWriter{w: bw, format: format, show: show, ci: newCIWriter(format, bw)}
-	onResult := out.write
-	// Recording streams each trace's metrics into the store as it is
-	// scanned (the run stays "running" until the scan ends), so memory stays
-	// flat however large the input.
-	var rec *store.RunWriter
-	if record {
-		st, err := env.OpenStore(c.Context)
+	out := &scanWriter{w: bw, format: format, show: c.Bool("show-values"), ci: newCIWriter(format, bw)}
+	// Progress on a terminal, for scans that take more than a second.
+	bar := progress.New(env.Stderr, progress.Options{Description: "scanning traces", Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	plan, err := agentleak.Prepare(agentleak.ScanInputs{
+		Config:        c.String("config"),
+		Vaults:        c.StringSlice("vaults"),
+		Traces:        c.Args().Slice(),
+		Stdin:         env.Stdin,
+		Display:       func(p string) string { return env.Rel(alAbs(p)) },
+		VaultKey:      c.String("vault"),
+		EvaluationKey: c.String("evaluation-key"),
+		KeepGoing:     c.Bool("keep-going"),
+		Workers:       c.Int("workers"),
+		OnResult:      func(r *agentleak.Result) error { bar.Add(1); return out.write(r) },
+	})
+	if err != nil {
+		return err
+	}
+	printWarnings(env, plan.Warnings)
+	var st agentleak.ScanStore // nil: --no-record
+	if !c.Bool("no-record") {
+		s, err := env.OpenStore(c.Context)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		if rec, err = st.BeginRun(c.Context, agentleak.RunHead(evalKey, time.Now(), inputs)); err != nil {
-			return diag.Internal(err)
-		}
-		var keys agentleak.TaskKeys
-		onResult = func(r *agentleak.Result) error {
-			if err := out.write(r); err != nil {
-				return err
-			}
-			return rec.Add(c.Context, agentleak.ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
-		}
+		defer s.Close()
+		st = s.Backend
 	}
-	// Progress on a terminal, for scans that take more than a second.
-	bar := progress.New(env.Stderr, progress.Options{Description: "scanning traces", Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
-	counted := onResult
-	onResult = func(r *agentleak.Result) error { bar.Add(1); return counted(r) }
-	job := &agentleak.Job{Scanner: sc, KeepGoing: c.Bool("keep-going"), Workers: c.Int("workers"), OnResult: onResult}
-	sum, runErr := job.Run(c.Context, inputs)
+	sr, runErr := plan.Run(c.Context, st)
 	bar.Finish()
 	if err := out.close(); err != nil {
 		return diag.Internal(err)
@@ -130,29 +99,23 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	if err := bw.Flush(); err != nil {
 		return diag.Internal(err)
 	}
-	if rec != nil {
-		if sum == nil || sum.Traces == 0 || (runErr != nil && !job.KeepGoing) {
-			if err := rec.Abort(c.Context); err != nil {
-				return diag.Internal(err)
-			}
-		} else {
-			if err := rec.Finish(c.Context, model.StatusCompleted); err != nil {
-				return diag.Internal(err)
-			}
-			fmt.Fprintf(env.Stderr, "recorded run %s of evaluation %s (%d result%s)\n", rec.ID(), evalKey, rec.Written(), plural(rec.Written()))
-		}
-	}
-	if sum == nil || (runErr != nil && !job.KeepGoing) {
+	if sr == nil {
 		return runErr
 	}
+	if sr.Status == agentleak.ScanRecorded {
+		fmt.Fprintf(env.Stderr, "recorded run %s of evaluation %s (%d result%s)\n", sr.RunID, sr.EvaluationKey, sr.Recorded, plural(sr.Recorded))
+	}
 	if format == "table" {
-		fmt.Fprintf(env.Stdout, "%d trace%s scanned, %d blocked\n", sum.Traces, plural(sum.Traces), sum.Blocked)
+		fmt.Fprintf(env.Stdout, "%d trace%s scanned, %d blocked\n", sr.Traces, plural(sr.Traces), sr.Blocked)
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if sum.Blocked > 0 {
-		return diag.Gatef("%d of %d trace%s blocked", sum.Blocked, sum.Traces, plural(sum.Traces))
+	if sr.Status == agentleak.ScanEmpty {
+		return diag.Gatef("no trace in the inputs: nothing scanned, nothing recorded")
+	}
+	if sr.Blocked > 0 {
+		return diag.Gatef("%d of %d trace%s blocked", sr.Blocked, sr.Traces, plural(sr.Traces))
 	}
 	return nil
 }
@@ -162,28 +125,6 @@ func alAbs(p string) string {
 		return a
 	}
 	return p
-}
-
-func loadVaultArgs(env *Env, args []string) (*agentleak.Vaults, error) {
-	if len(args) == 0 {
-		return nil, nil
-	}
-	var paths, displays []string
-	for _, a := range args {
-		ins, err := agentleak.ExpandVaultPaths(a)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ins {
-			paths = append(paths, p)
-			displays = append(displays, env.Rel(alAbs(p)))
-		}
-	}
-	vs, warns, err := agentleak.LoadVaults(paths, displays)
-	if err == nil {
-		printWarnings(env, warns)
-	}
-	return vs, err
 }
 
 // scanWriter prints each result as it comes, so that memory stays flat.

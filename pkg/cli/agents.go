@@ -32,8 +32,12 @@ each weighted 2^(-age / half-life) (half-life 24 h by default), at hourly resolu
   anomaly          100 x max over features of clamp((z - 3) / 3); z = (x - peers' median) / (1.4826 MAD); 0 with < 3 peers
   policyViolation  100 x decayed denied / decayed requests`
 
+// tenantFlag picks the tenant of an agent id that exists in several.
+func tenantFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "tenant", Usage: "tenant `ID` (needed only when the agent id exists in several tenants)"}
+}
+
 func agentsCommand(env *Env) *ucli.Command {
-	tenantFlag := &ucli.StringFlag{Name: "tenant", Usage: "tenant `ID` (needed only when the agent id exists in several tenants)"}
 	return &ucli.Command{
 		Name:  "agents",
 		Usage: "per-agent risk scores from agent events: ingest, recalc, show, baseline, release, decide",
@@ -41,253 +45,285 @@ func agentsCommand(env *Env) *ucli.Command {
 			"scores every agent 0-100 from five explained components and stores a snapshot. See\n" +
 			"docs/agent-risk.md for the formulas. `lf overview agents` lists the scores.",
 		Subcommands: []*ucli.Command{
-			{
-				Name:      "ingest",
-				Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
-				ArgsUsage: "FILE...",
-				Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
-				Action: func(c *ucli.Context) error {
-					format, err := outputFormat(c, "table", "json")
-					if err != nil {
-						return err
-					}
-					if c.NArg() == 0 {
-						return diag.Usagef("ingest needs at least one events FILE (- for stdin)")
-					}
-					var srcs []agentrisk.Source
-					for _, path := range c.Args().Slice() {
-						if path == "-" {
-							srcs = append(srcs, agentrisk.Source{Name: "<stdin>", R: env.Stdin})
-							continue
-						}
-						f, err := os.Open(path)
-						if err != nil {
-							return diag.Invalidf("%v", err)
-						}
-						defer f.Close()
-						srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: f})
-					}
-					return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
-						res, diags, err := e.IngestSources(c.Context, srcs)
-						if err != nil {
-							return diag.Internal(err)
-						}
-						if diags.HasErrors() {
-							return diag.Invalid(diags)
-						}
-						if format == "json" {
-							return report.JSON(env.Stdout, res)
-						}
-						fmt.Fprintf(env.Stdout, "ingested %d events: %d new, %d already stored, %d agents\n", res.Events, res.New, res.Duplicates, res.Agents)
-						return nil
-					})
-				},
-			},
-			{
-				Name:  "recalc",
-				Usage: "recalculate risk scores at time T (default now), store a snapshot per agent and record an agent_risk evaluation run",
-				Flags: []ucli.Flag{
-					&ucli.StringFlag{Name: "at", Usage: "score time `T` (RFC 3339; default: now)"},
-					tenantFlag,
-					&ucli.StringFlag{Name: "agent", Usage: "only agent `ID`"},
-					outputFlag("table", "table", "json"),
-				},
-				Action: func(c *ucli.Context) error {
-					format, err := outputFormat(c, "table", "json")
-					if err != nil {
-						return err
-					}
-					at, err := parseAt(c.String("at"))
-					if err != nil {
-						return err
-					}
-					return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
-						tenant, agent := c.String("tenant"), c.String("agent")
-						if agent != "" && tenant == "" {
-							if tenant, err = resolveTenant(c.Context, e, agent); err != nil {
-								return err
-							}
-						}
-						changes, err := e.Recalculate(c.Context, tenant, agent, at)
-						if err != nil {
-							return agentErr(err)
-						}
-						if len(changes) > 0 {
-							if err := e.Store().RecordRun(c.Context, agentrisk.EvaluationRun(changes, at)); err != nil {
-								return diag.Internal(err)
-							}
-						}
-						if format == "json" {
-							if changes == nil {
-								changes = []agentrisk.Change{}
-							}
-							return report.JSON(env.Stdout, changes)
-						}
-						rows := make([][]string, 0, len(changes))
-						for _, ch := range changes {
-							old := "-"
-							if ch.OldTier != "" {
-								old = fmt.Sprintf("%d %s", ch.OldScore, ch.OldTier)
-							}
-							rows = append(rows, []string{ch.TenantID, ch.AgentID, ch.AgentName, old, strconv.Itoa(ch.NewScore), string(ch.NewTier)})
-						}
-						if err := report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows); err != nil {
-							return err
-						}
-						fmt.Fprintf(env.Stdout, "%d agents recalculated at %s\n", len(changes), at.Format(time.RFC3339))
-						return nil
-					})
-				},
-			},
-			{
-				Name:      "show",
-				Usage:     "an agent's score, tier, trend, 1h/24h windows and explained components (risk.getForAgent())",
-				ArgsUsage: "AGENT",
-				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
-				Action: func(c *ucli.Context) error {
-					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
-						r, err := e.GetForAgent(c.Context, tenant, agent)
-						if err != nil {
-							return agentErr(err)
-						}
-						if format == "json" {
-							return report.JSON(env.Stdout, r)
-						}
-						return writeAgentRisk(env.Stdout, r)
-					})
-				},
-			},
-			{
-				Name:      "baseline",
-				Usage:     "an agent's tool-use baseline (anomalies.getBaseline()); `baseline reset AGENT` forgets it",
-				ArgsUsage: "AGENT",
-				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
-				Subcommands: []*ucli.Command{{
-					Name:      "reset",
-					Usage:     "forget an agent's baseline: only history from now on counts towards it",
-					ArgsUsage: "AGENT",
-					Flags:     []ucli.Flag{tenantFlag, &ucli.StringFlag{Name: "at", Usage: "reset time `T` (RFC 3339; default now)"}, outputFlag("table", "table", "json")},
-					Action: func(c *ucli.Context) error {
-						at, err := parseAt(c.String("at"))
-						if err != nil {
-							return err
-						}
-						return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
-							if err := e.ResetBaseline(c.Context, tenant, agent, at); err != nil {
-								return agentErr(err)
-							}
-							if format == "json" {
-								return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at})
-							}
-							fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, at.Format(time.RFC3339))
-							return nil
-						})
-					},
-				}},
-				Action: func(c *ucli.Context) error {
-					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
-						b, err := e.Baseline(c.Context, tenant, agent)
-						if err != nil {
-							return agentErr(err)
-						}
-						if format == "json" {
-							return report.JSON(env.Stdout, b)
-						}
-						rows := make([][]string, 0, len(b.Baseline.Tools))
-						for _, t := range b.Baseline.Tools {
-							rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), report.FormatFloat(t.AvgCallsPerHour), report.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
-						}
-						if err := report.Table(env.Stdout, []string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows); err != nil {
-							return err
-						}
-						upd := "never"
-						if !b.Baseline.UpdatedAt.IsZero() {
-							upd = b.Baseline.UpdatedAt.Format(time.RFC3339)
-						}
-						fmt.Fprintf(env.Stdout, "agent %s: %d calls over %d days, updated %s\n", b.AgentID, b.Baseline.TotalCalls, b.Baseline.WindowDays, upd)
-						return nil
-					})
-				},
-			},
-			{
-				Name:      "release",
-				Usage:     "admin release: lift an agent's critical block until its next recalculation",
-				ArgsUsage: "AGENT",
-				Flags:     []ucli.Flag{tenantFlag, outputFlag("table", "table", "json")},
-				Action: func(c *ucli.Context) error {
-					return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
-						if err := e.Release(c.Context, tenant, agent); err != nil {
-							return agentErr(err)
-						}
-						if format == "json" {
-							return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal})
-						}
-						fmt.Fprintf(env.Stdout, "agent %s (tenant %s) released: effective tier normal until the next recalculation\n", agent, tenant)
-						return nil
-					})
-				},
-			},
-			{
-				Name:  "decide",
-				Usage: "run the rate-limit and risk enforcement stages on a file of cases (the conformance format)",
-				Flags: []ucli.Flag{
-					&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "cases `FILE`: cases: [{name, config, agent, request, expect?}]", Required: true},
-					&ucli.BoolFlag{Name: "check", Usage: "compare with each case's expect and exit 1 on a mismatch"},
-					outputFlag("table", "table", "json"),
-				},
-				Action: func(c *ucli.Context) error {
-					format, err := outputFormat(c, "table", "json")
-					if err != nil {
-						return err
-					}
-					path := c.String("file")
-					data, err := os.ReadFile(path)
-					if err != nil {
-						return diag.Invalidf("%s: %v", path, err)
-					}
-					cases, diags := agentrisk.ParseDecideCases(env.Rel(path), data)
-					if diags.HasErrors() {
-						return diag.Invalid(diags)
-					}
-					results := make([]agentrisk.CaseResult, len(cases))
-					failed := 0
-					var msgs []string
-					for i := range cases {
-						results[i] = cases[i].Run()
-						if c.Bool("check") {
-							if mm := cases[i].Mismatches(results[i]); len(mm) > 0 {
-								failed++
-								msgs = append(msgs, fmt.Sprintf("case %q: %s", cases[i].Name, strings.Join(mm, "; ")))
-							}
-						}
-					}
-					if format == "json" {
-						if err := report.JSON(env.Stdout, results); err != nil {
-							return err
-						}
-					} else {
-						rows := make([][]string, 0, len(results))
-						for _, r := range results {
-							rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, report.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
-						}
-						if err := report.Table(env.Stdout, []string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows); err != nil {
-							return err
-						}
-					}
-					if c.Bool("check") {
-						for _, m := range msgs {
-							fmt.Fprintln(env.Stderr, m)
-						}
-						if failed > 0 {
-							return diag.Gatef("%d of %d cases do not match their expect", failed, len(cases))
-						}
-						fmt.Fprintf(env.Stderr, "%d cases match\n", len(cases))
-					}
-					return nil
-				},
-			},
+			agentsIngestCommand(env),
+			agentsRecalcCommand(env),
+			agentsShowCommand(env),
+			agentsBaselineCommand(env),
+			agentsReleaseCommand(env),
+			agentsDecideCommand(env),
 		},
 	}
+}
+
+func agentsIngestCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "ingest",
+		Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
+		ArgsUsage: "FILE...",
+		Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
+		Action:    func(c *ucli.Context) error { return agentsIngest(c, env) },
+	}
+}
+
+func agentsIngest(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return diag.Usagef("ingest needs at least one events FILE (- for stdin)")
+	}
+	var srcs []agentrisk.Source
+	for _, path := range c.Args().Slice() {
+		if path == "-" {
+			srcs = append(srcs, agentrisk.Source{Name: "<stdin>", R: env.Stdin})
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return diag.Invalidf("%v", err)
+		}
+		defer f.Close()
+		srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: f})
+	}
+	return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+		res, err := agentrisk.Ingest(c.Context, e, srcs)
+		if err != nil {
+			return err
+		}
+		if format == "json" {
+			return report.JSON(env.Stdout, res)
+		}
+		fmt.Fprintf(env.Stdout, "ingested %d events: %d new, %d already stored, %d agents\n", res.Events, res.New, res.Duplicates, res.Agents)
+		return nil
+	})
+}
+
+func agentsRecalcCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "recalc",
+		Usage: "recalculate risk scores at time T (default now), store a snapshot per agent and record an agent_risk evaluation run",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "at", Usage: "score time `T` (RFC 3339; default: now)"},
+			tenantFlag(),
+			&ucli.StringFlag{Name: "agent", Usage: "only agent `ID`"},
+			outputFlag("table", "table", "json"),
+		},
+		Action: func(c *ucli.Context) error { return agentsRecalc(c, env) },
+	}
+}
+
+func agentsRecalc(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	at, err := parseAt(c.String("at"))
+	if err != nil {
+		return err
+	}
+	return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+		tenant, agent := c.String("tenant"), c.String("agent")
+		if agent != "" && tenant == "" {
+			if tenant, err = resolveTenant(c.Context, e, agent); err != nil {
+				return err
+			}
+		}
+		changes, err := agentrisk.Recalc(c.Context, e, agentrisk.RecalcOptions{Tenant: tenant, Agent: agent, At: at, Record: true})
+		if err != nil {
+			return err
+		}
+		if format == "json" {
+			if changes == nil {
+				changes = []agentrisk.Change{}
+			}
+			return report.JSON(env.Stdout, changes)
+		}
+		rows := make([][]string, 0, len(changes))
+		for _, ch := range changes {
+			old := "-"
+			if ch.OldTier != "" {
+				old = fmt.Sprintf("%d %s", ch.OldScore, ch.OldTier)
+			}
+			rows = append(rows, []string{ch.TenantID, ch.AgentID, ch.AgentName, old, strconv.Itoa(ch.NewScore), string(ch.NewTier)})
+		}
+		if err := report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%d agents recalculated at %s\n", len(changes), at.Format(time.RFC3339))
+		return nil
+	})
+}
+
+func agentsShowCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "show",
+		Usage:     "an agent's score, tier, trend, 1h/24h windows and explained components (risk.getForAgent())",
+		ArgsUsage: "AGENT",
+		Flags:     []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
+		Action: func(c *ucli.Context) error {
+			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+				r, err := e.GetForAgent(c.Context, tenant, agent)
+				if err != nil {
+					return agentErr(err)
+				}
+				if format == "json" {
+					return report.JSON(env.Stdout, r)
+				}
+				return writeAgentRisk(env.Stdout, r)
+			})
+		},
+	}
+}
+
+func agentsBaselineCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:        "baseline",
+		Usage:       "an agent's tool-use baseline (anomalies.getBaseline()); `baseline reset AGENT` forgets it",
+		ArgsUsage:   "AGENT",
+		Flags:       []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
+		Subcommands: []*ucli.Command{agentsBaselineResetCommand(env)},
+		Action: func(c *ucli.Context) error {
+			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+				b, err := e.Baseline(c.Context, tenant, agent)
+				if err != nil {
+					return agentErr(err)
+				}
+				if format == "json" {
+					return report.JSON(env.Stdout, b)
+				}
+				return writeBaseline(env.Stdout, b)
+			})
+		},
+	}
+}
+
+func writeBaseline(w io.Writer, b agentrisk.Baseline) error {
+	rows := make([][]string, 0, len(b.Baseline.Tools))
+	for _, t := range b.Baseline.Tools {
+		rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), report.FormatFloat(t.AvgCallsPerHour), report.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
+	}
+	if err := report.Table(w, []string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows); err != nil {
+		return err
+	}
+	upd := "never"
+	if !b.Baseline.UpdatedAt.IsZero() {
+		upd = b.Baseline.UpdatedAt.Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "agent %s: %d calls over %d days, updated %s\n", b.AgentID, b.Baseline.TotalCalls, b.Baseline.WindowDays, upd)
+	return nil
+}
+
+func agentsBaselineResetCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "reset",
+		Usage:     "forget an agent's baseline: only history from now on counts towards it",
+		ArgsUsage: "AGENT",
+		Flags:     []ucli.Flag{tenantFlag(), &ucli.StringFlag{Name: "at", Usage: "reset time `T` (RFC 3339; default now)"}, outputFlag("table", "table", "json")},
+		Action: func(c *ucli.Context) error {
+			at, err := parseAt(c.String("at"))
+			if err != nil {
+				return err
+			}
+			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+				if err := e.ResetBaseline(c.Context, tenant, agent, at); err != nil {
+					return agentErr(err)
+				}
+				if format == "json" {
+					return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at})
+				}
+				fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, at.Format(time.RFC3339))
+				return nil
+			})
+		},
+	}
+}
+
+func agentsReleaseCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "release",
+		Usage:     "admin release: lift an agent's critical block until its next recalculation",
+		ArgsUsage: "AGENT",
+		Flags:     []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
+		Action: func(c *ucli.Context) error {
+			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+				if err := e.Release(c.Context, tenant, agent); err != nil {
+					return agentErr(err)
+				}
+				if format == "json" {
+					return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal})
+				}
+				fmt.Fprintf(env.Stdout, "agent %s (tenant %s) released: effective tier normal until the next recalculation\n", agent, tenant)
+				return nil
+			})
+		},
+	}
+}
+
+func agentsDecideCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "decide",
+		Usage: "run the rate-limit and risk enforcement stages on a file of cases (the conformance format)",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "cases `FILE`: cases: [{name, config, agent, request, expect?}]", Required: true},
+			&ucli.BoolFlag{Name: "check", Usage: "compare with each case's expect and exit 1 on a mismatch"},
+			outputFlag("table", "table", "json"),
+		},
+		Action: func(c *ucli.Context) error { return agentsDecide(c, env) },
+	}
+}
+
+func agentsDecide(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	path := c.String("file")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return diag.Invalidf("%s: %v", path, err)
+	}
+	cases, diags := agentrisk.ParseDecideCases(env.Rel(path), data)
+	if diags.HasErrors() {
+		return diag.Invalid(diags)
+	}
+	results := make([]agentrisk.CaseResult, len(cases))
+	failed := 0
+	var msgs []string
+	for i := range cases {
+		results[i] = cases[i].Run()
+		if c.Bool("check") {
+			if mm := cases[i].Mismatches(results[i]); len(mm) > 0 {
+				failed++
+				msgs = append(msgs, fmt.Sprintf("case %q: %s", cases[i].Name, strings.Join(mm, "; ")))
+			}
+		}
+	}
+	if err := writeDecisions(env.Stdout, results, format); err != nil {
+		return err
+	}
+	if !c.Bool("check") {
+		return nil
+	}
+	for _, m := range msgs {
+		fmt.Fprintln(env.Stderr, m)
+	}
+	if failed > 0 {
+		return diag.Gatef("%d of %d cases do not match their expect", failed, len(cases))
+	}
+	fmt.Fprintf(env.Stderr, "%d cases match\n", len(cases))
+	return nil
+}
+
+func writeDecisions(w io.Writer, results []agentrisk.CaseResult, format string) error {
+	if format == "json" {
+		return report.JSON(w, results)
+	}
+	rows := make([][]string, 0, len(results))
+	for _, r := range results {
+		rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, report.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
+	}
+	return report.Table(w, []string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows)
 }
 
 func overviewAgentsCommand(env *Env) *ucli.Command {
@@ -375,6 +411,17 @@ func parseAt(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// withReadEngine is withEngine for commands that only read: it never
+// creates a store.
+func withReadEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
+	st, err := env.OpenExistingStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(agentrisk.NewEngine(st))
+}
+
 func withEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
 	st, err := env.OpenStore(ctx)
 	if err != nil {
@@ -431,21 +478,13 @@ func agentErr(err error) error {
 }
 
 func setRiskConfigs(ctx context.Context, env *Env, path string) error {
-	data, err := os.ReadFile(path)
+	cfgs, err := agentrisk.LoadRiskConfigs(path, env.Rel(path))
 	if err != nil {
-		return diag.Invalidf("%v", err)
-	}
-	cfgs, diags := agentrisk.ParseRiskConfigFile(env.Rel(path), data)
-	if diags.HasErrors() {
-		return diag.Invalid(diags)
+		return err
 	}
 	return withEngine(ctx, env, func(e *agentrisk.Engine) error {
-		if err := e.ReplaceRiskConfigs(ctx, cfgs); err != nil {
-			var de *diag.Error
-			if errors.As(err, &de) {
-				return err
-			}
-			return diag.Internal(err)
+		if err := agentrisk.SetRiskConfigs(ctx, e, cfgs); err != nil {
+			return err
 		}
 		fmt.Fprintf(env.Stdout, "%d risk configs set\n", len(cfgs))
 		return nil
@@ -453,7 +492,7 @@ func setRiskConfigs(ctx context.Context, env *Env, path string) error {
 }
 
 func exportRiskConfigs(ctx context.Context, env *Env, w io.Writer) error {
-	return withEngine(ctx, env, func(e *agentrisk.Engine) error {
+	return withReadEngine(ctx, env, func(e *agentrisk.Engine) error {
 		cfgs, err := e.ListRiskConfigs(ctx)
 		if err != nil {
 			return diag.Internal(err)

@@ -133,7 +133,7 @@ func setAlertRules(ctx context.Context, env *Env, path string) error {
 }
 
 func exportAlertRules(ctx context.Context, env *Env, w io.Writer) error {
-	st, err := env.OpenStore(ctx)
+	st, err := env.OpenExistingStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -71,13 +71,58 @@ func (e *Env) StoreURL() string {
 	return filepath.Join(e.ProjectDir(), project.StoreRel)
 }
 
-// OpenStore opens the store; the caller closes it.
+// OpenStore opens the store, creating it if needed; the caller closes it.
+// Commands that write use it.
 func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
+	if err := e.checkProject(); err != nil {
+		return nil, err
+	}
 	s, err := store.Open(ctx, e.StoreURL())
 	if err != nil {
-		return nil, diag.Internal(err)
+		return nil, storeError(err)
 	}
 	return s, nil
+}
+
+// OpenExistingStore opens the store for a command that only reads: it never
+// creates one. Without a store yet, it reads an empty in-memory one, so a
+// reading command in a fresh project answers as an empty store would.
+func (e *Env) OpenExistingStore(ctx context.Context) (*store.Store, error) {
+	if err := e.checkProject(); err != nil {
+		return nil, err
+	}
+	s, err := store.OpenExisting(ctx, e.StoreURL())
+	if errors.Is(err, store.ErrNotExist) {
+		s, err = store.Open(ctx, ":memory:")
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return s, nil
+}
+
+// checkProject refuses a --project / LF_PROJECT folder that does not exist.
+func (e *Env) checkProject() error {
+	if e.projectFlag == "" {
+		return nil
+	}
+	fi, err := os.Stat(e.projectFlag)
+	if err != nil {
+		return diag.Usagef("project folder %s does not exist (--project names a folder holding lf.yaml)", e.projectFlag)
+	}
+	if !fi.IsDir() {
+		return diag.Usagef("project %s is not a folder (--project names a folder holding lf.yaml)", e.projectFlag)
+	}
+	return nil
+}
+
+// storeError maps a store opening error to its exit code: a malformed or
+// unavailable store URL is a usage error, anything else internal.
+func storeError(err error) error {
+	if errors.Is(err, store.ErrUsage) || errors.Is(err, store.ErrNotAvailable) {
+		return diag.Usagef("%v", err)
+	}
+	return diag.Internal(err)
 }
 
 // Rel makes path relative to the project for messages.

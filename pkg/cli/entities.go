@@ -35,18 +35,11 @@ func parseKind(s string) (project.KindInfo, error) {
 // loadChecked loads entity files and checks them against the store's
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
-	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
-	if b != nil {
-		stored, err := store.Methodologies(ctx, st.DB)
-		if err != nil {
-			return nil, diag.Internal(err)
-		}
-		diags = append(diags, b.Check(stored)...)
+	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st)
+	if err != nil {
+		return nil, err
 	}
-	if diags.HasErrors() {
-		return nil, diag.Invalid(diags)
-	}
-	printWarnings(env, diags)
+	printWarnings(env, warns)
 	return b, nil
 }
 
@@ -183,7 +176,7 @@ func listCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenStore(c.Context)
+			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
@@ -196,7 +189,7 @@ func listCommand(env *Env) *ucli.Command {
 func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, format string) error {
 	switch kind {
 	case model.KindEvaluationRun:
-		rows, err := store.Runs(ctx, st.DB)
+		rows, err := st.Runs(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
@@ -220,7 +213,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 		}
 		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES"}, table)
 	case model.KindMethodology:
-		ms, err := store.Methodologies(ctx, st.DB)
+		ms, err := st.Methodologies(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
@@ -239,7 +232,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 		}
 		return report.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
 	default:
-		ss, err := store.RiskScorers(ctx, st.DB)
+		ss, err := st.RiskScorers(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
@@ -314,7 +307,7 @@ func exportCommand(env *Env) *ucli.Command {
 					}
 					kind = k.Kind
 				}
-				st, err := env.OpenStore(c.Context)
+				st, err := env.OpenExistingStore(c.Context)
 				if err != nil {
 					return err
 				}
@@ -342,6 +335,9 @@ func (w *bytesBuffer) Write(p []byte) (int, error) {
 // writeFileAtomic writes through a temporary file and a rename, so a crash
 // never leaves half a file.
 func writeFileAtomic(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return diag.Usagef("%s is a folder; name the file to write", path)
+	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return diag.Internal(err)

@@ -41,7 +41,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				st, err := env.OpenStore(c.Context)
+				st, err := env.OpenExistingStore(c.Context)
 				if err != nil {
 					return err
 				}

@@ -2,13 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
-	"time"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/evaluation"
+	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/runfile"
 )
 
@@ -23,85 +25,99 @@ func runCommand(env *Env) *ucli.Command {
 			"The project is the nearest folder holding lf.yaml above the current directory, else above the run file.\n" +
 			"The run file and every entity file are validated before anything is written; the entities are\n" +
 			"upserted in one transaction, then the evaluations run in order. An evaluation that fails stops\n" +
-			"the run with its exit code, keeping the entities and the evaluations recorded before it.",
+			"the run with its exit code, keeping the entities and the evaluations recorded before it.\n" +
+			"An AgentLeak scan whose traces, vaults and config are unchanged keeps its latest run.\n" +
+			"Exit 1 when a gate the run file turns on trips: overview.fail_on (or --fail-on), or\n" +
+			"agentleak: {gate: true} with a blocked trace or no trace at all. See docs/run.md.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "run `FILE`", Required: true},
 			outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 			&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above (overrides the run file)"},
 		},
-		Action: func(c *ucli.Context) error {
-			path := c.String("file")
-			abs, err := filepath.Abs(path)
-			if err != nil {
-				return diag.Usagef("%v", err)
-			}
-			env.SetHint(filepath.Dir(abs))
-			format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
-			if err != nil {
-				return err
-			}
-			spec, diags := runfile.Load(path, env.Rel(path))
-			if diags.HasErrors() {
-				return diag.Invalid(diags)
-			}
-			failOnArg := spec.FailOn
-			if c.IsSet("fail-on") {
-				failOnArg = c.String("fail-on")
-			}
-			failOn, err := parseFailOn(failOnArg)
-			if err != nil {
-				return err
-			}
-			st, err := env.OpenStore(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			info := env.Stderr
-			if format == "table" {
-				info = env.Stdout
-			}
-			if len(spec.Apply) > 0 {
-				b, err := loadChecked(c.Context, env, st, spec.Apply)
-				if err != nil {
-					return err
-				}
-				changes, err := project.Upsert(c.Context, st, b)
-				if err != nil {
-					return err
-				}
-				counts := map[string]int{}
-				for _, ch := range changes {
-					counts[string(ch.Outcome)]++
-				}
-				fmt.Fprintf(info, "applied %d entities: %d created, %d updated, %d unchanged\n",
-					len(changes), counts["created"], counts["updated"], counts["unchanged"])
-			}
-			now := time.Now().UTC()
-			for _, ev := range spec.Evaluations {
-				fn, _ := runfile.Lookup(ev.Name)
-				rep, err := fn(c.Context, runfile.Env{
-					ProjectDir: env.ProjectDir(), BaseDir: spec.BaseDir, RunFile: spec.Rel, Pointer: ev.Pointer, Store: st, Now: now,
-				}, ev.Spec)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(info, rep.Title)
-				for _, l := range rep.Lines {
-					fmt.Fprintf(info, "  %s\n", l)
-				}
-			}
-			if format == "table" {
-				fmt.Fprintln(info)
-			}
-			res, err := project.Overview(c.Context, st, project.OverviewFilter{Domain: spec.Domain})
-			if err != nil {
-				return err
-			}
-			if err := writeScorers(env, res, format, failOn); err != nil {
-				return err
-			}
-			return gate(res, failOn)
-		},
+		Action: func(c *ucli.Context) error { return runAction(c, env) },
 	}
+}
+
+func runAction(c *ucli.Context, env *Env) error {
+	path := c.String("file")
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return diag.Usagef("%v", err)
+	}
+	env.SetHint(filepath.Dir(abs))
+	format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
+	if err != nil {
+		return err
+	}
+	spec, diags := runfile.Load(path, env.Rel(path))
+	if diags.HasErrors() {
+		return diag.Invalid(diags)
+	}
+	failOnArg := spec.FailOn
+	if c.IsSet("fail-on") {
+		failOnArg = c.String("fail-on")
+	}
+	failOn, err := parseFailOn(failOnArg)
+	if err != nil {
+		return err
+	}
+	st, err := env.OpenStore(c.Context)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Progress goes to stdout beside a table, to stderr beside a document.
+	info := env.Stderr
+	if format == "table" {
+		info = env.Stdout
+	}
+	res, err := runfile.Execute(c.Context, spec, runfile.Options{
+		ProjectDir: env.ProjectDir(),
+		OnApplied: func(a runfile.Applied) {
+			printWarnings(env, a.Warnings)
+			fmt.Fprintf(info, "applied %d entities: %d created, %d updated, %d unchanged\n", a.Entities, a.Created, a.Updated, a.Unchanged)
+		},
+		OnReport: func(rep evaluation.Report) { printEvaluation(info, rep) },
+	}, st)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "table":
+		fmt.Fprintln(info)
+		err = writeOverview(env, res.RiskScorers, format)
+	case "json":
+		err = report.JSON(env.Stdout, res)
+	case "junit", "sarif", "markdown":
+		err = writeScorers(env, res.RiskScorers, format, failOn)
+	default:
+		var b []byte
+		if b, err = report.YAMLOf(res); err == nil {
+			_, err = env.Stdout.Write(b)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return runGate(res, gate(res.RiskScorers, failOn))
+}
+
+func printEvaluation(w io.Writer, rep evaluation.Report) {
+	fmt.Fprintln(w, rep.Title)
+	for _, l := range rep.Lines {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+}
+
+// runGate joins the evaluations' gate failures and the overview's into one
+// exit-1 error.
+func runGate(res *runfile.Result, overview error) error {
+	reasons := res.GateFailures()
+	if overview != nil {
+		reasons = append(reasons, overview.Error())
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	return diag.Gatef("%s", strings.Join(reasons, "; "))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/store"
 )
 
 func init() { Register(validateCommand) }
@@ -29,7 +28,7 @@ func validateCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				stored, err = store.Methodologies(c.Context, st.DB)
+				stored, err = st.Methodologies(c.Context)
 				st.Close()
 				if err != nil {
 					return diag.Internal(err)

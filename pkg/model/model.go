@@ -133,3 +133,16 @@ func (s Scope) MarshalJSON() ([]byte, error) {
 	type plain Scope
 	return json.Marshal(plain(s))
 }
+
+// RunRef names one evaluation run.
+type RunRef struct {
+	EvaluationKey string `json:"evaluation_key"`
+	ID            string `json:"id"`
+}
+
+// MetricValue is one metric value of a run, as scoring reads it.
+type MetricValue struct {
+	TaskSpecificationKey string
+	ScorerKey            string
+	Value                float64
+}

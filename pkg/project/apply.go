@@ -3,7 +3,6 @@ package project
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -29,7 +28,7 @@ const Deleted store.Outcome = "deleted"
 // have passed Check.
 func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	var changes []Change
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		var err error
 		changes, err = putAll(ctx, tx, b.Entities)
 		return err
@@ -40,7 +39,7 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	return changes, nil
 }
 
-func putAll(ctx context.Context, tx *sql.Tx, entities []*Entity) ([]Change, error) {
+func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, error) {
 	var changes []Change
 	for _, e := range entities {
 		var out store.Outcome
@@ -52,7 +51,7 @@ func putAll(ctx context.Context, tx *sql.Tx, entities []*Entity) ([]Change, erro
 			if jerr != nil {
 				return nil, jerr
 			}
-			out, err = store.PutEntity(ctx, tx, store.Entity{Kind: e.Kind, Key: e.Key, Body: string(body), YAML: e.YAML})
+			out, err = tx.PutEntity(ctx, store.Entity{Kind: e.Kind, Key: e.Key, Body: string(body), YAML: e.YAML})
 		}
 		if err != nil {
 			return nil, err
@@ -62,19 +61,8 @@ func putAll(ctx context.Context, tx *sql.Tx, entities []*Entity) ([]Change, erro
 	return changes, nil
 }
 
-func putRun(ctx context.Context, tx *sql.Tx, e *Entity) (store.Outcome, error) {
-	var yml string
-	err := tx.QueryRowContext(ctx, `SELECT yaml FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, e.Run.EvaluationKey, e.Run.ID).Scan(&yml)
-	outcome := store.Updated
-	switch {
-	case err == sql.ErrNoRows:
-		outcome = store.Created
-	case err != nil:
-		return "", err
-	case yml == e.YAML:
-		return store.Unchanged, nil
-	}
-	return outcome, store.PutRun(ctx, tx, *e.Run, e.YAML)
+func putRun(ctx context.Context, tx store.Tx, e *Entity) (store.Outcome, error) {
+	return tx.PutRunYAML(ctx, *e.Run, e.YAML)
 }
 
 // Replace makes the stored set of kind exactly the batch's entities of that
@@ -90,7 +78,7 @@ func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([
 		}
 	}
 	var changes []Change
-	err := st.Tx(ctx, func(tx *sql.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
 		if err != nil {
 			return err
@@ -123,9 +111,9 @@ func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([
 	return changes, nil
 }
 
-func storedKeys(ctx context.Context, tx *sql.Tx, kind model.Kind) ([]string, error) {
+func storedKeys(ctx context.Context, tx store.Tx, kind model.Kind) ([]string, error) {
 	if kind == model.KindEvaluationRun {
-		rows, err := store.Runs(ctx, tx)
+		rows, err := tx.Runs(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +123,7 @@ func storedKeys(ctx context.Context, tx *sql.Tx, kind model.Kind) ([]string, err
 		}
 		return out, nil
 	}
-	es, err := store.Entities(ctx, tx, kind)
+	es, err := tx.Entities(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +134,8 @@ func storedKeys(ctx context.Context, tx *sql.Tx, kind model.Kind) ([]string, err
 	return out, nil
 }
 
-func refuseInUse(ctx context.Context, tx *sql.Tx, methodologies []string) error {
-	scorers, err := store.RiskScorers(ctx, tx)
+func refuseInUse(ctx context.Context, tx store.Tx, methodologies []string) error {
+	scorers, err := tx.RiskScorers(ctx)
 	if err != nil {
 		return err
 	}
@@ -167,19 +155,19 @@ func refuseInUse(ctx context.Context, tx *sql.Tx, methodologies []string) error 
 	return nil
 }
 
-func deleteOne(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) error {
+func deleteOne(ctx context.Context, tx store.Tx, kind model.Kind, key string) error {
 	if kind == model.KindEvaluationRun {
 		ek, id, _ := strings.Cut(key, "/")
-		return store.DeleteRun(ctx, tx, ek, id)
+		return tx.DeleteRun(ctx, ek, id)
 	}
-	_, err := store.DeleteEntity(ctx, tx, kind, key)
+	_, err := tx.DeleteEntity(ctx, kind, key)
 	return err
 }
 
 // Delete removes one entity; for runs key is EVALUATION_KEY/ID. A missing
 // entity is an error (exit 3), as is a methodology still in use.
 func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) error {
-	return st.Tx(ctx, func(tx *sql.Tx) error {
+	return st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
 		if err != nil {
 			return diag.Internal(err)
@@ -240,7 +228,7 @@ func Export(ctx context.Context, st *store.Store, kind model.Kind) ([]byte, erro
 
 func exportItems(ctx context.Context, st *store.Store, kind model.Kind) ([]string, error) {
 	if kind != model.KindEvaluationRun {
-		es, err := store.Entities(ctx, st.DB, kind)
+		es, err := st.Entities(ctx, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +238,7 @@ func exportItems(ctx context.Context, st *store.Store, kind model.Kind) ([]strin
 		}
 		return out, nil
 	}
-	rows, err := store.Runs(ctx, st.DB)
+	rows, err := st.Runs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +248,7 @@ func exportItems(ctx context.Context, st *store.Store, kind model.Kind) ([]strin
 			out = append(out, r.YAML)
 			continue
 		}
-		run, err := store.Run(ctx, st.DB, r.EvaluationKey, r.ID)
+		run, err := st.Run(ctx, r.EvaluationKey, r.ID)
 		if err != nil {
 			return nil, err
 		}

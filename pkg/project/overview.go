@@ -18,11 +18,11 @@ type OverviewFilter struct {
 
 // Overview scores the stored risk scorers that pass the filter, sorted by key.
 func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Result, error) {
-	scorers, err := store.RiskScorers(ctx, st.DB)
+	scorers, err := st.RiskScorers(ctx)
 	if err != nil {
 		return nil, diag.Internal(err)
 	}
-	methods, err := store.Methodologies(ctx, st.DB)
+	methods, err := st.Methodologies(ctx)
 	if err != nil {
 		return nil, diag.Internal(err)
 	}

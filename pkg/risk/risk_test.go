@@ -42,13 +42,13 @@ func (f *fakeSource) LatestRuns(_ context.Context, keys []string) ([]RunRef, err
 	var out []RunRef
 	if keys == nil {
 		for k, id := range f.latest {
-			out = append(out, RunRef{k, id})
+			out = append(out, RunRef{EvaluationKey: k, ID: id})
 		}
 		return out, nil
 	}
 	for _, k := range keys {
 		if id, ok := f.latest[k]; ok {
-			out = append(out, RunRef{k, id})
+			out = append(out, RunRef{EvaluationKey: k, ID: id})
 		}
 	}
 	return out, nil
@@ -62,8 +62,8 @@ func TestScore(t *testing.T) {
 	src := &fakeSource{
 		latest: map[string]string{"qa": "r2", "other": "o1"},
 		values: map[RunRef]map[string][]Value{
-			{"qa", "r2"}:    {"accuracy": {{"t1", "s1", 0.8}, {"t2", "s1", 0.2}, {"t1", "s2", 0.5}}},
-			{"other", "o1"}: {"accuracy": {{"t9", "s1", 0.0}}},
+			{EvaluationKey: "qa", ID: "r2"}:    {"accuracy": {{TaskSpecificationKey: "t1", ScorerKey: "s1", Value: 0.8}, {TaskSpecificationKey: "t2", ScorerKey: "s1", Value: 0.2}, {TaskSpecificationKey: "t1", ScorerKey: "s2", Value: 0.5}}},
+			{EvaluationKey: "other", ID: "o1"}: {"accuracy": {{TaskSpecificationKey: "t9", ScorerKey: "s1", Value: 0.0}}},
 		},
 	}
 	ms := map[string]*model.Methodology{"perf": perfMethodology()}

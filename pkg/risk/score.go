@@ -51,17 +51,11 @@ func LevelOf(score float64) Level {
 }
 
 // RunRef names one evaluation run.
-type RunRef struct {
-	EvaluationKey string `json:"evaluation_key"`
-	ID            string `json:"id"`
-}
+type RunRef = model.RunRef
 
-// Value is one metric value of a run.
-type Value struct {
-	TaskSpecificationKey string
-	ScorerKey            string
-	Value                float64
-}
+// Value is one metric value of a run (a model type, so that the store
+// needs no domain package).
+type Value = model.MetricValue
 
 // Source is where scoring reads runs from (the store).
 type Source interface {

@@ -119,7 +119,7 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Data, error) {
 }
 
 func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error) {
-	rows, err := store.Runs(ctx, st.DB)
+	rows, err := st.Runs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		if row.Status != "completed" {
 			continue
 		}
-		run, err := store.Run(ctx, st.DB, row.EvaluationKey, row.ID)
+		run, err := st.Run(ctx, row.EvaluationKey, row.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -40,7 +40,9 @@ func (r *recalculator) run(ctx context.Context, tenant, agent string, at time.Ti
 	if now.IsZero() {
 		now = r.s.scoreTime()
 	}
-	changes, err := r.s.engine.Recalculate(ctx, tenant, agent, now)
+	// The server keeps its snapshots and alerts; it records no agent_risk
+	// evaluation run (lf agents recalc and lf run do).
+	changes, err := agentrisk.Recalc(ctx, r.s.engine, agentrisk.RecalcOptions{Tenant: tenant, Agent: agent, At: now})
 	r.statMu.Lock()
 	r.lastRun, r.lastErr = now, err
 	r.runs++

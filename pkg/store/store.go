@@ -1,127 +1,119 @@
-// Package store is lf's embedded store: a SQLite database (pure Go, no cgo)
-// holding entities, evaluation runs and the data of the evaluations.
-//
-// Every write happens in one transaction and the database runs in WAL mode,
-// so a crash or kill leaves it as it was before or after a command, never
-// half-written.
+// Package store is where lf keeps its data, and the only package that talks
+// to a database. Open and OpenExisting parse a store URL and open the
+// backend it names (pkg/store/sqlite, embedded; PostgreSQL is recognised and
+// not available yet). The interfaces a backend implements and the value
+// types it exchanges are in pkg/store/backend; the conformance suite every
+// backend passes is pkg/store/storetest. See docs/store.md.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
+	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/sqlite"
 )
 
-//go:embed schema/*.sql
-var schemaFS embed.FS
-
-// Store is an open lf store.
+// Store is an open store: a backend and where it is.
 type Store struct {
-	DB   *sql.DB
-	Path string
+	backend.Backend
+	Path string // the SQLite file (or the URL of another backend)
 
-	valuesOnce sync.Once // the prepared statement scoring reads values with
-	valuesStmt *sql.Stmt
-	valuesErr  error
+	// DB is the SQLite database underneath, for tests and upkeep that check
+	// the file itself (nil for other backends). Domain code never uses it.
+	DB *sql.DB
 }
 
-// Open opens (creating if needed) the store at url: a file path, "sqlite:PATH",
-// "sqlite://PATH", or ":memory:" for a private in-memory store.
-func Open(ctx context.Context, url string) (*Store, error) {
-	path := url
-	for _, p := range []string{"sqlite://", "sqlite:", "file:"} {
-		if strings.HasPrefix(path, p) {
-			path = strings.TrimPrefix(path, p)
-			break
-		}
-	}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	if path == "" {
-		return nil, fmt.Errorf("store: empty path in %q", url)
-	}
-	var dsn string
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
-	if path == ":memory:" {
-		dsn = "file::memory:?" + pragmas
-	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		dsn = "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-	}
-	db, err := sql.Open("sqlite", dsn)
+// The backend's value types and interfaces, under the names domain code
+// uses.
+type (
+	Tx            = backend.Tx
+	Outcome       = backend.Outcome
+	Entity        = backend.Entity
+	RunRow        = backend.RunRow
+	AgentRow      = backend.AgentRow
+	AgentScoreRow = backend.AgentScoreRow
+	HistoryPoint  = backend.HistoryPoint
+	TenantBody    = backend.TenantBody
+	AlertDelivery = backend.AlertDelivery
+	GCResult      = backend.GCResult
+	EventIngest   = backend.EventIngest
+	ScoreWriter   = backend.ScoreWriter
+	AlertStates   = backend.AlertStates
+	BulkRuns      = backend.BulkRuns
+)
+
+// Upsert outcomes, as `lf add` prints them.
+const (
+	Created   = backend.Created
+	Updated   = backend.Updated
+	Unchanged = backend.Unchanged
+)
+
+// TimeFormat is how times are stored: RFC 3339 in UTC with fixed-width
+// nanoseconds, so that text order is time order.
+const TimeFormat = backend.TimeFormat
+
+// AbandonEnv names the test hook that makes a RunWriter's Finish leave its
+// run as a killed writer would.
+const AbandonEnv = backend.AbandonEnv
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return backend.FormatTime(t) }
+
+// RunWriter streams the results of a run into the store (see BeginRun).
+type RunWriter struct{ backend.RunWriter }
+
+// BeginRun records the head of run as running and returns the writer of its
+// results; the run stays invisible to scorers until Finish.
+func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWriter, error) {
+	w, err := s.Backend.BeginRun(ctx, run)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
-	if path == ":memory:" {
-		// Each connection would get its own empty database.
-		db.SetMaxOpenConns(1)
-	}
-	s := &Store{DB: db, Path: path}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
 		return nil, err
 	}
-	return s, nil
+	return &RunWriter{w}, nil
 }
 
-// Close closes the store.
-func (s *Store) Close() error {
-	if s.valuesStmt != nil {
-		s.valuesStmt.Close()
-	}
-	return s.DB.Close()
+// Open opens (creating if needed) the store at url (see ParseURL). Opening
+// for writing also removes abandoned runs.
+func Open(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, true)
 }
 
-// migrate applies the embedded schema files in name order. They are written
-// to be idempotent (CREATE ... IF NOT EXISTS).
-func (s *Store) migrate(ctx context.Context) error {
-	entries, err := schemaFS.ReadDir("schema")
+// OpenExisting opens the store at url without creating it: commands that
+// only read use it, so that they never leave a store behind. It returns an
+// error wrapping ErrNotExist when there is no store at url.
+func OpenExisting(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, false)
+}
+
+func open(ctx context.Context, url string, create bool) (*Store, error) {
+	loc, err := ParseURL(url)
 	if err != nil {
-		return fmt.Errorf("store: schema: %w", err)
+		return nil, err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
+	if loc.Engine != EngineSQLite {
+		return nil, fmt.Errorf("%w: the %s store (%s) is not available yet; use a file path or sqlite://PATH", ErrNotAvailable, loc.Engine, url)
 	}
-	sort.Strings(names)
-	return s.Tx(ctx, func(tx *sql.Tx) error {
-		for _, n := range names {
-			b, err := schemaFS.ReadFile("schema/" + n)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-				return fmt.Errorf("store: schema %s: %w", n, err)
-			}
+	path := loc.Path
+	if path != ":memory:" {
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil, fmt.Errorf("%w %q: %s is a folder, not a store file", ErrUsage, url, path)
+		case err != nil && !create && errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w at %s", ErrNotExist, path)
 		}
-		return nil
-	})
-}
-
-// Tx runs fn in one transaction, committing when it returns nil and rolling
-// back otherwise.
-func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.DB.BeginTx(ctx, nil)
+	}
+	st, err := sqlite.Open(ctx, path, create)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return nil, err
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	return nil
+	return &Store{Backend: st, Path: path, DB: st.DB}, nil
 }

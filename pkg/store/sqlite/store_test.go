@@ -1,8 +1,7 @@
-package store
+package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/risk"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 func run(key, id string, day int, status string, acc float64) model.EvaluationRun {
@@ -20,7 +20,7 @@ func run(key, id string, day int, status string, acc float64) model.EvaluationRu
 
 func TestLatestRuns(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"))
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestLatestRuns(t *testing.T) {
 		t.Fatalf("values = %v, %v", vals, err)
 	}
 	// Deleting the latest run falls back to the previous completed one.
-	if err := st.Tx(ctx, func(tx *sql.Tx) error { return DeleteRun(ctx, tx, "qa", "r2") }); err != nil {
+	if err := st.Update(ctx, func(tx backend.Tx) error { return tx.DeleteRun(ctx, "qa", "r2") }); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = st.LatestRuns(ctx, []string{"qa", "running", "missing"})
@@ -61,7 +61,7 @@ func TestLatestRuns(t *testing.T) {
 	if err := st.RecordRun(ctx, run("qa", "r1", 1, model.StatusCompleted, 0.7)); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Run(ctx, st.DB, "qa", "r1")
+	back, err := st.Run(ctx, "qa", "r1")
 	if err != nil || back == nil || back.Results[0].Metrics["accuracy"] != 0.7 || len(back.Results[0].Metrics) != 2 {
 		t.Fatalf("run = %+v, %v", back, err)
 	}
@@ -69,7 +69,7 @@ func TestLatestRuns(t *testing.T) {
 
 func TestRunWriterIsInvisibleUntilFinished(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"))
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestRunWriterIsInvisibleUntilFinished(t *testing.T) {
 	if len(got) != 1 || len(vals) != runWriterBatch+5 {
 		t.Fatalf("after finish: runs %v, %d values", got, len(vals))
 	}
-	back, _ := Run(ctx, st.DB, "scan", "s1")
+	back, _ := st.Run(ctx, "scan", "s1")
 	if back.Status != model.StatusCompleted {
 		t.Fatalf("status in body = %q", back.Status)
 	}
@@ -105,7 +105,7 @@ func TestRunWriterIsInvisibleUntilFinished(t *testing.T) {
 	if err := w2.Abort(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := Run(ctx, st.DB, "scan", "s2"); r != nil {
+	if r, _ := st.Run(ctx, "scan", "s2"); r != nil {
 		t.Fatalf("aborted run still stored: %+v", r)
 	}
 }

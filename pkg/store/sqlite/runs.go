@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,37 +6,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/lfcli/lf/pkg/model"
 )
 
-// TimeFormat is how times are stored: RFC 3339 in UTC with fixed-width
-// nanoseconds, so that text order is time order.
-const TimeFormat = "2006-01-02T15:04:05.000000000Z"
-
-// FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
-
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
 // agent risk, ...), replacing a run with the same evaluation key and id.
 func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error {
-		return PutRun(ctx, tx, run, "")
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		return putRun(ctx, tx, run, "")
 	})
 }
 
-// PutRun writes run (and its metric values) inside tx, replacing any run with
+// putRun writes run (and its metric values) inside tx, replacing any run with
 // the same evaluation key and id. yamlText is the run's canonical YAML when it
 // was added from a file ("" for runs recorded by an evaluation).
-func PutRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, yamlText string) error {
+func putRun(ctx context.Context, tx *sql.Tx, run model.EvaluationRun, yamlText string) error {
 	head := run
 	head.Results = nil
 	body, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("store: encode run: %w", err)
 	}
-	if err := DeleteRun(ctx, tx, run.EvaluationKey, run.ID); err != nil {
+	if err := deleteRun(ctx, tx, run.EvaluationKey, run.ID); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx,
@@ -97,8 +89,8 @@ func refreshLatest(ctx context.Context, tx *sql.Tx, evaluationKey string) error 
 	return nil
 }
 
-// DeleteRun removes a run and its metric values inside tx.
-func DeleteRun(ctx context.Context, tx *sql.Tx, evaluationKey, id string) error {
+// deleteRun removes a run and its metric values inside tx.
+func deleteRun(ctx context.Context, tx *sql.Tx, evaluationKey, id string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE evaluation_key = ? AND run_id = ?`, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}

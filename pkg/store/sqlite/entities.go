@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,29 +8,10 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/risk"
 )
 
-// Outcome says what an upsert did.
-type Outcome string
-
-// Upsert outcomes, as `lf add` prints them.
-const (
-	Created   Outcome = "created"
-	Updated   Outcome = "updated"
-	Unchanged Outcome = "unchanged"
-)
-
-// Entity is a stored methodology or risk scorer.
-type Entity struct {
-	Kind model.Kind
-	Key  string
-	Body string // JSON
-	YAML string // canonical YAML list item, with comments
-}
-
-// PutEntity upserts an entity inside tx.
-func PutEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
+// putEntity upserts an entity inside tx.
+func putEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
 	var body, yml string
 	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE kind = ? AND key = ?`, string(e.Kind), e.Key).Scan(&body, &yml)
 	now := FormatTime(time.Now())
@@ -54,8 +35,8 @@ func PutEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
 	return Updated, nil
 }
 
-// DeleteEntity deletes an entity inside tx and reports whether it existed.
-func DeleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
+// deleteEntity deletes an entity inside tx and reports whether it existed.
+func deleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
 	res, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE kind = ? AND key = ?`, string(kind), key)
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
@@ -68,9 +49,9 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Entities lists the entities of a kind, sorted by key. q is the store's DB
+// entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
-func Entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
+func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE kind = ? ORDER BY key`, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -87,9 +68,9 @@ func Entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error)
 	return out, rows.Err()
 }
 
-// Methodologies returns the stored methodologies by key.
-func Methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
-	es, err := Entities(ctx, q, model.KindMethodology)
+// methodologies returns the stored methodologies by key.
+func methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
+	es, err := entities(ctx, q, model.KindMethodology)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +85,9 @@ func Methodologies(ctx context.Context, q querier) (map[string]*model.Methodolog
 	return out, nil
 }
 
-// RiskScorers returns the stored risk scorers sorted by key.
-func RiskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
-	es, err := Entities(ctx, q, model.KindRiskScorer)
+// riskScorers returns the stored risk scorers sorted by key.
+func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
+	es, err := entities(ctx, q, model.KindRiskScorer)
 	if err != nil {
 		return nil, err
 	}
@@ -121,18 +102,8 @@ func RiskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
 	return out, nil
 }
 
-// RunRow is a stored evaluation run without its values.
-type RunRow struct {
-	EvaluationKey string
-	ID            string
-	CreatedAt     string
-	Status        string
-	YAML          string
-	Values        int
-}
-
-// Runs lists the stored runs sorted by evaluation key and id.
-func Runs(ctx context.Context, q querier) ([]RunRow, error) {
+// runs lists the stored runs sorted by evaluation key and id.
+func runs(ctx context.Context, q querier) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
 		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
@@ -151,8 +122,8 @@ func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	return out, rows.Err()
 }
 
-// Run loads one run with its results.
-func Run(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
+// loadRun loads one run with its results.
+func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
 	rows, err := q.QueryContext(ctx, `SELECT body FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -196,9 +167,10 @@ func Run(ctx context.Context, q querier, evaluationKey, id string) (*model.Evalu
 	return &run, vrows.Err()
 }
 
-// LatestRuns implements risk.Source.
-func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, error) {
-	var out []risk.RunRef
+// LatestRuns returns the latest completed run of each evaluation key in
+// keys, or of every key when keys is nil (what scoring reads).
+func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, error) {
+	var out []model.RunRef
 	if keys == nil {
 		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id FROM latest_runs ORDER BY evaluation_key`)
 		if err != nil {
@@ -206,7 +178,7 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, e
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var r risk.RunRef
+			var r model.RunRef
 			if err := rows.Scan(&r.EvaluationKey, &r.ID); err != nil {
 				return nil, fmt.Errorf("store: %w", err)
 			}
@@ -226,14 +198,14 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]risk.RunRef, e
 		case err != nil:
 			return nil, fmt.Errorf("store: %w", err)
 		default:
-			out = append(out, risk.RunRef{EvaluationKey: k, ID: id})
+			out = append(out, model.RunRef{EvaluationKey: k, ID: id})
 		}
 	}
 	return out, nil
 }
 
-// Values implements risk.Source.
-func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]risk.Value, error) {
+// Values returns the values of metric in run (what scoring reads).
+func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	s.valuesOnce.Do(func() {
 		s.valuesStmt, s.valuesErr = s.DB.PrepareContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
 		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`)
@@ -246,9 +218,9 @@ func (s *Store) Values(ctx context.Context, run risk.RunRef, metric string) ([]r
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []risk.Value
+	var out []model.MetricValue
 	for rows.Next() {
-		var v risk.Value
+		var v model.MetricValue
 		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}

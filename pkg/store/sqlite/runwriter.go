@@ -1,11 +1,14 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // RunWriter streams the results of a large evaluation run into the store in
@@ -26,11 +29,21 @@ const runWriterBatch = 2000
 
 // BeginRun records the head of run (its Results are ignored) as running,
 // replacing a run with the same evaluation key and id.
-func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (*RunWriter, error) {
+func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.RunWriter, error) {
 	head := run
 	head.Results = nil
 	head.Status = model.StatusRunning
-	if err := s.Tx(ctx, func(tx *sql.Tx) error { return PutRun(ctx, tx, head, "") }); err != nil {
+	host, _ := os.Hostname()
+	if err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := putRun(ctx, tx, head, ""); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
+			WHERE evaluation_key = ? AND id = ?`, os.Getpid(), host, FormatTime(time.Now()), head.EvaluationKey, head.ID); err != nil {
+			return fmt.Errorf("store %s: begin run %s/%s: %w", s.Path, head.EvaluationKey, head.ID, err)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return &RunWriter{st: s, run: head}, nil
@@ -55,8 +68,11 @@ func (w *RunWriter) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	err := w.st.Tx(ctx, func(tx *sql.Tx) error {
-		return insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending)
+	err := w.st.withTx(ctx, func(tx *sql.Tx) error {
+		if err := insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
+			return err
+		}
+		return w.heartbeat(ctx, tx)
 	})
 	if err != nil {
 		return err
@@ -66,14 +82,27 @@ func (w *RunWriter) flush(ctx context.Context) error {
 	return nil
 }
 
+// heartbeat records that the run's writer is still at work.
+func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE evaluation_key = ? AND id = ?`,
+		FormatTime(time.Now()), w.run.EvaluationKey, w.run.ID); err != nil {
+		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.run.EvaluationKey, w.run.ID, err)
+	}
+	return nil
+}
+
 // Finish writes what is queued and gives the run its final status
 // (completed or failed), which makes a completed run visible to scorers.
 func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	return w.st.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?) WHERE evaluation_key = ? AND id = ?`,
+	if os.Getenv(AbandonEnv) == "1" {
+		return nil
+	}
+	return w.st.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?),
+			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE evaluation_key = ? AND id = ?`,
 			status, status, w.run.EvaluationKey, w.run.ID); err != nil {
 			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
 		}
@@ -83,5 +112,5 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
-	return w.st.Tx(ctx, func(tx *sql.Tx) error { return DeleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
+	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
 }

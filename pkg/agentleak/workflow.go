@@ -1,0 +1,305 @@
+package agentleak
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
+)
+
+// ScanInputs is everything one AgentLeak scan needs, as `lf agentleak scan`
+// and a run file's `agentleak:` entry give it. Paths are as the user wrote
+// them (absolute, or relative to the current folder).
+type ScanInputs struct {
+	Config        string    // agentleak.yaml; "" scans with every channel and detector on
+	Vaults        []string  // vault files, folders or globs
+	Traces        []string  // trace files, folders or globs; "-" reads Stdin
+	Stdin         io.Reader // for "-"
+	Display       func(path string) string
+	VaultKey      string // use this vault for every trace (default: the trace's scenario_id)
+	EvaluationKey string // default: the config's project.name, else DefaultEvaluationKey
+	KeepGoing     bool   // report bad traces and scan the others
+	Workers       int    // traces scanned in parallel; 0 means one per CPU
+	// SkipUnchanged keeps the latest recorded run when it was made from the
+	// same inputs (same content hash) instead of scanning again.
+	SkipUnchanged bool
+	// OnResult sees every result in input order before it is recorded, raw
+	// values still in the findings (a face redacts them before printing).
+	OnResult func(*Result) error
+	Now      time.Time // the run's time; zero means time.Now()
+}
+
+// Scan statuses of a ScanReport.
+const (
+	ScanRecorded  = "recorded"   // a run was recorded
+	ScanUnchanged = "unchanged"  // the inputs match the latest run, which is kept
+	ScanNotStored = "not stored" // no store was given
+	ScanEmpty     = "empty"      // the inputs hold no trace; nothing is recorded
+)
+
+// ScanReport is what a scan found.
+type ScanReport struct {
+	EvaluationKey string         `json:"evaluation_key"`
+	Status        string         `json:"status"`
+	RunID         string         `json:"run_id,omitempty"`
+	Recorded      int            `json:"recorded"`
+	Traces        int            `json:"traces"`
+	Blocked       int            `json:"blocked"`
+	BlockedIDs    []string       `json:"blocked_traces"`
+	Verdicts      map[string]int `json:"verdicts,omitempty"`
+	InputHash     string         `json:"input_hash,omitempty"`
+	Warnings      diag.List      `json:"-"`
+	Diags         diag.List      `json:"-"` // bad traces (with KeepGoing)
+}
+
+// ScanPlan is a scan whose config, vaults and trace list are loaded and
+// checked: every usage and input problem shows before a store is opened.
+type ScanPlan struct {
+	in       ScanInputs
+	cfg      *Config
+	vaults   *Vaults
+	inputs   []Input
+	key      string
+	hash     string // content hash of the inputs; "" when one is stdin
+	Warnings diag.List
+}
+
+// Prepare loads the config and vaults and expands the trace arguments.
+func Prepare(in ScanInputs) (*ScanPlan, error) {
+	if in.Display == nil {
+		in.Display = func(p string) string { return p }
+	}
+	if in.Workers < 0 {
+		return nil, diag.Usagef("workers must be at least 1, not %d", in.Workers)
+	}
+	if in.Workers == 0 {
+		in.Workers = runtime.GOMAXPROCS(0)
+	}
+	p := &ScanPlan{in: in, cfg: DefaultConfig()}
+	var hashed []string
+	if in.Config != "" {
+		c, warns, err := LoadConfig(in.Config, in.Display(in.Config))
+		if err != nil {
+			return nil, err // the warnings are in the error's list
+		}
+		p.Warnings = append(p.Warnings, warns.Warnings()...)
+		p.cfg = c
+		hashed = append(hashed, in.Config)
+	}
+	if len(in.Vaults) > 0 {
+		vs, paths, warns, err := loadVaultArgs(in.Vaults, in.Display)
+		if err != nil {
+			return nil, err
+		}
+		p.Warnings = append(p.Warnings, warns...)
+		p.vaults = vs
+		hashed = append(hashed, paths...)
+	}
+	if in.VaultKey != "" && !p.vaults.Has(in.VaultKey) {
+		return nil, diag.Usagef("--vault %s: no vault with that key in the given vault files", in.VaultKey)
+	}
+	inputs, err := ExpandInputs(in.Traces, in.Stdin, in.Display)
+	if err != nil {
+		return nil, err
+	}
+	p.inputs = inputs
+	p.key = in.EvaluationKey
+	if p.key == "" {
+		p.key = p.cfg.ProjectName
+	}
+	if p.key == "" {
+		p.key = DefaultEvaluationKey
+	}
+	if in.SkipUnchanged {
+		for _, t := range inputs {
+			if t.Path == "-" {
+				hashed = nil
+				break
+			}
+			hashed = append(hashed, t.Path)
+		}
+		if hashed != nil {
+			if p.hash, err = p.contentHash(hashed); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// loadVaultArgs expands vault arguments (files, folders, globs) and loads
+// them; it returns the files read and the warnings.
+func loadVaultArgs(args []string, display func(string) string) (*Vaults, []string, diag.List, error) {
+	var paths, displays []string
+	for _, a := range args {
+		ps, err := ExpandVaultPaths(a)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, path := range ps {
+			paths = append(paths, path)
+			displays = append(displays, display(path))
+		}
+	}
+	vs, warns, err := LoadVaults(paths, displays)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return vs, paths, warns.Warnings(), nil
+}
+
+// scanHashVersion changes when the same inputs would scan differently (new
+// detectors, new metrics), so that a new lf scans again.
+const scanHashVersion = "agentleak-scan/1"
+
+// contentHash hashes what decides a scan's results: the evaluation key, the
+// options and the bytes of the config, vault and trace files in order.
+func (p *ScanPlan) contentHash(paths []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", scanHashVersion, p.key, p.in.VaultKey)
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", diag.Invalidf("%s: %v", p.in.Display(path), err)
+		}
+		fmt.Fprintf(h, "%s\x00", p.in.Display(path))
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", diag.Invalidf("%s: %v", p.in.Display(path), err)
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// EvaluationKey is the key the scan records its run under.
+func (p *ScanPlan) EvaluationKey() string { return p.key }
+
+// ScanStore is what a recording scan needs from a store: record its run,
+// and read the latest run and its values back (to keep an unchanged scan).
+type ScanStore interface {
+	backend.RunRecorder
+	backend.RunReader
+}
+
+// Scan loads the inputs and runs the scan (see ScanPlan.Run).
+func Scan(ctx context.Context, in ScanInputs, st ScanStore) (*ScanReport, error) {
+	p, err := Prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, st)
+}
+
+// Run scans every trace and, with a store, records the scan as one
+// evaluation run, streaming each trace's metrics as it is scanned (memory
+// stays flat however large the input). A scan that fails (without
+// KeepGoing) or finds no trace records nothing. The report comes back with
+// the error when some traces were scanned. A nil st scans without recording.
+func (p *ScanPlan) Run(ctx context.Context, st ScanStore) (*ScanReport, error) {
+	rep := &ScanReport{EvaluationKey: p.key, Status: ScanNotStored, Verdicts: map[string]int{}, BlockedIDs: []string{}, InputHash: p.hash, Warnings: p.Warnings}
+	if st != nil && p.hash != "" {
+		kept, err := p.unchanged(ctx, st, rep)
+		if err != nil || kept {
+			return rep, err
+		}
+	}
+	now := p.in.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var rec backend.RunWriter
+	if st != nil {
+		head := RunHead(p.key, now, p.inputs)
+		if p.hash != "" {
+			head.ID = "scan-" + now.UTC().Format("20060102T150405Z") + "-" + p.hash
+		}
+		var err error
+		if rec, err = st.BeginRun(ctx, head); err != nil {
+			return nil, diag.Internal(err)
+		}
+	}
+	var keys TaskKeys
+	sc := NewScanner(p.cfg, p.vaults)
+	sc.VaultKey = p.in.VaultKey
+	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, OnResult: func(r *Result) error {
+		rep.Verdicts[r.Verdict]++
+		if r.Blocked {
+			rep.BlockedIDs = append(rep.BlockedIDs, r.ScenarioID)
+		}
+		if p.in.OnResult != nil {
+			if err := p.in.OnResult(r); err != nil {
+				return err
+			}
+		}
+		if rec == nil {
+			return nil
+		}
+		return rec.Add(ctx, ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
+	}}
+	sum, runErr := job.Run(ctx, p.inputs)
+	if sum != nil {
+		rep.Traces, rep.Blocked, rep.Diags = sum.Traces, sum.Blocked, sum.Diags
+	}
+	sort.Strings(rep.BlockedIDs)
+	failed := sum == nil || (runErr != nil && !job.KeepGoing)
+	if rec != nil {
+		if failed || rep.Traces == 0 {
+			if err := rec.Abort(ctx); err != nil {
+				return nil, diag.Internal(err)
+			}
+		} else {
+			if err := rec.Finish(ctx, model.StatusCompleted); err != nil {
+				return nil, diag.Internal(err)
+			}
+			rep.Status, rep.RunID, rep.Recorded = ScanRecorded, rec.ID(), rec.Written()
+		}
+	}
+	if rep.Traces == 0 && !failed {
+		rep.Status = ScanEmpty
+	}
+	if failed {
+		return nil, runErr
+	}
+	return rep, runErr
+}
+
+// unchanged keeps the latest run of the evaluation when its id carries the
+// same content hash, and fills rep from its recorded metrics.
+func (p *ScanPlan) unchanged(ctx context.Context, st ScanStore, rep *ScanReport) (bool, error) {
+	refs, err := st.LatestRuns(ctx, []string{p.key})
+	if err != nil {
+		return false, diag.Internal(err)
+	}
+	if len(refs) == 0 || !hasHashSuffix(refs[0].ID, p.hash) {
+		return false, nil
+	}
+	vals, err := st.Values(ctx, model.RunRef{EvaluationKey: p.key, ID: refs[0].ID}, "blocked")
+	if err != nil {
+		return false, diag.Internal(err)
+	}
+	rep.Status, rep.RunID, rep.Verdicts = ScanUnchanged, refs[0].ID, nil
+	for _, v := range vals {
+		rep.Traces++
+		if v.Value != 0 {
+			rep.Blocked++
+			rep.BlockedIDs = append(rep.BlockedIDs, v.TaskSpecificationKey)
+		}
+	}
+	sort.Strings(rep.BlockedIDs)
+	return rep.Traces > 0, nil
+}
+
+func hasHashSuffix(id, hash string) bool {
+	return len(id) > len(hash) && id[len(id)-len(hash)-1] == '-' && id[len(id)-len(hash):] == hash
+}

@@ -1,0 +1,154 @@
+// Package backend names what lf's domain needs from a store, as Go
+// interfaces grouped by table group, and the value types they exchange. A
+// store backend (pkg/store/sqlite today, PostgreSQL next) implements
+// Backend and passes the conformance suite in pkg/store/storetest; the
+// domain reaches it through pkg/store. See docs/store.md.
+package backend
+
+import (
+	"context"
+	"time"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// EntityReader reads methodologies and risk scorers.
+type EntityReader interface {
+	Entities(ctx context.Context, kind model.Kind) ([]Entity, error)
+	Methodologies(ctx context.Context) (map[string]*model.Methodology, error)
+	RiskScorers(ctx context.Context) ([]*model.RiskScorer, error)
+}
+
+// RunReader reads evaluation runs and their metric values (scoring reads
+// LatestRuns and Values).
+type RunReader interface {
+	Runs(ctx context.Context) ([]RunRow, error)
+	Run(ctx context.Context, evaluationKey, id string) (*model.EvaluationRun, error)
+	LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, error)
+	Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error)
+}
+
+// RunRecorder writes the runs evaluations produce: whole (RecordRun) or
+// streamed in batches (BeginRun).
+type RunRecorder interface {
+	RecordRun(ctx context.Context, run model.EvaluationRun) error
+	BeginRun(ctx context.Context, run model.EvaluationRun) (RunWriter, error)
+}
+
+// AgentReader reads agent aggregates, scores, history and risk configs.
+type AgentReader interface {
+	Agents(ctx context.Context, tenantID string) ([]AgentRow, error)
+	CountAgents(ctx context.Context, tenantID string) (int, error)
+	AgentExists(ctx context.Context, tenantID, agentID string) (bool, error)
+	AgentTenants(ctx context.Context) ([]string, error)
+	TenantsOfAgent(ctx context.Context, agentID string) ([]string, error)
+	AgentScoreList(ctx context.Context, tenantID string) ([]AgentScoreRow, error)
+	AgentScore(ctx context.Context, tenantID, agentID string) (AgentScoreRow, bool, error)
+	AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error)
+	AgentScoreAt(ctx context.Context, tenantID, agentID, at string) (int, bool, error)
+	AgentBaseline(ctx context.Context, tenantID, agentID string) (string, bool, error)
+	RiskConfig(ctx context.Context, tenantID string) (string, bool, error)
+	RiskConfigs(ctx context.Context) ([]TenantBody, error)
+	HasRiskConfig(ctx context.Context, tenantID string) (bool, error)
+}
+
+// AlertReader reads alert rules and delivery attempts.
+type AlertReader interface {
+	AlertRules(ctx context.Context, tenantID string) ([]string, error)
+	AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]AlertDelivery, error)
+}
+
+// Reader is everything a store can be asked.
+type Reader interface {
+	EntityReader
+	RunReader
+	AgentReader
+	AlertReader
+}
+
+// Maintainer keeps a store in shape.
+type Maintainer interface {
+	CollectGarbage(ctx context.Context) (GCResult, error)
+	Compact(ctx context.Context) error
+	Size() int64
+	Close() error
+}
+
+// Backend is a whole store: reads, atomic writes through Update, the
+// writes that stand alone, and upkeep.
+type Backend interface {
+	Reader
+	RunRecorder
+	Maintainer
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Location is where the store is, for messages (a path or a URL).
+	Location() string
+	RecordAlertDelivery(ctx context.Context, d AlertDelivery) error
+	PutRiskConfig(ctx context.Context, tenantID, body string, at time.Time) error
+	SetAgentOverride(ctx context.Context, tenantID, agentID, tier string) error
+}
+
+// Tx is one atomic write: what Update's function does through it is
+// committed together or not at all.
+type Tx interface {
+	Entities(ctx context.Context, kind model.Kind) ([]Entity, error)
+	RiskScorers(ctx context.Context) ([]*model.RiskScorer, error)
+	Runs(ctx context.Context) ([]RunRow, error)
+	PutEntity(ctx context.Context, e Entity) (Outcome, error)
+	DeleteEntity(ctx context.Context, kind model.Kind, key string) (bool, error)
+	// PutRunYAML stores a run added from a file with its canonical YAML; a
+	// run whose stored YAML is the same is left alone (Unchanged).
+	PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText string) (Outcome, error)
+	DeleteRun(ctx context.Context, evaluationKey, id string) error
+	BulkRuns(ctx context.Context, evaluationKey string) (BulkRuns, error)
+
+	AgentAggregate(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error)
+	AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow, error)
+	ResetAgentBaseline(ctx context.Context, tenantID, agentID string, agg []byte, at time.Time, emptyBaseline string) error
+	ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.Time) error
+	EventIngest(ctx context.Context) (EventIngest, error)
+	ScoreWriter(ctx context.Context) (ScoreWriter, error)
+
+	AlertRule(ctx context.Context, tenantID, id string) (string, bool, error)
+	PutAlertRule(ctx context.Context, tenantID, id, body string, created time.Time) error
+	DeleteAlertRule(ctx context.Context, tenantID, id string) (bool, error)
+	AlertStates(ctx context.Context) (AlertStates, error)
+}
+
+// RunWriter streams the results of a run in batches; the run is running
+// (invisible to scorers) until Finish gives it its final status.
+type RunWriter interface {
+	Add(ctx context.Context, r model.Result) error
+	Written() int
+	ID() string
+	Finish(ctx context.Context, status string) error
+	Abort(ctx context.Context) error
+}
+
+// BulkRuns writes many completed runs of one key fast (generated data).
+type BulkRuns interface {
+	Run(ctx context.Context, id string, created time.Time) error
+	Value(ctx context.Context, id, task, scorer, metric string, v float64) error
+	Close(ctx context.Context) error
+}
+
+// EventIngest folds agent events into aggregates inside a Tx.
+type EventIngest interface {
+	Seen(ctx context.Context, hash []byte) (bool, error)
+	Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error)
+	PutAgent(ctx context.Context, r AgentRow) error
+	Close()
+}
+
+// ScoreWriter writes agents' scores and history snapshots inside a Tx.
+type ScoreWriter interface {
+	Put(ctx context.Context, r AgentScoreRow) error
+	Close()
+}
+
+// AlertStates reads and writes whether agents are above rules' thresholds.
+type AlertStates interface {
+	Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error)
+	Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error
+	Close()
+}

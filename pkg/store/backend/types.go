@@ -1,0 +1,102 @@
+package backend
+
+import (
+	"time"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// Outcome says what an upsert did.
+type Outcome string
+
+// Upsert outcomes, as `lf add` prints them.
+const (
+	Created   Outcome = "created"
+	Updated   Outcome = "updated"
+	Unchanged Outcome = "unchanged"
+)
+
+// Entity is a stored methodology or risk scorer.
+type Entity struct {
+	Kind model.Kind
+	Key  string
+	Body string // JSON
+	YAML string // canonical YAML list item, with comments
+}
+
+// RunRow is a stored evaluation run without its values.
+type RunRow struct {
+	EvaluationKey string
+	ID            string
+	CreatedAt     string
+	Status        string
+	YAML          string
+	Values        int
+}
+
+// AgentRow is one agent's aggregate.
+type AgentRow struct {
+	TenantID, AgentID, AgentName string
+	Agg                          []byte
+	FirstEventAt, LastEventAt    string // TimeFormat
+	BaselineResetAt              string // TimeFormat, "" when never reset
+}
+
+// AgentScoreRow is one agent's latest score.
+type AgentScoreRow struct {
+	TenantID, AgentID, AgentName string
+	Score                        int
+	Tier, TierSince              string
+	CalculatedAt, OverrideTier   string
+	Components, Baseline         string // JSON
+}
+
+// HistoryPoint is one score snapshot.
+type HistoryPoint struct {
+	At    string // TimeFormat
+	Score int
+}
+
+// TenantBody is a tenant's stored risk config.
+type TenantBody struct {
+	TenantID, Body string
+}
+
+// AlertDelivery is one delivery attempt of an alert.
+type AlertDelivery struct {
+	Seq        int64
+	TenantID   string
+	RuleID     string
+	AgentID    string
+	AlertID    string
+	Channel    string
+	Target     string
+	Attempt    int
+	Status     string
+	StatusCode int
+	Error      string
+	Time       time.Time
+}
+
+// StaleAfter is how long a run's writer on another host may stay silent
+// before its run counts as abandoned. Writers on this host are checked by
+// process id instead.
+const StaleAfter = 24 * time.Hour
+
+// GCResult is what CollectGarbage removed.
+type GCResult struct {
+	Runs   []string // EVALUATION_KEY/ID of each abandoned run removed
+	Values int64    // metric values removed with them
+}
+
+// TimeFormat is how times are stored: RFC 3339 in UTC with fixed-width
+// nanoseconds, so that text order is time order.
+const TimeFormat = "2006-01-02T15:04:05.000000000Z"
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// AbandonEnv names the test hook that makes Finish leave its run as a
+// crashed writer would (still running, its writer gone once the process
+// exits), so tests can exercise abandoned-run clean-up.
+const AbandonEnv = "LF_TEST_ABANDON_RUN"

@@ -1,0 +1,114 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// CollectGarbage removes abandoned runs: runs still marked running whose
+// writer is gone (a process on this host that no longer exists, or a writer
+// elsewhere silent for StaleAfter), with their metric values.
+func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
+	var res GCResult
+	host, _ := os.Hostname()
+	now := time.Now()
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT evaluation_key, id, writer_pid, writer_host, heartbeat_at
+			FROM evaluation_runs WHERE writer_pid <> 0`)
+		if err != nil {
+			return fmt.Errorf("store %s: gc: %w", s.Path, err)
+		}
+		type ref struct{ key, id string }
+		var dead []ref
+		for rows.Next() {
+			var r ref
+			var pid int
+			var wh, hb string
+			if err := rows.Scan(&r.key, &r.id, &pid, &wh, &hb); err != nil {
+				rows.Close()
+				return fmt.Errorf("store %s: gc: %w", s.Path, err)
+			}
+			if abandoned(pid, wh, hb, host, now) {
+				dead = append(dead, r)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store %s: gc: %w", s.Path, err)
+		}
+		for _, r := range dead {
+			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE evaluation_key = ? AND run_id = ?`, r.key, r.id)
+			if err != nil {
+				return fmt.Errorf("store %s: gc: %w", s.Path, err)
+			}
+			res.Values += n
+			if err := deleteRun(ctx, tx, r.key, r.id); err != nil {
+				return err
+			}
+			res.Runs = append(res.Runs, r.key+"/"+r.id)
+		}
+		return nil
+	})
+	if err != nil {
+		return GCResult{}, err
+	}
+	return res, nil
+}
+
+func execCount(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, error) {
+	r, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+// abandoned tells whether a run's writer is gone.
+func abandoned(pid int, writerHost, heartbeat, host string, now time.Time) bool {
+	if writerHost == host && host != "" {
+		return !processAlive(pid)
+	}
+	t, err := time.Parse(TimeFormat, heartbeat)
+	return err != nil || now.Sub(t) > StaleAfter
+}
+
+// processAlive tells whether a process with this id runs on this host.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Compact gives the space of deleted rows back to the file system (VACUUM).
+func (s *Store) Compact(ctx context.Context) error {
+	if _, err := s.DB.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("store %s: compact: %w", s.Path, err)
+	}
+	if _, err := s.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("store %s: compact: %w", s.Path, err)
+	}
+	return nil
+}
+
+// Size is the size in bytes of the store's file (0 for an in-memory store).
+func (s *Store) Size() int64 {
+	fi, err := os.Stat(s.Path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

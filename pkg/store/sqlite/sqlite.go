@@ -1,0 +1,160 @@
+// Package sqlite is lf's embedded store: a SQLite database (pure Go, no cgo)
+// holding entities, evaluation runs and the data of the evaluations.
+//
+// Every write happens in one transaction and the database runs in WAL mode,
+// so a crash or kill leaves it as it was before or after a command, never
+// half-written.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed schema/*.sql
+var schemaFS embed.FS
+
+// Store is an open SQLite store.
+type Store struct {
+	DB   *sql.DB
+	Path string
+
+	valuesOnce sync.Once // the prepared statement scoring reads values with
+	valuesStmt *sql.Stmt
+	valuesErr  error
+}
+
+// Open opens the SQLite store at path (":memory:" for a private in-memory
+// store), creating the file when create is set; without create, a missing
+// file is an error wrapping fs.ErrNotExist. It applies the migrations and,
+// when create is set, removes abandoned runs.
+func Open(ctx context.Context, path string, create bool) (*Store, error) {
+	var dsn string
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	if path == ":memory:" {
+		dsn = "file::memory:?" + pragmas
+	} else {
+		if _, err := os.Stat(path); err != nil && !create {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+		if create {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, fmt.Errorf("store %s: %w", path, err)
+			}
+		}
+		dsn = "file:" + path + "?" + pragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: open: %w", path, err)
+	}
+	if path == ":memory:" {
+		// Each connection would get its own empty database.
+		db.SetMaxOpenConns(1)
+	}
+	s := &Store{DB: db, Path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if create {
+		// The next writer cleans up after writers that died mid-run.
+		if _, err := s.CollectGarbage(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error {
+	if s.valuesStmt != nil {
+		s.valuesStmt.Close()
+	}
+	return s.DB.Close()
+}
+
+// migrate applies the embedded schema files (schema/NN_name.sql) in name
+// order, each once: the schema_migrations table records the versions
+// applied. The first files predate the table and are idempotent, so a store
+// written before versioning takes them again harmlessly.
+func (s *Store) migrate(ctx context.Context) error {
+	entries, err := schemaFS.ReadDir("schema")
+	if err != nil {
+		return fmt.Errorf("store: schema: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+			return fmt.Errorf("store %s: schema: %w", s.Path, err)
+		}
+		applied := map[string]bool{}
+		rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
+			return fmt.Errorf("store %s: schema: %w", s.Path, err)
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return fmt.Errorf("store %s: schema: %w", s.Path, err)
+			}
+			applied[v] = true
+		}
+		rows.Close()
+		for _, n := range names {
+			version := strings.TrimSuffix(n, ".sql")
+			if applied[version] {
+				continue
+			}
+			b, err := schemaFS.ReadFile("schema/" + n)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+				version, FormatTime(time.Now())); err != nil {
+				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
+			}
+		}
+		return nil
+	})
+}
+
+// withTx runs fn in one transaction, committing when it returns nil and rolling
+// back otherwise.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store %s: begin: %w", s.Path, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store %s: commit: %w", s.Path, err)
+	}
+	return nil
+}
+
+// Location is the store's file path.
+func (s *Store) Location() string { return s.Path }
