@@ -14,6 +14,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/report"
 )
 
@@ -60,8 +61,9 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 		Name:      "ingest",
 		Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
 		ArgsUsage: "FILE...",
-		Flags:     []ucli.Flag{outputFlag("table", "table", "json")},
-		Action:    func(c *ucli.Context) error { return agentsIngest(c, env) },
+		Flags: []ucli.Flag{outputFlag("table", "table", "json"),
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"}},
+		Action: func(c *ucli.Context) error { return agentsIngest(c, env) },
 	}
 }
 
@@ -73,6 +75,10 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 	if c.NArg() == 0 {
 		return diag.Usagef("ingest needs at least one events FILE (- for stdin)")
 	}
+	// Progress in bytes read, on a terminal, for ingests longer than a second.
+	bar := progress.New(env.Stderr, progress.Options{Description: "reading events", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	defer bar.Finish()
+	var total int64
 	var srcs []agentrisk.Source
 	for _, path := range c.Args().Slice() {
 		if path == "-" {
@@ -84,10 +90,17 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 			return diag.Invalidf("%v", err)
 		}
 		defer f.Close()
-		srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: f})
+		if st, err := f.Stat(); err == nil {
+			total += st.Size()
+		}
+		srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: bar.Reader(f)})
+	}
+	if total > 0 {
+		bar.SetTotal(total)
 	}
 	return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
 		res, err := agentrisk.Ingest(c.Context, e, srcs)
+		bar.Finish()
 		if err != nil {
 			return err
 		}

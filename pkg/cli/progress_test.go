@@ -87,3 +87,30 @@ func TestScanProgressOnTerminal(t *testing.T) {
 		t.Errorf("progress written to a pipe: %q", piped)
 	}
 }
+
+// TestIngestProgressOnTerminal: lf agents ingest shows bytes read on a
+// terminal.
+func TestIngestProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	t.Setenv("LF_PROGRESS_AFTER", "0s")
+	t.Setenv("LF_QUIET", "")
+	t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &ptyOutput{}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	code := cli.Run([]string{"lf", "agents", "ingest", filepath.Join(root, "project", "agents", "events.jsonl")}, strings.NewReader(""), io.Discard, tty)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out := term.String(); !strings.Contains(out, "reading events") {
+		t.Errorf("no progress on the terminal; it got %q", out)
+	}
+}

@@ -149,3 +149,24 @@ func (b *Bar) newBar() *progressbar.ProgressBar {
 	}
 	return progressbar.NewOptions64(total, opts...)
 }
+
+// Reader returns r counting the bytes read from it on b (for Bytes bars).
+func (b *Bar) Reader(r io.Reader) io.Reader {
+	if b == nil || !b.enabled {
+		return r
+	}
+	return &countingReader{r: r, b: b}
+}
+
+type countingReader struct {
+	r io.Reader
+	b *Bar
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.b.Add(int64(n))
+	}
+	return n, err
+}
