@@ -1,0 +1,74 @@
+package riskreport
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/risk"
+)
+
+func TestScorersGate(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	res := []risk.Result{
+		{Key: "a", Domain: "d", Score: f(9.5), Level: risk.Critical},
+		{Key: "b", Domain: "d", Score: f(5), Level: risk.High},
+		{Key: "c", Score: f(1), Level: risk.Low},
+		{Key: "e", Level: risk.NoData},
+	}
+	for _, tc := range []struct {
+		gate     risk.Level
+		failed   string
+		findings string
+	}{
+		{"", "", "a b"},
+		{risk.High, "a b", "a b"},
+		{risk.Critical, "a", "a"},
+		{risk.Low, "a b c", "a b c"},
+	} {
+		var failed, findings []string
+		for _, c := range (Scorers{Results: res, FailOn: tc.gate}).Checks().Checks {
+			if c.Failed {
+				failed = append(failed, c.Name)
+				if !strings.Contains(c.Message, "--fail-on "+string(tc.gate)) {
+					t.Errorf("gate %s: message %q lacks the gate", tc.gate, c.Message)
+				}
+			}
+		}
+		for _, x := range (Scorers{Results: res, FailOn: tc.gate}).Findings() {
+			findings = append(findings, strings.TrimPrefix(x.RuleID, "risk-scorer/"))
+		}
+		if got := strings.Join(failed, " "); got != tc.failed {
+			t.Errorf("gate %q: failed %q, want %q", tc.gate, got, tc.failed)
+		}
+		if got := strings.Join(findings, " "); got != tc.findings {
+			t.Errorf("gate %q: findings %q, want %q", tc.gate, got, tc.findings)
+		}
+	}
+}
+
+func TestTraceFindingsRedacted(t *testing.T) {
+	r := &agentleak.Result{ScenarioID: "s", RunID: "r", File: "t.jsonl", Line: 3, Blocked: true, Verdict: "Fail", BlockReasons: []string{"x"},
+		Findings: []agentleak.Finding{
+			{EventID: "e1", Channel: "log", DataType: "email", Value: "jo@example.com", Redacted: "jo**********om", Level: 2, Leaked: true},
+			{EventID: "e2", Channel: "log", DataType: "ssn", Value: "123", Redacted: "1*3", Level: 4, Leaked: false},
+		}}
+	fs := Trace{Result: r}.Findings()
+	if len(fs) != 1 {
+		t.Fatalf("findings = %d, want 1 (only leaked)", len(fs))
+	}
+	f := fs[0]
+	if f.URI != "t.jsonl" || f.Line != 3 || f.Level != "warning" || f.Properties["eventId"] != "e1" || f.Properties["channel"] != "log" {
+		t.Errorf("finding = %+v", f)
+	}
+	if strings.Contains(f.Message, "jo@example.com") || f.Properties["value"] != "jo**********om" {
+		t.Errorf("value not redacted: %+v", f)
+	}
+	if shown := (Trace{Result: r, ShowValues: true}).Findings()[0]; shown.Properties["value"] != "jo@example.com" {
+		t.Errorf("--show-values: value %v", shown.Properties["value"])
+	}
+	c := Trace{Result: r}.Checks().Checks[0]
+	if !c.Failed || !strings.Contains(c.Message, "email") || !strings.Contains(c.Message, "log") {
+		t.Errorf("check = %+v", c)
+	}
+}
