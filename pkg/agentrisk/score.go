@@ -549,78 +549,91 @@ func scoreAnomaly(calcs []*agentCalc) {
 	}
 	// Large tenants: one median and MAD per feature over all active agents
 	// (the agent itself moves them by at most one rank).
-	shared := len(active) > exactPeerLimit
-	var sharedMed, sharedMAD [5]float64
-	if shared {
+	var shared *peerStats
+	if len(active) > exactPeerLimit {
+		shared = &peerStats{}
 		v := make([]float64, len(active))
 		for f := 0; f < 5; f++ {
 			for i, c := range active {
 				v[i] = c.features[f]
 			}
-			sharedMed[f], sharedMAD[f] = medianMAD(v)
+			shared.med[f], shared.mad[f] = medianMAD(v)
 		}
 	}
 	for _, c := range calcs {
-		if c.err != nil {
-			continue
+		if c.err == nil {
+			c.comps[3] = anomalyComponent(c, active, shared)
 		}
-		comp := Component{Name: CompAnomaly}
-		peers := len(active)
-		if c.active {
-			peers--
-		}
-		if !c.active || peers < minPeers {
-			if !c.active {
-				comp.Explanation = "no requests in the window"
-			} else {
-				comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
-			}
-			c.comps[3] = comp
-			continue
-		}
-		best := 0.0
-		type fd struct {
-			a   float64
-			txt string
-		}
-		var fds []fd
-		for f := 0; f < 5; f++ {
-			med, mad := sharedMed[f], sharedMAD[f]
-			if !shared {
-				vals := make([]float64, 0, peers)
-				for _, p := range active {
-					if p != c {
-						vals = append(vals, p.features[f])
-					}
-				}
-				med, mad = medianMAD(vals)
-			}
-			scale := 1.4826 * mad
-			switch f {
-			case 0:
-				scale = math.Max(scale, math.Max(0.25*med, 1))
-			case 4:
-				scale = math.Max(scale, 1)
-			default:
-				scale = math.Max(scale, 0.1)
-			}
-			z := (c.features[f] - med) / scale
-			af := clamp01((z - 3) / 3)
-			if af > 0 {
-				fds = append(fds, fd{af, fmt.Sprintf("%s %.3g vs peers' median %.3g (robust z %.1f)", featureNames[f], c.features[f], med, z)})
-			}
-			if af > best {
-				best = af
-			}
-		}
-		comp.Value = round1(100 * best)
-		comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
-		sort.SliceStable(fds, func(i, j int) bool { return fds[i].a > fds[j].a })
-		for _, x := range fds {
-			comp.Drivers = append(comp.Drivers, x.txt)
-		}
-		c.comps[3] = comp
 	}
+}
+
+// peerStats is the median and MAD of each anomaly feature over the peers.
+type peerStats struct {
+	med, mad [5]float64
+}
+
+// anomalyComponent is the largest robust z-score of the agent's features
+// against its active peers (at least 3), with scale floors for volume (a
+// quarter of the median, at least 1), distinct tools (1) and shares (0.1):
+//
+//	z_f     = (x_f - median_f) / max(1.4826 × MAD_f, floor_f)
+//	anomaly = 100 × max_f clamp((z_f - 3) / 3, 0, 1)
+//
+// shared, when set, holds the statistics of all active agents (large tenants).
+func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Component {
+	comp := Component{Name: CompAnomaly}
+	peers := len(active)
+	if c.active {
+		peers--
+	}
+	if !c.active {
+		comp.Explanation = "no requests in the window"
+		return comp
+	}
+	if peers < minPeers {
+		comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
+		return comp
+	}
+	best := 0.0
+	var fds []driver
+	for f := 0; f < 5; f++ {
+		var med, mad float64
+		if shared != nil {
+			med, mad = shared.med[f], shared.mad[f]
+		} else {
+			vals := make([]float64, 0, peers)
+			for _, p := range active {
+				if p != c {
+					vals = append(vals, p.features[f])
+				}
+			}
+			med, mad = medianMAD(vals)
+		}
+		scale := 1.4826 * mad
+		switch f {
+		case 0:
+			scale = math.Max(scale, math.Max(0.25*med, 1))
+		case 4:
+			scale = math.Max(scale, 1)
+		default:
+			scale = math.Max(scale, 0.1)
+		}
+		z := (c.features[f] - med) / scale
+		af := clamp01((z - 3) / 3)
+		if af > 0 {
+			fds = append(fds, driver{af, fmt.Sprintf("%s %.3g vs peers' median %.3g (robust z %.1f)", featureNames[f], c.features[f], med, z)})
+		}
+		if af > best {
+			best = af
+		}
+	}
+	comp.Value = round1(100 * best)
+	comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
+	sort.SliceStable(fds, func(i, j int) bool { return fds[i].s > fds[j].s })
+	for _, x := range fds {
+		comp.Drivers = append(comp.Drivers, x.txt)
+	}
+	return comp
 }
 
 func medianMAD(v []float64) (float64, float64) {
