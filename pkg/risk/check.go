@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/expr-lang/expr/parser"
+
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -55,6 +57,11 @@ func CheckMethodology(m *model.Methodology) []Problem {
 		out = append(out, problem("/function", "function uses undeclared variable%s %s: declare %s in config_spec, or name the metric variable with metric_key (it is %q)",
 			pluralS(len(names)), strings.Join(names, ", "), them(len(names)), m.MetricVar()))
 		return out
+	}
+	if tree, err := parser.Parse(pythonish(m.Function)); err == nil {
+		if err := checkCalls(tree); err != nil {
+			return append(out, problem("/function", "%v", err))
+		}
 	}
 	if _, err := Compile(m); err != nil {
 		out = append(out, problem("/function", "function does not compile: %v", err))
