@@ -43,6 +43,15 @@ func CheckMethodology(m *model.Methodology) []Problem {
 	if err != nil {
 		return append(out, problem("/function", "function does not parse: %s", firstLine(err.Error())))
 	}
+	// A call outside the allowed functions is reported with undeclared
+	// variables, not hidden by them; the function cannot compile then.
+	callErr := error(nil)
+	if tree, err := parser.Parse(pythonish(m.Function)); err == nil {
+		callErr = checkCalls(tree)
+	}
+	if callErr != nil {
+		out = append(out, problem("/function", "%v", callErr))
+	}
 	var undeclared []string
 	for _, v := range vars {
 		if !declared[v] {
@@ -58,10 +67,8 @@ func CheckMethodology(m *model.Methodology) []Problem {
 			pluralS(len(names)), strings.Join(names, ", "), them(len(names)), m.MetricVar()))
 		return out
 	}
-	if tree, err := parser.Parse(pythonish(m.Function)); err == nil {
-		if err := checkCalls(tree); err != nil {
-			return append(out, problem("/function", "%v", err))
-		}
+	if callErr != nil {
+		return out
 	}
 	if _, err := Compile(m); err != nil {
 		out = append(out, problem("/function", "function does not compile: %v", err))
