@@ -113,7 +113,7 @@ func hourTime(h int32) string {
 
 // scoreOwn computes everything about one agent that does not need its peers:
 // injection, tool drift, excessive agency, policy violation rate, the anomaly
-// features and the baseline.
+// features and the baseline (docs/agent-risk.md gives every formula).
 func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 	out := agentCalc{in: in}
 	a, err := decodeAgg(in.blob, false)
@@ -121,99 +121,148 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 		out.err = fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)
 		return out
 	}
+	w := tallyWindow(cfg, c, in, a)
+	out.active = w.wCalls > 0
+	out.comps[0] = injectionComponent(c, w)
+	out.comps[1] = toolDriftComponent(c, w)
+	out.comps[2] = excessiveAgencyComponent(c, w)
+	out.comps[4] = policyViolationComponent(w)
+	out.features = anomalyFeatures(w)
+	out.baseline = baselineOf(c, w)
+	return out
+}
+
+// agentWindow is what the components read from one agent's aggregate: decayed
+// and raw tallies over the window, per-tool baseline sums, and the window's
+// injection observations.
+type agentWindow struct {
+	a      *agg
+	hiTool []bool // tools the tenant's config names high-impact
+
+	// Baseline hours bStart..bEnd (nB of them) end where the recent 6 h start.
+	bStart, bEnd int32
+	nB           int
+	bSum, bSq    []float64 // per tool: calls and squared calls per baseline hour
+
+	rW, rCalls   []float64 // per tool: decayed and raw calls in the recent 6 h
+	deniedByTool []float64
+	used         []bool // tools called in the window (tool 0, no tool, excluded)
+
+	wCalls, wDenied, wHI float64 // decayed over the window
+	rawCalls, rawDenied  float64
+
+	inj  []injObs // the window's injection observations, strongest first
+	wInj float64  // decayed sum of injection scores over the window
+}
+
+// injObs is the injection observations of one hour at one score.
+type injObs struct {
+	v     float64 // decayed confidence
+	hour  int32
+	score uint16
+	count uint32
+}
+
+// tallyWindow reads one agent's hours and injection observations once.
+func tallyWindow(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) *agentWindow {
 	nt := len(a.tools)
-	hiTool := make([]bool, nt)
+	w := &agentWindow{a: a, hiTool: make([]bool, nt)}
 	for _, name := range cfg.HighImpactTools {
 		for i, t := range a.tools {
 			if t == name && t != "" {
-				hiTool[i] = true
+				w.hiTool[i] = true
 			}
 		}
 	}
-	bStart := c.hT - baselineHours + 1
-	if in.firstHour > bStart {
-		bStart = in.firstHour
+	w.bStart = c.hT - baselineHours + 1
+	if in.firstHour > w.bStart {
+		w.bStart = in.firstHour
 	}
-	if in.resetHour > bStart {
-		bStart = in.resetHour
+	if in.resetHour > w.bStart {
+		w.bStart = in.resetHour
 	}
-	bEnd := c.hT - recentHours
-	nB := int(bEnd - bStart + 1)
-	if nB < 0 {
-		nB = 0
+	w.bEnd = c.hT - recentHours
+	w.nB = int(w.bEnd - w.bStart + 1)
+	if w.nB < 0 {
+		w.nB = 0
 	}
-	rStart := c.hT - recentHours + 1
+	w.bSum = make([]float64, nt)
+	w.bSq = make([]float64, nt)
+	w.rW = make([]float64, nt)
+	w.rCalls = make([]float64, nt)
+	w.deniedByTool = make([]float64, nt)
+	w.used = make([]bool, nt)
+	w.tallyHours(c)
+	w.collectInjection(c)
+	return w
+}
 
-	bSum := make([]float64, nt)
-	bSq := make([]float64, nt)
-	rW := make([]float64, nt)
-	rCalls := make([]float64, nt)
-	deniedByTool := make([]float64, nt)
-	used := make([]bool, nt)
-	var wCalls, wDenied, wHI, rawCalls, rawDenied float64
-	for _, h := range a.hours {
+func (w *agentWindow) tallyHours(c *clock) {
+	rStart := c.hT - recentHours + 1
+	for _, h := range w.a.hours {
 		if h.hour > c.hT {
 			break
 		}
-		if h.hour >= bStart && h.hour <= bEnd {
+		if h.hour >= w.bStart && h.hour <= w.bEnd {
 			x := float64(h.calls)
-			bSum[h.tool] += x
-			bSq[h.tool] += x * x
+			w.bSum[h.tool] += x
+			w.bSq[h.tool] += x * x
 		}
 		if h.hour < c.lo {
 			continue
 		}
-		w := c.w(h.hour)
+		wt := c.w(h.hour)
 		calls := float64(h.calls)
 		hi := float64(h.hi)
-		if hiTool[h.tool] {
+		if w.hiTool[h.tool] {
 			hi = calls
 		}
-		wCalls += w * calls
-		wDenied += w * float64(h.denied)
-		wHI += w * hi
-		rawCalls += calls
-		rawDenied += float64(h.denied)
-		deniedByTool[h.tool] += float64(h.denied)
+		w.wCalls += wt * calls
+		w.wDenied += wt * float64(h.denied)
+		w.wHI += wt * hi
+		w.rawCalls += calls
+		w.rawDenied += float64(h.denied)
+		w.deniedByTool[h.tool] += float64(h.denied)
 		if h.tool != 0 {
-			used[h.tool] = true
+			w.used[h.tool] = true
 		}
 		if h.hour >= rStart {
-			rW[h.tool] += w * calls
-			rCalls[h.tool] += calls
+			w.rW[h.tool] += wt * calls
+			w.rCalls[h.tool] += calls
 		}
 	}
-	out.active = wCalls > 0
+}
 
-	// Injection: the strongest decayed observations, the i-th weighing 1/i^1.5.
-	type obs struct {
-		v     float64
-		hour  int32
-		score uint16
-		count uint32
-	}
-	var list []obs
-	var wInj float64
-	for _, b := range a.inj {
+func (w *agentWindow) collectInjection(c *clock) {
+	for _, b := range w.a.inj {
 		if b.hour > c.hT {
 			break
 		}
 		if b.hour < c.lo {
 			continue
 		}
-		w := c.w(b.hour)
+		wt := c.w(b.hour)
 		s := float64(b.score) / 1000
-		list = append(list, obs{v: s * w, hour: b.hour, score: b.score, count: b.count})
-		wInj += w * s * float64(b.count)
+		w.inj = append(w.inj, injObs{v: s * wt, hour: b.hour, score: b.score, count: b.count})
+		w.wInj += wt * s * float64(b.count)
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].v != list[j].v {
-			return list[i].v > list[j].v
+	sort.Slice(w.inj, func(i, j int) bool {
+		if w.inj[i].v != w.inj[j].v {
+			return w.inj[i].v > w.inj[j].v
 		}
-		return list[i].hour > list[j].hour
+		return w.inj[i].hour > w.inj[j].hour
 	})
+}
+
+// injectionComponent is the strongest decayed injection confidences, the i-th
+// weighing i^-1.5:
+//
+//	injection = 100 × Σ_{i=1..100} v_i × i^-1.5 / Z,   Z = Σ_{i=1..100} i^-1.5
+//
+// with v_1 ≥ v_2 ≥ ... the decayed confidences w × injection_score.
+func injectionComponent(c *clock, w *agentWindow) Component {
 	inj, rank := 0.0, 0
-	for _, o := range list {
+	for _, o := range w.inj {
 		for k := uint32(0); k < o.count && rank < injectionTopN; k++ {
 			inj += o.v * injCoef[rank]
 			rank++
@@ -222,85 +271,111 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 			break
 		}
 	}
-	injC := Component{Name: CompInjection, Value: round1(100 * inj)}
-	if len(list) == 0 {
-		injC.Explanation = "no classified prompt-injection attempts in the window"
-	} else {
-		n := 0
-		for _, o := range list {
-			n += int(o.count)
-		}
-		injC.Explanation = fmt.Sprintf("%d classified inputs; the strongest decayed confidences, the i-th weighing 1/i^1.5, normalised so that 100 certain attempts give 100", n)
-		for i, o := range list {
-			if i == 3 {
-				break
-			}
-			injC.Drivers = append(injC.Drivers, fmt.Sprintf("confidence %.2f x%d at %s (decay %.2f)", float64(o.score)/1000, o.count, hourTime(o.hour), c.w(o.hour)))
-		}
+	comp := Component{Name: CompInjection, Value: round1(100 * inj)}
+	if len(w.inj) == 0 {
+		comp.Explanation = "no classified prompt-injection attempts in the window"
+		return comp
 	}
-	out.comps[0] = injC
+	n := 0
+	for _, o := range w.inj {
+		n += int(o.count)
+	}
+	comp.Explanation = fmt.Sprintf("%d classified inputs; the strongest decayed confidences, the i-th weighing 1/i^1.5, normalised so that 100 certain attempts give 100", n)
+	for i, o := range w.inj {
+		if i == 3 {
+			break
+		}
+		comp.Drivers = append(comp.Drivers, fmt.Sprintf("confidence %.2f x%d at %s (decay %.2f)", float64(o.score)/1000, o.count, hourTime(o.hour), c.w(o.hour)))
+	}
+	return comp
+}
 
-	// Tool drift.
+// toolDriftComponent compares the last 6 h per-tool rates with the agent's
+// baseline; 0 while the baseline has less than 24 h of history:
+//
+//	rate_t    = Σ_{last 6 h} w × calls_t / Σ_{last 6 h} w
+//	z_t       = (rate_t - avg_t) / max(stddev_t, 0.5)
+//	d_t       = 1 for a tool new since the baseline, else clamp((z_t - 1) / 2, 0, 1)
+//	share_t   = Σ_{last 6 h} w × calls_t / Σ_tools Σ_{last 6 h} w × calls
+//	toolDrift = 100 × Σ_t share_t × d_t
+func toolDriftComponent(c *clock, w *agentWindow) Component {
 	drift := Component{Name: CompToolDrift}
-	type driver struct {
-		s   float64
-		txt string
-	}
-	var drivers []driver
+	nt := len(w.a.tools)
 	var rTotal float64
 	for t := 1; t < nt; t++ {
-		rTotal += rW[t]
+		rTotal += w.rW[t]
 	}
 	switch {
-	case nB < minBaselineHrs:
-		drift.Explanation = fmt.Sprintf("baseline has %d h of history before the last 6 h (needs %d h): no drift yet", nB, minBaselineHrs)
+	case w.nB < minBaselineHrs:
+		drift.Explanation = fmt.Sprintf("baseline has %d h of history before the last 6 h (needs %d h): no drift yet", w.nB, minBaselineHrs)
+		return drift
 	case rTotal == 0:
 		drift.Explanation = "no tool calls in the last 6 h"
-	default:
-		d := 0.0
-		for t := 1; t < nt; t++ {
-			if rW[t] == 0 {
-				continue
-			}
-			share := rW[t] / rTotal
-			rate := rW[t] / c.wRecent
-			avg := bSum[t] / float64(nB)
-			if bSum[t] == 0 {
-				d += share
-				drivers = append(drivers, driver{share, fmt.Sprintf("new tool %s: %.0f calls in the last 6 h (%.0f%% of recent calls), never in the baseline", a.tools[t], rCalls[t], 100*share)})
-				continue
-			}
-			sd := math.Sqrt(math.Max(0, bSq[t]/float64(nB)-avg*avg))
-			z := (rate - avg) / math.Max(sd, 0.5)
-			dt := clamp01((z - 1) / 2)
-			if dt > 0 {
-				d += share * dt
-				drivers = append(drivers, driver{share * dt, fmt.Sprintf("%s: %.1f calls/h recently vs %.1f ± %.1f in the baseline (z %.1f)", a.tools[t], rate, avg, sd, z)})
-			}
+		return drift
+	}
+	var drivers []driver
+	d := 0.0
+	for t := 1; t < nt; t++ {
+		if w.rW[t] == 0 {
+			continue
 		}
-		drift.Value = round1(100 * d)
-		drift.Explanation = fmt.Sprintf("share-weighted deviation of the last 6 h per-tool rates from the %d h baseline; a new tool counts fully, z <= 1 counts nothing, z >= 3 fully", nB)
-		sort.SliceStable(drivers, func(i, j int) bool { return drivers[i].s > drivers[j].s })
-		for i, dr := range drivers {
-			if i == 3 {
-				break
-			}
-			drift.Drivers = append(drift.Drivers, dr.txt)
+		share := w.rW[t] / rTotal
+		rate := w.rW[t] / c.wRecent
+		avg := w.bSum[t] / float64(w.nB)
+		if w.bSum[t] == 0 {
+			d += share
+			drivers = append(drivers, driver{share, fmt.Sprintf("new tool %s: %.0f calls in the last 6 h (%.0f%% of recent calls), never in the baseline", w.a.tools[t], w.rCalls[t], 100*share)})
+			continue
 		}
-		if len(drivers) == 0 {
-			drift.Explanation += "; behaviour matches the baseline"
+		sd := math.Sqrt(math.Max(0, w.bSq[t]/float64(w.nB)-avg*avg))
+		z := (rate - avg) / math.Max(sd, 0.5)
+		dt := clamp01((z - 1) / 2)
+		if dt > 0 {
+			d += share * dt
+			drivers = append(drivers, driver{share * dt, fmt.Sprintf("%s: %.1f calls/h recently vs %.1f ± %.1f in the baseline (z %.1f)", w.a.tools[t], rate, avg, sd, z)})
 		}
 	}
-	out.comps[1] = drift
+	drift.Value = round1(100 * d)
+	drift.Explanation = fmt.Sprintf("share-weighted deviation of the last 6 h per-tool rates from the %d h baseline; a new tool counts fully, z <= 1 counts nothing, z >= 3 fully", w.nB)
+	drift.Drivers = topDrivers(drivers)
+	if len(drivers) == 0 {
+		drift.Explanation += "; behaviour matches the baseline"
+	}
+	return drift
+}
 
-	// Excessive agency: per session, the high-impact calls and their scope.
-	agency := Component{Name: CompExcessiveAgency}
-	var maxA, sumWA, sumW float64
-	type sessDriver struct {
-		a   float64
-		txt string
+// driver is one explanation line and the share of the component it explains.
+type driver struct {
+	s   float64
+	txt string
+}
+
+// topDrivers returns the texts of the three largest drivers (stable order
+// among equals).
+func topDrivers(drivers []driver) []string {
+	sort.SliceStable(drivers, func(i, j int) bool { return drivers[i].s > drivers[j].s })
+	var out []string
+	for i, dr := range drivers {
+		if i == 3 {
+			break
+		}
+		out = append(out, dr.txt)
 	}
-	var sds []sessDriver
+	return out
+}
+
+// excessiveAgencyComponent scores the high-impact calls per session (events
+// without a session id: one pseudo-session per hour), with h a session's
+// high-impact calls, k its distinct high-impact tools and w_s the decay of its
+// last hour:
+//
+//	a_s = 1 - exp(-(h + 5 × (k - 1)) / 10)      (0 when h = 0)
+//	excessiveAgency = 100 × (max_s w_s × a_s + Σ_s w_s × a_s / Σ_s w_s) / 2
+func excessiveAgencyComponent(c *clock, w *agentWindow) Component {
+	agency := Component{Name: CompExcessiveAgency}
+	a := w.a
+	var maxA, sumWA, sumW float64
+	var sds []driver
 	for i := 0; i < len(a.sess); {
 		j := i
 		var hiCalls float64
@@ -315,7 +390,7 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 				last = min(s.last, c.hT)
 			}
 			h := float64(s.hi)
-			if hiTool[s.tool] {
+			if w.hiTool[s.tool] {
 				h = float64(s.calls)
 			}
 			if h > 0 {
@@ -324,22 +399,22 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 			}
 		}
 		if last != math.MinInt32 {
-			w := c.w(last)
+			ws := c.w(last)
 			av := 0.0
 			if hiCalls > 0 {
 				av = 1 - math.Exp(-(hiCalls+agencyScopeCost*float64(len(tools)-1))/agencyScale)
 			}
-			sumW += w
-			sumWA += w * av
-			if w*av > maxA {
-				maxA = w * av
+			sumW += ws
+			sumWA += ws * av
+			if ws*av > maxA {
+				maxA = ws * av
 			}
 			if av > 0 {
 				name := a.sessions[a.sess[i].sess]
 				if strings.HasPrefix(name, "\x00h") {
 					name = "(no session id, " + hourTime(last) + ")"
 				}
-				sds = append(sds, sessDriver{w * av, fmt.Sprintf("session %s: %.0f high-impact calls over %d tools (%s)", name, hiCalls, len(tools), strings.Join(tools, ", "))})
+				sds = append(sds, driver{ws * av, fmt.Sprintf("session %s: %.0f high-impact calls over %d tools (%s)", name, hiCalls, len(tools), strings.Join(tools, ", "))})
 			}
 		}
 		i = j
@@ -348,85 +423,92 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 		agency.Value = round1(100 * (0.5*maxA + 0.5*sumWA/sumW))
 	}
 	agency.Explanation = "half the worst session, half the decayed mean over sessions; a session scores 1 - exp(-(high-impact calls + 5 x (distinct high-impact tools - 1)) / 10)"
-	sort.SliceStable(sds, func(i, j int) bool { return sds[i].a > sds[j].a })
-	for i, s := range sds {
-		if i == 3 {
-			break
-		}
-		agency.Drivers = append(agency.Drivers, s.txt)
-	}
-	out.comps[2] = agency
+	agency.Drivers = topDrivers(sds)
+	return agency
+}
 
-	// Policy violation rate.
+// policyViolationComponent is the decayed share of requests a rule denied:
+//
+//	policyViolation = 100 × Σ w × denied / Σ w × calls
+func policyViolationComponent(w *agentWindow) Component {
 	pv := Component{Name: CompPolicyViolation}
-	if wCalls > 0 {
-		pv.Value = round1(100 * wDenied / wCalls)
+	if w.wCalls > 0 {
+		pv.Value = round1(100 * w.wDenied / w.wCalls)
 	}
-	pv.Explanation = fmt.Sprintf("decayed share of requests denied by a rule: %.0f of %.0f requests in the window denied", rawDenied, rawCalls)
+	pv.Explanation = fmt.Sprintf("decayed share of requests denied by a rule: %.0f of %.0f requests in the window denied", w.rawDenied, w.rawCalls)
 	type td struct {
 		t int
 		n float64
 	}
 	var tds []td
-	for t := range deniedByTool {
-		if deniedByTool[t] > 0 {
-			tds = append(tds, td{t, deniedByTool[t]})
+	for t := range w.deniedByTool {
+		if w.deniedByTool[t] > 0 {
+			tds = append(tds, td{t, w.deniedByTool[t]})
 		}
 	}
 	sort.Slice(tds, func(i, j int) bool {
 		if tds[i].n != tds[j].n {
 			return tds[i].n > tds[j].n
 		}
-		return a.tools[tds[i].t] < a.tools[tds[j].t]
+		return w.a.tools[tds[i].t] < w.a.tools[tds[j].t]
 	})
 	for i, x := range tds {
 		if i == 3 {
 			break
 		}
-		name := a.tools[x.t]
+		name := w.a.tools[x.t]
 		if name == "" {
 			name = "(no tool)"
 		}
 		pv.Drivers = append(pv.Drivers, fmt.Sprintf("%s: %.0f denied", name, x.n))
 	}
-	out.comps[4] = pv
+	return pv
+}
 
-	// Anomaly features, compared with the peers later.
+// anomalyFeatures are the agent's five features that scoreAnomaly compares
+// with its peers: decayed request volume, deny share, high-impact share, mean
+// injection score per request, and distinct tools (all 0 without requests).
+func anomalyFeatures(w *agentWindow) [5]float64 {
+	if w.wCalls == 0 {
+		return [5]float64{}
+	}
 	distinct := 0
-	for _, u := range used {
+	for _, u := range w.used {
 		if u {
 			distinct++
 		}
 	}
-	if wCalls > 0 {
-		out.features = [5]float64{wCalls, wDenied / wCalls, wHI / wCalls, wInj / wCalls, float64(distinct)}
-	}
+	return [5]float64{w.wCalls, w.wDenied / w.wCalls, w.wHI / w.wCalls, w.wInj / w.wCalls, float64(distinct)}
+}
 
-	// Baseline.
-	out.baseline = BaselineBody{Tools: []ToolBaseline{}, UpdatedAt: c.at}
-	if nB > 0 {
-		out.baseline.WindowDays = (nB + 23) / 24
-		for t := 1; t < nt; t++ {
-			if bSum[t] == 0 {
-				continue
-			}
-			avg := bSum[t] / float64(nB)
-			sd := math.Sqrt(math.Max(0, bSq[t]/float64(nB)-avg*avg))
-			out.baseline.Tools = append(out.baseline.Tools, ToolBaseline{
-				ToolName: a.tools[t], CallCount: int(bSum[t]),
-				AvgCallsPerHour: round2(avg), StddevCallsPerHour: round2(sd),
-				CommonPatterns: commonPatterns(a, uint16(t)),
-			})
-			out.baseline.TotalCalls += int(bSum[t])
-		}
-		sort.Slice(out.baseline.Tools, func(i, j int) bool {
-			if out.baseline.Tools[i].CallCount != out.baseline.Tools[j].CallCount {
-				return out.baseline.Tools[i].CallCount > out.baseline.Tools[j].CallCount
-			}
-			return out.baseline.Tools[i].ToolName < out.baseline.Tools[j].ToolName
-		})
+// baselineOf is the agent's per-tool baseline: calls per baseline hour (mean
+// and standard deviation) and common resource patterns, busiest tool first.
+func baselineOf(c *clock, w *agentWindow) BaselineBody {
+	b := BaselineBody{Tools: []ToolBaseline{}, UpdatedAt: c.at}
+	if w.nB <= 0 {
+		return b
 	}
-	return out
+	b.WindowDays = (w.nB + 23) / 24
+	for t := 1; t < len(w.a.tools); t++ {
+		if w.bSum[t] == 0 {
+			continue
+		}
+		avg := w.bSum[t] / float64(w.nB)
+		sd := math.Sqrt(math.Max(0, w.bSq[t]/float64(w.nB)-avg*avg))
+		b.Tools = append(b.Tools, ToolBaseline{
+			ToolName: w.a.tools[t], CallCount: int(w.bSum[t]),
+			AvgCallsPerHour: round2(avg), StddevCallsPerHour: round2(sd),
+			CommonPatterns: commonPatterns(w.a, uint16(t)),
+		})
+		b.TotalCalls += int(w.bSum[t])
+	}
+	sort.Slice(b.Tools, func(i, j int) bool {
+		if b.Tools[i].CallCount != b.Tools[j].CallCount {
+			return b.Tools[i].CallCount > b.Tools[j].CallCount
+		}
+		return b.Tools[i].ToolName < b.Tools[j].ToolName
+	})
+	return b
 }
 
 // commonPatterns lists the resource patterns of a tool that cover at least
@@ -467,78 +549,91 @@ func scoreAnomaly(calcs []*agentCalc) {
 	}
 	// Large tenants: one median and MAD per feature over all active agents
 	// (the agent itself moves them by at most one rank).
-	shared := len(active) > exactPeerLimit
-	var sharedMed, sharedMAD [5]float64
-	if shared {
+	var shared *peerStats
+	if len(active) > exactPeerLimit {
+		shared = &peerStats{}
 		v := make([]float64, len(active))
 		for f := 0; f < 5; f++ {
 			for i, c := range active {
 				v[i] = c.features[f]
 			}
-			sharedMed[f], sharedMAD[f] = medianMAD(v)
+			shared.med[f], shared.mad[f] = medianMAD(v)
 		}
 	}
 	for _, c := range calcs {
-		if c.err != nil {
-			continue
+		if c.err == nil {
+			c.comps[3] = anomalyComponent(c, active, shared)
 		}
-		comp := Component{Name: CompAnomaly}
-		peers := len(active)
-		if c.active {
-			peers--
-		}
-		if !c.active || peers < minPeers {
-			if !c.active {
-				comp.Explanation = "no requests in the window"
-			} else {
-				comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
-			}
-			c.comps[3] = comp
-			continue
-		}
-		best := 0.0
-		type fd struct {
-			a   float64
-			txt string
-		}
-		var fds []fd
-		for f := 0; f < 5; f++ {
-			med, mad := sharedMed[f], sharedMAD[f]
-			if !shared {
-				vals := make([]float64, 0, peers)
-				for _, p := range active {
-					if p != c {
-						vals = append(vals, p.features[f])
-					}
-				}
-				med, mad = medianMAD(vals)
-			}
-			scale := 1.4826 * mad
-			switch f {
-			case 0:
-				scale = math.Max(scale, math.Max(0.25*med, 1))
-			case 4:
-				scale = math.Max(scale, 1)
-			default:
-				scale = math.Max(scale, 0.1)
-			}
-			z := (c.features[f] - med) / scale
-			af := clamp01((z - 3) / 3)
-			if af > 0 {
-				fds = append(fds, fd{af, fmt.Sprintf("%s %.3g vs peers' median %.3g (robust z %.1f)", featureNames[f], c.features[f], med, z)})
-			}
-			if af > best {
-				best = af
-			}
-		}
-		comp.Value = round1(100 * best)
-		comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
-		sort.SliceStable(fds, func(i, j int) bool { return fds[i].a > fds[j].a })
-		for _, x := range fds {
-			comp.Drivers = append(comp.Drivers, x.txt)
-		}
-		c.comps[3] = comp
 	}
+}
+
+// peerStats is the median and MAD of each anomaly feature over the peers.
+type peerStats struct {
+	med, mad [5]float64
+}
+
+// anomalyComponent is the largest robust z-score of the agent's features
+// against its active peers (at least 3), with scale floors for volume (a
+// quarter of the median, at least 1), distinct tools (1) and shares (0.1):
+//
+//	z_f     = (x_f - median_f) / max(1.4826 × MAD_f, floor_f)
+//	anomaly = 100 × max_f clamp((z_f - 3) / 3, 0, 1)
+//
+// shared, when set, holds the statistics of all active agents (large tenants).
+func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Component {
+	comp := Component{Name: CompAnomaly}
+	peers := len(active)
+	if c.active {
+		peers--
+	}
+	if !c.active {
+		comp.Explanation = "no requests in the window"
+		return comp
+	}
+	if peers < minPeers {
+		comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
+		return comp
+	}
+	best := 0.0
+	var fds []driver
+	for f := 0; f < 5; f++ {
+		var med, mad float64
+		if shared != nil {
+			med, mad = shared.med[f], shared.mad[f]
+		} else {
+			vals := make([]float64, 0, peers)
+			for _, p := range active {
+				if p != c {
+					vals = append(vals, p.features[f])
+				}
+			}
+			med, mad = medianMAD(vals)
+		}
+		scale := 1.4826 * mad
+		switch f {
+		case 0:
+			scale = math.Max(scale, math.Max(0.25*med, 1))
+		case 4:
+			scale = math.Max(scale, 1)
+		default:
+			scale = math.Max(scale, 0.1)
+		}
+		z := (c.features[f] - med) / scale
+		af := clamp01((z - 3) / 3)
+		if af > 0 {
+			fds = append(fds, driver{af, fmt.Sprintf("%s %.3g vs peers' median %.3g (robust z %.1f)", featureNames[f], c.features[f], med, z)})
+		}
+		if af > best {
+			best = af
+		}
+	}
+	comp.Value = round1(100 * best)
+	comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
+	sort.SliceStable(fds, func(i, j int) bool { return fds[i].s > fds[j].s })
+	for _, x := range fds {
+		comp.Drivers = append(comp.Drivers, x.txt)
+	}
+	return comp
 }
 
 func medianMAD(v []float64) (float64, float64) {

@@ -59,31 +59,20 @@ func overviewCommand(env *Env) *ucli.Command {
 	}
 }
 
-func parseFailOn(s string) (risk.Level, error) {
-	if s == "" {
-		return "", nil
+// parseFailOn and gate wrap risk.ParseGate and risk.Gate.Check, which
+// overview and run share, with their exit codes.
+func parseFailOn(s string) (risk.Gate, error) {
+	g, err := risk.ParseGate(s)
+	if err != nil {
+		return g, diag.Usagef("%v", err)
 	}
-	for _, l := range risk.Levels {
-		if string(l) == s {
-			return l, nil
-		}
-	}
-	return "", diag.Usagef("unknown --fail-on level %q: use low, medium, high or critical", s)
+	return g, nil
 }
 
-// gate returns an ExitGate error when a result reaches the failOn level.
-func gate(res []risk.Result, failOn risk.Level) error {
-	if failOn == "" {
-		return nil
-	}
-	var hit []string
-	for _, r := range res {
-		if r.Level.Rank() >= failOn.Rank() {
-			hit = append(hit, fmt.Sprintf("%s (%s)", r.Key, r.Level))
-		}
-	}
-	if len(hit) > 0 {
-		return diag.Gatef("--fail-on %s: %s", failOn, strings.Join(hit, ", "))
+// gate returns an ExitGate error when a result trips failOn.
+func gate(res []risk.Result, failOn risk.Gate) error {
+	if err := failOn.Check(res); err != nil {
+		return diag.Gatef("%v", err)
 	}
 	return nil
 }

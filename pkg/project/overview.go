@@ -26,23 +26,9 @@ func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Re
 	if err != nil {
 		return nil, diag.Internal(err)
 	}
-	want := map[string]bool{}
-	for _, k := range f.Keys {
-		want[k] = true
-	}
-	var selected []*model.RiskScorer
-	for _, s := range scorers {
-		if len(want) > 0 && !want[s.Key] {
-			continue
-		}
-		if f.Domain != "" && s.Domain != f.Domain {
-			continue
-		}
-		selected = append(selected, s)
-		delete(want, s.Key)
-	}
-	if len(want) > 0 {
-		return nil, diag.Invalidf("risk scorer %q not found", sortedKeys(want)[0])
+	selected, missing := f.apply(scorers)
+	if len(missing) > 0 {
+		return nil, diag.Invalidf("risk scorer %q not found", missing[0])
 	}
 	res, err := risk.Score(ctx, st, methods, selected)
 	if err != nil {
@@ -51,11 +37,30 @@ func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Re
 	return res, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// apply returns the scorers that pass the filter, and the wanted keys that
+// name no scorer that passes the domain filter (sorted). The wanted set is kept whole while filtering: a
+// key found early must not widen the filter for the scorers after it.
+func (f OverviewFilter) apply(scorers []*model.RiskScorer) (selected []*model.RiskScorer, missing []string) {
+	want := map[string]bool{}
+	for _, k := range f.Keys {
+		want[k] = true
 	}
-	sort.Strings(out)
-	return out
+	found := map[string]bool{}
+	for _, s := range scorers {
+		if len(want) > 0 && !want[s.Key] {
+			continue
+		}
+		if f.Domain != "" && s.Domain != f.Domain {
+			continue
+		}
+		selected = append(selected, s)
+		found[s.Key] = true
+	}
+	for k := range want {
+		if !found[k] {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	return selected, missing
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/expr-lang/expr/parser"
+
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -41,6 +43,15 @@ func CheckMethodology(m *model.Methodology) []Problem {
 	if err != nil {
 		return append(out, problem("/function", "function does not parse: %s", firstLine(err.Error())))
 	}
+	// A call outside the allowed functions is reported with undeclared
+	// variables, not hidden by them; the function cannot compile then.
+	callErr := error(nil)
+	if tree, err := parser.Parse(pythonish(m.Function)); err == nil {
+		callErr = checkCalls(tree)
+	}
+	if callErr != nil {
+		out = append(out, problem("/function", "%v", callErr))
+	}
 	var undeclared []string
 	for _, v := range vars {
 		if !declared[v] {
@@ -54,6 +65,9 @@ func CheckMethodology(m *model.Methodology) []Problem {
 		}
 		out = append(out, problem("/function", "function uses undeclared variable%s %s: declare %s in config_spec, or name the metric variable with metric_key (it is %q)",
 			pluralS(len(names)), strings.Join(names, ", "), them(len(names)), m.MetricVar()))
+		return out
+	}
+	if callErr != nil {
 		return out
 	}
 	if _, err := Compile(m); err != nil {

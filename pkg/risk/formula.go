@@ -97,6 +97,58 @@ func funcOptions() []expr.Option {
 	return opts
 }
 
+// AllowedFunctions are the functions a methodology's function may call, as
+// the README documents them: expr's abs, ceil, floor, round, min and max, and
+// the ones funcOptions adds. Anything else (now, len, upper, a method call)
+// would make a score depend on more than the metric and the config.
+var AllowedFunctions = []string{"abs", "ceil", "clamp", "exp", "floor", "log", "log10", "max", "min", "pow", "round", "sqrt"}
+
+// checkCalls returns an error naming the first call in tree of a function
+// outside AllowedFunctions.
+func checkCalls(tree *parser.Tree) error {
+	c := &callChecker{}
+	ast.Walk(&tree.Node, c)
+	return c.err
+}
+
+type callChecker struct{ err error }
+
+func (c *callChecker) Visit(n *ast.Node) {
+	if c.err != nil {
+		return
+	}
+	var name string
+	switch x := (*n).(type) {
+	case *ast.BuiltinNode:
+		name = x.Name
+	case *ast.CallNode:
+		id, ok := x.Callee.(*ast.IdentifierNode)
+		if !ok {
+			c.err = fmt.Errorf("function calls a method, which is not allowed: use only %s", strings.Join(AllowedFunctions, ", "))
+			return
+		}
+		name = id.Value
+	default:
+		return
+	}
+	for _, a := range AllowedFunctions {
+		if a == name {
+			return
+		}
+	}
+	c.err = fmt.Errorf("function calls %q, which is not allowed: use only %s", name, strings.Join(AllowedFunctions, ", "))
+}
+
+// floatLiterals turns integer literals into float literals: numbers in a
+// function are floats, so 7 % 2 and value % 2 both take Python's float %.
+type floatLiterals struct{}
+
+func (floatLiterals) Visit(n *ast.Node) {
+	if i, ok := (*n).(*ast.IntegerNode); ok {
+		ast.Patch(n, &ast.FloatNode{Value: float64(i.Value)})
+	}
+}
+
 // Variables returns the variable names a function uses (not the functions it
 // calls), sorted, or the parse error.
 func Variables(function string) ([]string, error) {
@@ -155,8 +207,15 @@ func Compile(m *model.Methodology) (*Formula, error) {
 			env[p.Key] = 0.0
 		}
 	}
-	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64()}, funcOptions()...)
 	src := pythonish(m.Function)
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil, errors.New(firstLine(err.Error()))
+	}
+	if err := checkCalls(tree); err != nil {
+		return nil, err
+	}
+	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64(), expr.Patch(floatLiterals{})}, funcOptions()...)
 	if _, err := expr.Compile(src, opts...); err != nil {
 		return nil, errors.New(firstLine(err.Error()))
 	}
@@ -218,6 +277,7 @@ func (f *Formula) Bind(params map[string]any) (*Evaluator, error) {
 		expr.Env(metricEnv{}),
 		expr.AsFloat64(),
 		expr.Patch(&constParams{params: params, metricVar: f.metricVar}),
+		expr.Patch(floatLiterals{}),
 	}, funcOptions()...)
 	prog, err := expr.Compile(f.source, opts...)
 	if err != nil {

@@ -150,6 +150,14 @@ func TestCheckMethodology(t *testing.T) {
 			m.Function = "accuracy * impact if strict == True else 0"
 		}, ""},
 		{"if without else", func(m *model.Methodology) { m.Function = "accuracy if impact > 1" }, "does not parse"},
+		{"now is not allowed", func(m *model.Methodology) { m.Function = "float(now().Unix() % 10) * accuracy" }, `calls "now", which is not allowed: use only abs, ceil, clamp`},
+		{"len is not allowed", func(m *model.Methodology) { m.Function = "len(\"ab\") * accuracy" }, `calls "len"`},
+		{"a method is not allowed", func(m *model.Methodology) { m.Function = "accuracy.Foo() * impact" }, `calls a method`},
+		{"call and undeclared both reported", func(m *model.Methodology) { m.Function = "upper(x) * accuracy" }, "calls \"upper\", which is not allowed: use only abs, ceil, clamp, exp, floor, log, log10, max, min, pow, round, sqrt\n/function: function uses undeclared variable \"x\""},
+		{"every documented function", func(m *model.Methodology) {
+			m.Function = "abs(ceil(floor(round(min(max(sqrt(log(log10(exp(pow(clamp(accuracy, 0, 1), 2))))), 1), 2))))) * impact"
+		}, ""},
+		{"int and float mix", func(m *model.Methodology) { m.Function = "accuracy % 2 + 7 % 2 * impact" }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := perfMethodology()
@@ -179,6 +187,38 @@ func TestParams(t *testing.T) {
 	_, probs = Params(m, map[string]any{"impactt": 3.0, "deployment_reach": 1.0})
 	if len(probs) != 2 || probs[0].Pointer != "/config/impactt" || !strings.Contains(probs[1].Msg, `must be one of "internal", "external"`) {
 		t.Fatalf("problems %v", probs)
+	}
+}
+
+// TestFloatModulo checks that numbers are floats and % is Python's.
+func TestFloatModulo(t *testing.T) {
+	for _, tc := range []struct {
+		function string
+		value    float64
+		want     float64
+	}{
+		{"value % 2", 3.5, 1.5},
+		{"value % 3", -1, 2},
+		{"7 % 2 + value", 0, 1},
+		{"-7 % 3 + value", 0, 2},
+		{"value / 2", 3, 1.5},
+		{"2 ** 3 + value", 0, 8},
+	} {
+		m := &model.Methodology{Key: "m", Function: tc.function}
+		f, err := Compile(m)
+		if err != nil {
+			t.Errorf("%s: %v", tc.function, err)
+			continue
+		}
+		ev, err := f.Bind(map[string]any{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.function, err)
+			continue
+		}
+		got, err := ev.Eval(tc.value)
+		if err != nil || got != tc.want {
+			t.Errorf("%s with value %v = %v, %v; want %v", tc.function, tc.value, got, err, tc.want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -84,171 +85,300 @@ type Result struct {
 // Score computes every scorer's score from the latest runs in its scope.
 // Values are read once per (run, metric) however many scorers share them, so
 // the cost grows with the values in scope, not with stored history.
+//
+// Each scorer goes through four steps: admission (its methodology exists,
+// compiles and accepts its config), run choice (the latest runs in its scope),
+// evaluation (the function on each value that passes the scope filter) and
+// aggregation (mean, max or min, clamped to 0..10, then a level).
 func Score(ctx context.Context, src Source, methodologies map[string]*model.Methodology, scorers []*model.RiskScorer) ([]Result, error) {
-	var all []RunRef
-	allLoaded := false
-	latest := map[string]*RunRef{}
-	type vkey struct {
-		run    RunRef
-		metric string
-	}
-	cache := map[vkey][]Value{}
-	formulas := map[string]*Formula{}
-	bound := map[string]*Evaluator{} // scorers with the same methodology and config share one program
-
+	sc := newScoring(src, methodologies)
 	out := make([]Result, 0, len(scorers))
 	for _, s := range scorers {
-		r := Result{Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, RiskScoringMethodologyKey: s.RiskScoringMethodologyKey,
-			Metric: s.Metric, Aggregation: s.Aggregation, Level: NoData, Runs: []RunRef{}}
-		m := methodologies[s.RiskScoringMethodologyKey]
-		if m == nil {
-			r.Level, r.Error = Failed, fmt.Sprintf("methodology %q not found", s.RiskScoringMethodologyKey)
-			out = append(out, r)
-			continue
-		}
-		f := formulas[m.Key]
-		if f == nil {
-			var err error
-			if f, err = Compile(m); err != nil {
-				r.Level, r.Error = Failed, fmt.Sprintf("methodology %q: %v", m.Key, err)
-				out = append(out, r)
-				continue
-			}
-			formulas[m.Key] = f
-		}
-		params, probs := Params(m, s.Config)
-		if len(probs) > 0 {
-			r.Level, r.Error = Failed, probs[0].Msg
-			out = append(out, r)
-			continue
-		}
-		// Runs in scope.
-		var runs []RunRef
-		if s.Scope.AllLatest || s.Scope.EvaluationKeys == nil {
-			if !allLoaded {
-				var err error
-				if all, err = src.LatestRuns(ctx, nil); err != nil {
-					return nil, err
-				}
-				for i := range all {
-					latest[all[i].EvaluationKey] = &all[i]
-				}
-				allLoaded = true
-			}
-			runs = all
-		} else {
-			var missing []string
-			for _, k := range s.Scope.EvaluationKeys {
-				if _, ok := latest[k]; !ok && !allLoaded {
-					missing = append(missing, k)
-				}
-			}
-			if len(missing) > 0 {
-				got, err := src.LatestRuns(ctx, missing)
-				if err != nil {
-					return nil, err
-				}
-				for _, k := range missing {
-					latest[k] = nil
-				}
-				for i := range got {
-					latest[got[i].EvaluationKey] = &got[i]
-				}
-			}
-			for _, k := range s.Scope.EvaluationKeys {
-				if ref := latest[k]; ref != nil {
-					runs = append(runs, *ref)
-				}
-			}
-		}
-		if s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric) {
-			runs = nil
-		}
-		bkey := bindKey(m.Key, params)
-		ev, ok := bound[bkey]
-		var err error
-		if !ok {
-			ev, err = f.Bind(params)
-			bound[bkey] = ev
-		}
+		r, err := sc.score(ctx, s)
 		if err != nil {
-			r.Level, r.Error = Failed, fmt.Sprintf("methodology %q: %v", m.Key, err)
-			out = append(out, r)
-			continue
+			return nil, err
 		}
-		var agg float64
-		var n int
-		var evalErr error
-		for _, run := range runs {
-			vk := vkey{run, s.Metric}
-			vals, ok := cache[vk]
-			if !ok {
-				var err error
-				if vals, err = src.Values(ctx, run, s.Metric); err != nil {
-					return nil, err
-				}
-				cache[vk] = vals
-			}
-			used := false
-			for _, v := range vals {
-				if s.Scope.TaskSpecificationKeys != nil && !contains(s.Scope.TaskSpecificationKeys, v.TaskSpecificationKey) {
-					continue
-				}
-				if s.Scope.ScorerKeys != nil && !contains(s.Scope.ScorerKeys, v.ScorerKey) {
-					continue
-				}
-				x, err := ev.Eval(v.Value)
-				if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-					err = fmt.Errorf("function gave %v for %s = %v", x, s.Metric, v.Value)
-				}
-				if err != nil {
-					evalErr = err
-					break
-				}
-				switch {
-				case n == 0:
-					agg = x
-				case s.Aggregation == "max":
-					agg = math.Max(agg, x)
-				case s.Aggregation == "min":
-					agg = math.Min(agg, x)
-				default:
-					agg += x
-				}
-				n++
-				used = true
-			}
-			if evalErr != nil {
-				break
-			}
-			if used {
-				r.Runs = append(r.Runs, run)
-			}
-		}
-		if evalErr != nil {
-			r.Level, r.Error = Failed, evalErr.Error()
-			out = append(out, r)
-			continue
-		}
-		r.Values = n
-		if n > 0 {
-			if s.Aggregation == "mean" || s.Aggregation == "" {
-				agg /= float64(n)
-			}
-			// Rounding to 1e-9 drops float noise (0.7999999999999998) from reports.
-			score := math.Round(math.Min(10, math.Max(0, agg))*1e9) / 1e9
-			r.Score = &score
-			r.Level = LevelOf(score)
-		}
-		sort.Slice(r.Runs, func(i, j int) bool {
-			if r.Runs[i].EvaluationKey != r.Runs[j].EvaluationKey {
-				return r.Runs[i].EvaluationKey < r.Runs[j].EvaluationKey
-			}
-			return r.Runs[i].ID < r.Runs[j].ID
-		})
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// scoring is what the scorers of one Score call share: the latest runs, the
+// values read per (run, metric), compiled formulas and bound evaluators.
+type scoring struct {
+	src           Source
+	methodologies map[string]*model.Methodology
+	latest        latestRuns
+	values        map[valuesKey][]Value
+	formulas      map[string]*Formula
+	bound         map[string]boundResult // scorers with the same methodology and config share one program
+}
+
+type valuesKey struct {
+	run    RunRef
+	metric string
+}
+
+type boundResult struct {
+	ev  *Evaluator
+	err error
+}
+
+func newScoring(src Source, methodologies map[string]*model.Methodology) *scoring {
+	return &scoring{
+		src:           src,
+		methodologies: methodologies,
+		latest:        latestRuns{byKey: map[string]*RunRef{}},
+		values:        map[valuesKey][]Value{},
+		formulas:      map[string]*Formula{},
+		bound:         map[string]boundResult{},
+	}
+}
+
+// score runs one scorer through admission, run choice, evaluation and
+// aggregation. A problem with the scorer is its Result's error; only a store
+// error is returned.
+func (sc *scoring) score(ctx context.Context, s *model.RiskScorer) (Result, error) {
+	r := Result{
+		Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, RiskScoringMethodologyKey: s.RiskScoringMethodologyKey,
+		Metric: s.Metric, Aggregation: s.Aggregation, Level: NoData, Runs: []RunRef{},
+	}
+	ev, err := sc.admit(s)
+	if err != nil {
+		r.Level, r.Error = Failed, err.Error()
+		return r, nil
+	}
+	runs, err := sc.runsInScope(ctx, s)
+	if err != nil {
+		return r, err
+	}
+	agg := newAggregator(s.Aggregation)
+	used, evalErr, err := sc.evaluate(ctx, s, ev, runs, agg)
+	if err != nil {
+		return r, err
+	}
+	if evalErr != nil {
+		r.Level, r.Error = Failed, evalErr.Error()
+		return r, nil
+	}
+	r.Values = agg.n
+	if score, ok := agg.score(); ok {
+		r.Score = &score
+		r.Level = LevelOf(score)
+	}
+	r.Runs = append(r.Runs, used...)
+	sortRuns(r.Runs)
+	return r, nil
+}
+
+// admit returns the evaluator of a scorer: its methodology exists, its
+// function compiles, its config fits the methodology's config_spec.
+func (sc *scoring) admit(s *model.RiskScorer) (*Evaluator, error) {
+	m := sc.methodologies[s.RiskScoringMethodologyKey]
+	if m == nil {
+		return nil, fmt.Errorf("methodology %q not found", s.RiskScoringMethodologyKey)
+	}
+	f := sc.formulas[m.Key]
+	if f == nil {
+		var err error
+		if f, err = Compile(m); err != nil {
+			return nil, fmt.Errorf("methodology %q: %v", m.Key, err)
+		}
+		sc.formulas[m.Key] = f
+	}
+	params, probs := Params(m, s.Config)
+	if len(probs) > 0 {
+		return nil, errors.New(probs[0].Msg)
+	}
+	bkey := bindKey(m.Key, params)
+	b, ok := sc.bound[bkey]
+	if !ok {
+		b.ev, b.err = f.Bind(params)
+		sc.bound[bkey] = b
+	}
+	if b.err != nil {
+		return nil, fmt.Errorf("methodology %q: %v", m.Key, b.err)
+	}
+	return b.ev, nil
+}
+
+// latestRuns caches the latest completed run per evaluation key; a nil entry
+// means the key has no run.
+type latestRuns struct {
+	all       []RunRef
+	allLoaded bool
+	byKey     map[string]*RunRef
+}
+
+// runsInScope chooses a scorer's runs: the latest run of every evaluation key
+// (all_latest or no evaluation_keys) or of the listed keys, none when the
+// scorer's metric is outside metric_keys.
+func (sc *scoring) runsInScope(ctx context.Context, s *model.RiskScorer) ([]RunRef, error) {
+	var runs []RunRef
+	var err error
+	if s.Scope.AllLatest || s.Scope.EvaluationKeys == nil {
+		runs, err = sc.latest.everyKey(ctx, sc.src)
+	} else {
+		runs, err = sc.latest.ofKeys(ctx, sc.src, s.Scope.EvaluationKeys)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric) {
+		return nil, nil
+	}
+	return runs, nil
+}
+
+// everyKey returns the latest run of every evaluation key, read once.
+func (l *latestRuns) everyKey(ctx context.Context, src Source) ([]RunRef, error) {
+	if !l.allLoaded {
+		all, err := src.LatestRuns(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		l.all = all
+		for i := range l.all {
+			l.byKey[l.all[i].EvaluationKey] = &l.all[i]
+		}
+		l.allLoaded = true
+	}
+	return l.all, nil
+}
+
+// ofKeys returns the latest run of each key that has one, in the order of
+// keys, reading only the keys not seen before.
+func (l *latestRuns) ofKeys(ctx context.Context, src Source, keys []string) ([]RunRef, error) {
+	var missing []string
+	for _, k := range keys {
+		if _, ok := l.byKey[k]; !ok && !l.allLoaded {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := src.LatestRuns(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range missing {
+			l.byKey[k] = nil
+		}
+		for i := range got {
+			l.byKey[got[i].EvaluationKey] = &got[i]
+		}
+	}
+	var runs []RunRef
+	for _, k := range keys {
+		if ref := l.byKey[k]; ref != nil {
+			runs = append(runs, *ref)
+		}
+	}
+	return runs, nil
+}
+
+// inScope reports whether a value passes the scorer's task specification and
+// scorer filters (an absent list does not filter).
+func inScope(sc *model.Scope, v *Value) bool {
+	if sc.TaskSpecificationKeys != nil && !contains(sc.TaskSpecificationKeys, v.TaskSpecificationKey) {
+		return false
+	}
+	return sc.ScorerKeys == nil || contains(sc.ScorerKeys, v.ScorerKey)
+}
+
+// evaluate applies the scorer's function to every value of its metric in
+// runs that passes the scope filter, feeding agg, and returns the runs that
+// gave a value. evalErr is the first value the function fails on (or maps to
+// NaN or an infinity); err is a store error.
+func (sc *scoring) evaluate(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []RunRef, agg *aggregator) (used []RunRef, evalErr, err error) {
+	for _, run := range runs {
+		vals, err := sc.valuesOf(ctx, run, s.Metric)
+		if err != nil {
+			return nil, nil, err
+		}
+		gave := false
+		for i := range vals {
+			v := &vals[i]
+			if !inScope(&s.Scope, v) {
+				continue
+			}
+			x, err := ev.Eval(v.Value)
+			if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+				err = fmt.Errorf("function gave %v for %s = %v", x, s.Metric, v.Value)
+			}
+			if err != nil {
+				return nil, err, nil
+			}
+			agg.add(x)
+			gave = true
+		}
+		if gave {
+			used = append(used, run)
+		}
+	}
+	return used, nil, nil
+}
+
+// valuesOf reads the values of metric in run once per Score call.
+func (sc *scoring) valuesOf(ctx context.Context, run RunRef, metric string) ([]Value, error) {
+	k := valuesKey{run, metric}
+	if vals, ok := sc.values[k]; ok {
+		return vals, nil
+	}
+	vals, err := sc.src.Values(ctx, run, metric)
+	if err != nil {
+		return nil, err
+	}
+	sc.values[k] = vals
+	return vals, nil
+}
+
+// aggregator combines the function's values of one risk scorer as its
+// aggregation says: "mean" (also when absent), "max" or "min". Values are
+// added one at a time, so no slice of them is kept.
+type aggregator struct {
+	kind string
+	acc  float64
+	n    int
+}
+
+func newAggregator(kind string) *aggregator { return &aggregator{kind: kind} }
+
+// add takes one value of the function.
+func (a *aggregator) add(x float64) {
+	switch {
+	case a.n == 0:
+		a.acc = x
+	case a.kind == "max":
+		a.acc = math.Max(a.acc, x)
+	case a.kind == "min":
+		a.acc = math.Min(a.acc, x)
+	default:
+		a.acc += x
+	}
+	a.n++
+}
+
+// score returns the aggregate clamped to 0..10, or false when no value was
+// added.
+func (a *aggregator) score() (float64, bool) {
+	if a.n == 0 {
+		return 0, false
+	}
+	agg := a.acc
+	if a.kind == "mean" || a.kind == "" {
+		agg /= float64(a.n)
+	}
+	// Rounding to 1e-9 drops float noise (0.7999999999999998) from reports.
+	return math.Round(math.Min(10, math.Max(0, agg))*1e9) / 1e9, true
+}
+
+func sortRuns(runs []RunRef) {
+	sort.Slice(runs, func(i, j int) bool {
+		if runs[i].EvaluationKey != runs[j].EvaluationKey {
+			return runs[i].EvaluationKey < runs[j].EvaluationKey
+		}
+		return runs[i].ID < runs[j].ID
+	})
 }
 
 func bindKey(methodology string, params map[string]any) string {
