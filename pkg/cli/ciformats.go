@@ -36,7 +36,7 @@ func newCIWriter(format string, w io.Writer) ciWriter {
 
 // writeScorers writes a risk-scorer overview in format, the CI formats
 // knowing the gate so that scorers at or above it fail.
-func writeScorers(env *Env, res []risk.Result, format string, failOn risk.Level) error {
+func writeScorers(env *Env, res []risk.Result, format string, failOn risk.Gate) error {
 	w := newCIWriter(format, env.Stdout)
 	if w == nil {
 		return writeOverview(env, res, format)

@@ -18,15 +18,16 @@ import (
 var LevelOrder = []string{"critical", "high", "medium", "low", "no_data", "error"}
 
 // Scorers is a risk-scorer overview under a gate: a scorer fails when its
-// level is at or above FailOn (no gate: none fails).
+// level is at or above the gate, or is error (risk.Gate's rule; no gate: none
+// fails).
 type Scorers struct {
 	Suite   string
 	Results []risk.Result
-	FailOn  risk.Level
+	FailOn  risk.Gate
 }
 
 func (s Scorers) fails(r risk.Result) bool {
-	return s.FailOn != "" && r.Level.Rank() >= s.FailOn.Rank()
+	return len(s.FailOn.Tripped([]risk.Result{r})) > 0
 }
 
 func scoreText(r risk.Result) string {
@@ -66,7 +67,7 @@ func (s Scorers) Checks() report.Suite {
 		}
 		if s.fails(r) {
 			c.Failed = true
-			c.Message = fmt.Sprintf("%s: score %s, level %s (at or above --fail-on %s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, s.FailOn, r.Values, plural(r.Values), runsText(r))
+			c.Message = fmt.Sprintf("%s: score %s, level %s (trips --fail-on %s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, s.FailOn.Level, r.Values, plural(r.Values), runsText(r))
 		}
 		suite.Checks = append(suite.Checks, c)
 	}
@@ -76,17 +77,17 @@ func (s Scorers) Checks() report.Suite {
 // Findings gives a SARIF result per risk scorer at or above the gate; with
 // no gate, per scorer at high or above.
 func (s Scorers) Findings() []report.Finding {
-	gate := s.FailOn
+	gate := s.FailOn.Level
 	if gate == "" {
 		gate = risk.High
 	}
 	var out []report.Finding
 	for _, r := range s.Results {
-		if r.Level.Rank() < gate.Rank() {
+		if r.Level.Rank() < gate.Rank() && !s.fails(r) {
 			continue
 		}
 		level := "warning"
-		if r.Level == risk.Critical || (s.FailOn != "" && s.fails(r)) {
+		if r.Level == risk.Critical || s.fails(r) {
 			level = "error"
 		}
 		out = append(out, report.Finding{

@@ -15,6 +15,7 @@ func TestScorersGate(t *testing.T) {
 		{Key: "b", Domain: "d", Score: f(5), Level: risk.High},
 		{Key: "c", Score: f(1), Level: risk.Low},
 		{Key: "e", Level: risk.NoData},
+		{Key: "x", Level: risk.Failed, Error: "function gave NaN for value = 1"},
 	}
 	for _, tc := range []struct {
 		gate     risk.Level
@@ -22,12 +23,12 @@ func TestScorersGate(t *testing.T) {
 		findings string
 	}{
 		{"", "", "a b"},
-		{risk.High, "a b", "a b"},
-		{risk.Critical, "a", "a"},
-		{risk.Low, "a b c", "a b c"},
+		{risk.High, "a b x", "a b x"},
+		{risk.Critical, "a x", "a x"},
+		{risk.Low, "a b c x", "a b c x"},
 	} {
 		var failed, findings []string
-		for _, c := range (Scorers{Results: res, FailOn: tc.gate}).Checks().Checks {
+		for _, c := range (Scorers{Results: res, FailOn: risk.Gate{Level: tc.gate}}).Checks().Checks {
 			if c.Failed {
 				failed = append(failed, c.Name)
 				if !strings.Contains(c.Message, "--fail-on "+string(tc.gate)) {
@@ -35,7 +36,7 @@ func TestScorersGate(t *testing.T) {
 				}
 			}
 		}
-		for _, x := range (Scorers{Results: res, FailOn: tc.gate}).Findings() {
+		for _, x := range (Scorers{Results: res, FailOn: risk.Gate{Level: tc.gate}}).Findings() {
 			findings = append(findings, strings.TrimPrefix(x.RuleID, "risk-scorer/"))
 		}
 		if got := strings.Join(failed, " "); got != tc.failed {
