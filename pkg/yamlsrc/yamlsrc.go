@@ -188,6 +188,12 @@ func Parse(file string, data []byte) (doc *Doc, diags diag.List) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		data = data[3:]
 	}
+	if d := checkUTF8(file, data); d != nil {
+		return doc, diag.List{*d}
+	}
+	if d := checkDepth(file, data, MaxDepth); d != nil {
+		return doc, diag.List{*d}
+	}
 	f, err := parser.ParseBytes(data, parser.ParseComments)
 	if err != nil {
 		d := diag.Diagnostic{File: file, Line: 1, Col: 1, Msg: "YAML syntax error: " + err.Error()}
@@ -287,6 +293,14 @@ func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 		c.errAt(n, ptr, "%s is not a finite number", n.GetToken().Value)
 		return nil
 	case *ast.StringNode:
+		if tk := v.GetToken(); tk != nil && tk.Type == token.StringType && plainNumber.MatchString(v.Value) {
+			f, err := strconv.ParseFloat(v.Value, 64)
+			if err != nil || math.IsInf(f, 0) {
+				c.errAt(n, ptr, "%s is not a finite number", v.Value)
+				return nil
+			}
+			return f
+		}
 		return v.Value
 	case *ast.LiteralNode:
 		if v.Value == nil {
