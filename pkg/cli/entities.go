@@ -35,7 +35,10 @@ func parseKind(s string) (project.KindInfo, error) {
 // loadChecked loads entity files and checks them against the store's
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
-	b, diags := project.LoadEntityFiles(env.ProjectDir(), paths, env.Stdin)
+	b, diags, err := project.LoadEntities(env.ProjectDir(), paths, env.Stdin)
+	if err != nil {
+		return nil, err
+	}
 	if b != nil {
 		stored, err := store.Methodologies(ctx, st.DB)
 		if err != nil {

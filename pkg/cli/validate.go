@@ -36,6 +36,9 @@ func validateCommand(env *Env) *ucli.Command {
 				}
 			}
 			res := project.Validate(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
+			if res.Err != nil {
+				return res.Err
+			}
 			if res.Diags.HasErrors() {
 				return diag.Invalid(res.Diags)
 			}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -57,7 +58,9 @@ type Batch struct {
 
 // ExpandPaths turns files, folders (searched for *.yaml and *.yml, skipping
 // hidden folders) and globs into a sorted, de-duplicated list of files. "-"
-// stays as is and means standard input.
+// stays as is and means standard input. An argument that yields no file (a
+// missing path, a dangling symlink, a symlink cycle, an empty folder, a glob
+// matching nothing) is a usage error that says nothing was found.
 func ExpandPaths(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -72,49 +75,62 @@ func ExpandPaths(args []string) ([]string, error) {
 			add(a)
 			continue
 		}
-		st, err := os.Stat(a)
-		if err != nil {
-			matches, gerr := filepath.Glob(a)
-			if gerr != nil || len(matches) == 0 {
-				return nil, fmt.Errorf("%s: no such file, folder or matching glob", a)
-			}
-			sort.Strings(matches)
-			for _, m := range matches {
-				if st, err := os.Stat(m); err == nil && !st.IsDir() {
-					add(m)
-				}
-			}
-			continue
-		}
-		if !st.IsDir() {
-			add(a)
-			continue
-		}
-		var files []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != a && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
-				files = append(files, p)
-			}
-			return nil
-		})
+		found, why, err := expandOne(a)
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(files)
-		for _, f := range files {
+		if len(found) == 0 {
+			return nil, diag.Usagef("%s: nothing found: %s", a, why)
+		}
+		for _, f := range found {
 			add(f)
 		}
 	}
 	return out, nil
+}
+
+// expandOne lists the files one argument names, or says why there are none.
+func expandOne(a string) (files []string, why string, err error) {
+	st, serr := os.Stat(a)
+	if serr != nil {
+		if _, lerr := os.Lstat(a); lerr == nil {
+			return nil, fmt.Sprintf("a symlink that leads nowhere (%v)", errors.Unwrap(serr)), nil
+		}
+		matches, gerr := filepath.Glob(a)
+		if gerr != nil || len(matches) == 0 {
+			return nil, "no such file, folder or matching glob", nil
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && !st.IsDir() {
+				files = append(files, m)
+			}
+		}
+		return files, "the glob matches no readable file", nil
+	}
+	if !st.IsDir() {
+		return []string{a}, "", nil
+	}
+	err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != a && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	sort.Strings(files)
+	return files, "the folder holds no .yaml or .yml file", nil
 }
 
 // ReadFile reads and parses one file (or stdin for "-"), naming it relative
@@ -147,9 +163,19 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 // entities with every problem found. Files of other types found in a folder
 // are skipped; named explicitly, they are an error.
 func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag.List) {
-	files, err := ExpandPaths(paths)
+	b, diags, err := LoadEntities(root, paths, stdin)
 	if err != nil {
 		return nil, diag.List{{Msg: err.Error()}}
+	}
+	return b, diags
+}
+
+// LoadEntities is LoadEntityFiles with paths that name nothing returned as
+// a usage error apart from the problems in the files.
+func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.List, error) {
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return nil, nil, err
 	}
 	explicit := map[string]bool{}
 	for _, p := range paths {
@@ -175,7 +201,7 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 		diags = append(diags, ds...)
 		diags = append(diags, b.extract(f, ds)...)
 	}
-	return b, diags
+	return b, diags, nil
 }
 
 // extract turns the entities of a file that passed the schema into

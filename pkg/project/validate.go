@@ -40,6 +40,7 @@ type ValidateResult struct {
 	Files    int
 	Entities int
 	Diags    diag.List
+	Err      error // a usage error: a path that names nothing
 }
 
 // Validate checks files, folders and globs (the whole project when paths is
@@ -54,7 +55,7 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 	}
 	files, err := ExpandPaths(paths)
 	if err != nil {
-		res.Diags = diag.List{{Msg: err.Error()}}
+		res.Err = err
 		return res
 	}
 	var exclude []string
