@@ -316,6 +316,9 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			continue
 		}
 		seen[id] = e
+		if e.Kind == model.KindEvaluationRun {
+			diags = append(diags, duplicateResults(e)...)
+		}
 		if e.Kind == model.KindMethodology {
 			methods[e.Key] = e.Methodology
 			for _, p := range risk.CheckMethodology(e.Methodology) {
@@ -337,6 +340,32 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 		}
 		for _, p := range risk.CheckScorer(e.Scorer, m) {
 			diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
+		}
+	}
+	return diags
+}
+
+// duplicateResults reports a (task, scorer, metric) given twice in one run:
+// the store holds one value for each.
+func duplicateResults(e *Entity) diag.List {
+	var diags diag.List
+	type metricID struct{ task, scorer, metric string }
+	first := map[metricID]int{}
+	for i, r := range e.Run.Results {
+		metrics := make([]string, 0, len(r.Metrics))
+		for m := range r.Metrics {
+			metrics = append(metrics, m)
+		}
+		sort.Strings(metrics)
+		for _, m := range metrics {
+			id := metricID{r.TaskSpecificationKey, r.ScorerKey, m}
+			if j, dup := first[id]; dup {
+				ptr := fmt.Sprintf("/results/%d/metrics/%s", i, yamlsrc.EscapePointer(m))
+				l, _ := e.File.Doc.Pos(fmt.Sprintf("%s/results/%d", e.Pointer, j))
+				diags = append(diags, e.Errorf(ptr, "task %q, scorer %q, metric %q is given twice (first at line %d); a run holds one value for each", id.task, id.scorer, m, l))
+				continue
+			}
+			first[id] = i
 		}
 	}
 	return diags
