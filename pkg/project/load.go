@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -54,6 +55,10 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+
+	// checkOnly is set by Validate: nothing will be written, so runs are
+	// checked as they are read and then dropped, and no YAML is rendered.
+	checkOnly bool
 }
 
 // ExpandPaths turns files, folders (searched for *.yaml and *.yml, skipping
@@ -149,6 +154,7 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	if err != nil {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}
+	limitMemory(len(data))
 	doc, diags := yamlsrc.Parse(rel, data)
 	f := &File{Path: path, Rel: rel, Data: data, Doc: doc}
 	if diags.HasErrors() {
@@ -156,6 +162,23 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	}
 	f.Type = Classify(path, doc)
 	return f, diags
+}
+
+// memoryLimit is the soft limit limitMemory set, 0 before.
+var memoryLimit int64
+
+// limitMemory keeps reading a large file within about ten times its size:
+// its tree of values is about six times its size, and the collector would
+// otherwise let garbage (schema validation's, mostly) double that. The limit
+// is soft (the collector works harder near it, nothing fails); it is left
+// alone when GOMEMLIMIT is set or the file is under 32 MB.
+func limitMemory(size int) {
+	want := int64(9 * size)
+	if size < 32<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
+		return
+	}
+	memoryLimit = want
+	debug.SetMemoryLimit(want)
 }
 
 // LoadEntityFiles reads the entity files named by paths (files, folders,
@@ -263,10 +286,24 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
 				continue
 			}
-			e.YAML = EntityYAML(k.Kind, m, f.Doc.Comments(ptr))
+			if b.checkOnly && k.Kind == model.KindEvaluationRun {
+				diags = append(diags, duplicateResults(e)...)
+				e.Run = nil
+			}
+			if !b.checkOnly {
+				e.YAML = EntityYAML(k.Kind, m, f.Doc.Comments(ptr))
+			}
+			if k.Kind == model.KindEvaluationRun {
+				// A run is kept as Run and YAML; its tree, the bulk of a
+				// large file, goes now.
+				e.Value, items[i] = nil, nil
+			}
 			b.Entities = append(b.Entities, e)
 		}
 	}
+	// The entities hold what they need; the file's tree can go (positions
+	// for messages stay available).
+	f.Doc.Value = nil
 	return diags
 }
 
@@ -316,7 +353,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			continue
 		}
 		seen[id] = e
-		if e.Kind == model.KindEvaluationRun {
+		if e.Kind == model.KindEvaluationRun && e.Run != nil {
 			diags = append(diags, duplicateResults(e)...)
 		}
 		if e.Kind == model.KindMethodology {

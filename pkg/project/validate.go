@@ -66,7 +66,7 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 	for _, n := range schema.Names() {
 		known[n] = true
 	}
-	b := &Batch{}
+	b := &Batch{checkOnly: true}
 	for _, p := range files {
 		if excluded(root, p, exclude) {
 			continue

@@ -28,6 +28,28 @@ type fastParser struct {
 	eof                   bool
 
 	rec *Doc // when set, record positions and key order
+
+	interned map[string]string // keys and short strings, stored once
+}
+
+// intern returns b as a string, sharing one copy of each short string: a
+// large file repeats the same keys and names many times.
+func (p *fastParser) intern(b []byte) string {
+	if len(b) > 32 {
+		return string(b)
+	}
+	if s, ok := p.interned[string(b)]; ok {
+		return s
+	}
+	if p.interned == nil {
+		p.interned = map[string]string{}
+	}
+	if len(p.interned) >= 1<<16 {
+		return string(b)
+	}
+	s := string(b)
+	p.interned[s] = s
+	return s
 }
 
 // parseFast reads data with the fast path; ok is false when the file is
@@ -145,7 +167,7 @@ func (p *fastParser) list(ptr string, col int) any {
 			out = append(out, p.block(ip, p.col))
 			continue
 		}
-		v := scalar(p.text())
+		v := p.scalar(p.text())
 		p.advance()
 		if !p.eof && p.col > col {
 			panic(fallback{}) // a multi-line scalar
@@ -170,7 +192,7 @@ func (p *fastParser) mapping(ptr string, col int) any {
 		if ke <= 0 {
 			panic(fallback{})
 		}
-		key := keyText(t[:ke])
+		key := p.keyText(t[:ke])
 		if _, dup := out[key]; dup {
 			panic(fallback{})
 		}
@@ -188,7 +210,7 @@ func (p *fastParser) mapping(ptr string, col int) any {
 			if p.rec != nil {
 				p.rec.pos[cp] = Pos{p.line, p.col + rest + 1}
 			}
-			out[key] = scalar(t[rest:])
+			out[key] = p.scalar(t[rest:])
 			p.advance()
 			if !p.eof && p.col > col {
 				panic(fallback{}) // a multi-line scalar
@@ -245,17 +267,17 @@ func keyEnd(t []byte) int {
 	return -1
 }
 
-func keyText(k []byte) string {
+func (p *fastParser) keyText(k []byte) string {
 	if k[0] == '"' || k[0] == '\'' {
 		if bytes.IndexByte(k[1:len(k)-1], '\'') >= 0 || bytes.IndexByte(k[1:len(k)-1], '"') >= 0 {
 			panic(fallback{})
 		}
-		return string(k[1 : len(k)-1])
+		return p.intern(k[1 : len(k)-1])
 	}
 	if special(k) {
 		panic(fallback{})
 	}
-	return string(k)
+	return p.intern(k)
 }
 
 func plainKeyByte(b byte, first bool) bool {
@@ -270,6 +292,9 @@ func plainKeyByte(b byte, first bool) bool {
 
 // special is a plain word YAML may read as something other than a string.
 func special(w []byte) bool {
+	if len(w) > 5 {
+		return false
+	}
 	switch string(bytes.ToLower(w)) {
 	case "null", "true", "false", "yes", "no", "on", "off", "y", "n", "~":
 		return true
@@ -278,13 +303,13 @@ func special(w []byte) bool {
 }
 
 // scalar reads one scalar that fills the rest of a line.
-func scalar(t []byte) any {
+func (p *fastParser) scalar(t []byte) any {
 	switch t[0] {
 	case '"', '\'':
 		if len(t) < 2 || t[len(t)-1] != t[0] || bytes.IndexByte(t[1:len(t)-1], t[0]) >= 0 {
 			panic(fallback{})
 		}
-		return string(t[1 : len(t)-1])
+		return p.intern(t[1 : len(t)-1])
 	}
 	switch string(t) {
 	case "null", "Null", "NULL", "~":
@@ -308,7 +333,7 @@ func scalar(t []byte) any {
 	if special(t) {
 		panic(fallback{})
 	}
-	return string(t)
+	return p.intern(t)
 }
 
 // number reads -?digits or -?digits.digits; anything else falls back.

@@ -1,6 +1,7 @@
 package yamlsrc
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -125,7 +126,7 @@ func checkDepth(file string, data []byte, limit int) *diag.Diagnostic {
 				last = ch
 			}
 		}
-		if flow == 0 && (last == '|' || last == '>' || blockHeader.Match(l)) {
+		if flow == 0 && (last == '|' || last == '>' || (bytes.IndexAny(l, "|>") >= 0 && blockHeader.Match(l))) {
 			blockScalar = ind
 		}
 	}
