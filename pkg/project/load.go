@@ -157,11 +157,31 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	limitMemory(len(data))
 	doc, diags := yamlsrc.Parse(rel, data)
 	f := &File{Path: path, Rel: rel, Data: data, Doc: doc}
-	if diags.HasErrors() {
+	if diags.HasErrors() && doc.Value == nil {
 		return f, diags
 	}
+	// Problems in values (a NaN, a duplicate key) leave the rest of the
+	// file readable: it is classified and checked further, so that every
+	// independent problem is reported in one pass.
 	f.Type = Classify(path, doc)
 	return f, diags
+}
+
+// schemaCheck validates f against schema and adds the problems to parsed
+// (the file's parse problems), leaving out those at a pointer a parse
+// problem already names: a NaN read as nothing is not also "expected number".
+func schemaCheck(name string, f *File, parsed diag.List) diag.List {
+	at := map[string]bool{}
+	for _, d := range parsed {
+		at[d.Pointer] = true
+	}
+	out := parsed
+	for _, d := range schema.Validate(name, f.Doc) {
+		if !at[d.Pointer] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // memoryLimit is the soft limit limitMemory set, 0 before.
@@ -207,12 +227,13 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 	b := &Batch{}
 	var diags diag.List
 	for _, p := range files {
-		f, ds := ReadFile(root, p, stdin)
-		diags = append(diags, ds...)
-		if f == nil || ds.HasErrors() {
+		f, parsed := ReadFile(root, p, stdin)
+		if f == nil || f.Type == nil {
+			diags = append(diags, parsed...)
 			continue
 		}
 		if f.Type != &EntityFileType {
+			diags = append(diags, parsed...)
 			if explicit[p] || p == "-" {
 				diags = append(diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1,
 					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", "))})
@@ -220,7 +241,7 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 			continue
 		}
 		b.Files = append(b.Files, f)
-		ds = schema.Validate("project", f.Doc)
+		ds := schemaCheck("project", f, parsed)
 		diags = append(diags, ds...)
 		diags = append(diags, b.extract(f, ds)...)
 	}

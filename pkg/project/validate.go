@@ -78,8 +78,8 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			continue
 		}
 		res.Files++
-		res.Diags = append(res.Diags, ds...)
-		if f == nil || ds.HasErrors() {
+		if f == nil || f.Type == nil {
+			res.Diags = append(res.Diags, ds...)
 			continue
 		}
 		if c := checkerFor(f.Type.Name); c != nil && f.Type != &EntityFileType {
@@ -87,9 +87,9 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			continue
 		}
 		if f.Type.Schema != "" && known[f.Type.Schema] {
-			ds = schema.Validate(f.Type.Schema, f.Doc)
-			res.Diags = append(res.Diags, ds...)
+			ds = schemaCheck(f.Type.Schema, f, ds)
 		}
+		res.Diags = append(res.Diags, ds...)
 		if f.Type == &EntityFileType {
 			res.Diags = append(res.Diags, b.extract(f, ds)...)
 		}
