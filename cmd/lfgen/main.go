@@ -3,6 +3,7 @@
 //	go run ./cmd/lfgen project -dir /tmp/lf-bench            # 1,000 scorers, 100 keys x 100 runs x 1,000 values
 //	go run ./cmd/lfgen project -dir /tmp/lf-bench-10 -runs 10
 //	go run ./cmd/lfgen files -dir /tmp/lf-files -n 1000       # 1,000 entity files for lf validate
+//	go run ./cmd/lfgen runs -dir /tmp/lf-runs -mb 50          # one 50 MB file of runs (runs.yaml)
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/lfcli/lf/pkg/benchgen"
@@ -17,7 +19,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: lfgen project|files [flags]")
+		fmt.Fprintln(os.Stderr, "usage: lfgen project|files|runs [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -28,6 +30,7 @@ func main() {
 	fs.IntVar(&size.RunsPerKey, "runs", size.RunsPerKey, "runs per evaluation key")
 	fs.IntVar(&size.ValuesPerRun, "values", size.ValuesPerRun, "metric values per run")
 	n := fs.Int("n", 1000, "files (files)")
+	mb := fs.Int("mb", 50, "size of runs.yaml in MB (runs)")
 	fs.Parse(os.Args[2:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "lfgen: -dir is required")
@@ -40,12 +43,32 @@ func main() {
 		err = benchgen.WriteProject(context.Background(), *dir, size, 1)
 	case "files":
 		err = benchgen.WriteFiles(*dir, *n)
+	case "runs":
+		err = writeRuns(*dir, *mb)
 	default:
-		err = fmt.Errorf("unknown generator %q: use project or files", os.Args[1])
+		err = fmt.Errorf("unknown generator %q: use project, files or runs", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lfgen:", err)
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "lfgen: wrote %s in %s\n", *dir, time.Since(start).Round(time.Millisecond))
+}
+
+func writeRuns(dir string, mb int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lf.yaml"), []byte("name: runs-bench\n"), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "runs.yaml"))
+	if err != nil {
+		return err
+	}
+	if err := benchgen.WriteRunsYAML(f, mb); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 )
 
 // maxEventDiags caps the problems reported for one file, so that feeding the
@@ -223,11 +224,15 @@ func decodeEvent(text []byte) (Event, diag.List) {
 	}
 	if r.TenantID == nil || strings.TrimSpace(*r.TenantID) == "" {
 		bad("/tenant_id", "missing tenant_id")
+	} else if err := kind.CheckID("tenant_id", *r.TenantID); err != nil {
+		bad("/tenant_id", "%v", err)
 	} else {
 		ev.TenantID = *r.TenantID
 	}
 	if r.AgentID == nil || strings.TrimSpace(*r.AgentID) == "" {
 		bad("/agent_id", "missing agent_id")
+	} else if err := kind.CheckID("agent_id", *r.AgentID); err != nil {
+		bad("/agent_id", "%v", err)
 	} else {
 		ev.AgentID = *r.AgentID
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -18,10 +19,16 @@ func validateCommand(env *Env) *ucli.Command {
 		Name:      "validate",
 		Usage:     "check project files: schema, references, functions, configs",
 		ArgsUsage: "[PATH...]",
-		Description: "PATH is a file, a folder, a glob or -; default: the whole project.\n" +
+		Description: "PATH is a file, a folder, a glob or -; default: the whole project (lf.yaml's include:\n" +
+			"and exclude: globs; without include:, the YAML files whose top-level keys are lf's).\n" +
 			"Every problem is reported as FILE:LINE:COL: /json/pointer: message, then a count; exit 3 when any.\n" +
 			"Methodologies are looked up in the files checked and in the store, when it exists.",
 		Action: func(c *ucli.Context) error {
+			if c.NArg() == 0 {
+				if _, err := os.Stat(filepath.Join(env.ProjectDir(), project.MarkerFile)); err != nil {
+					return diag.Usagef("no lf project here: no %s in this folder or above; run `lf init`, or name the files to check", project.MarkerFile)
+				}
+			}
 			var stored map[string]*model.Methodology
 			if path := env.StoreURL(); storeExists(path) {
 				st, err := env.OpenStore(c.Context)
@@ -35,6 +42,9 @@ func validateCommand(env *Env) *ucli.Command {
 				}
 			}
 			res := project.Validate(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
+			if res.Err != nil {
+				return res.Err
+			}
 			if res.Diags.HasErrors() {
 				return diag.Invalid(res.Diags)
 			}

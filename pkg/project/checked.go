@@ -13,7 +13,10 @@ import (
 // returns the batch and its warnings, or a diag.Invalid error with every
 // problem found. `lf add`, `lf set` and `lf run` share it.
 func LoadChecked(ctx context.Context, root string, paths []string, stdin io.Reader, st *store.Store) (*Batch, diag.List, error) {
-	b, diags := LoadEntityFiles(root, paths, stdin)
+	b, diags, err := LoadEntities(root, paths, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
 	if b != nil {
 		stored, err := st.Methodologies(ctx)
 		if err != nil {

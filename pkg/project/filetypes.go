@@ -56,3 +56,23 @@ func Classify(path string, doc *yamlsrc.Doc) *FileType {
 	}
 	return &EntityFileType
 }
+
+// Recognised tells whether a file is one of lf's: lf.yaml, or a file with
+// a top-level key of one of the file types.
+func Recognised(f *File) bool {
+	if f.Type == &markerType {
+		return true
+	}
+	top, ok := f.Doc.Value.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, t := range append([]*FileType{&EntityFileType}, fileTypes...) {
+		for _, k := range t.Keys {
+			if _, ok := top[k]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}

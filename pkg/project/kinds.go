@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/yamlsrc"
+	"github.com/lfcli/lf/schemas"
 )
 
 // KindInfo describes an entity kind of project files.
@@ -40,17 +42,43 @@ func KindNames() string {
 	return strings.Join(out, ", ")
 }
 
-// The documented key order of canonical YAML. Keys not listed (config,
-// values_mapping and metrics entries) are written in sorted order.
+// The documented key order of canonical YAML is the order of the
+// properties in schemas/project.schema.json, read from the schema so that
+// it is declared once. Keys not listed (config, values_mapping and metrics
+// entries) are written in sorted order. TestSchemaAndGoTypesAgree checks
+// that the schema and the Go types name the same fields.
 var (
-	methodologyOrder = []string{"key", "display_name", "description", "function", "metric_key", "config_spec", "tags"}
-	paramOrder       = []string{"key", "type", "display_name", "description", "default_value", "min", "max", "allowed_values", "values_mapping"}
-	scorerOrder      = []string{"key", "display_name", "description", "domain", "risk_scoring_methodology_key", "scope", "config", "metric", "aggregation", "tags"}
-	scopeOrder       = []string{"evaluation_keys", "task_specification_keys", "scorer_keys", "metric_keys"}
-	runOrder         = []string{"evaluation_key", "id", "created_at", "status", "results"}
-	resultOrder      = []string{"task_specification_key", "scorer_key", "metrics"}
-	sectionOrder     = []string{"risk_scoring_methodologies", "risk_scorers", "evaluation_runs"}
+	projectSchema    = schemaDoc("project")
+	methodologyOrder = mustKeys(projectSchema, "/$defs/methodology/properties")
+	paramOrder       = mustKeys(projectSchema, "/$defs/param/properties")
+	scorerOrder      = mustKeys(projectSchema, "/$defs/risk_scorer/properties")
+	scopeOrder       = mustKeys(projectSchema, "/$defs/scope/oneOf/1/properties")
+	runOrder         = mustKeys(projectSchema, "/$defs/evaluation_run/properties")
+	resultOrder      = mustKeys(projectSchema, "/$defs/evaluation_run/properties/results/items/properties")
+	sectionOrder     = mustKeys(projectSchema, "/properties")
 )
+
+// schemaDoc parses schemas/<name>.schema.json keeping its key order.
+func schemaDoc(name string) *yamlsrc.Doc {
+	b, err := schemas.FS.ReadFile(name + ".schema.json")
+	if err != nil {
+		panic(err) // embedded: cannot happen in a built binary
+	}
+	doc, ds := yamlsrc.Parse(name+".schema.json", b)
+	if ds.HasErrors() {
+		panic(ds[0].String())
+	}
+	return doc
+}
+
+// mustKeys returns the keys, in schema order, of the mapping at pointer.
+func mustKeys(doc *yamlsrc.Doc, pointer string) []string {
+	keys := doc.Keys(pointer)
+	if len(keys) == 0 {
+		panic(doc.File + ": no properties at " + pointer)
+	}
+	return keys
+}
 
 // KeyOrder returns the canonical key order for a mapping of an entity of
 // kind at pointer rel (relative to the entity).

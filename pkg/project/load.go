@@ -2,11 +2,13 @@ package project
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -53,11 +55,17 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+
+	// checkOnly is set by Validate: nothing will be written, so runs are
+	// checked as they are read and then dropped, and no YAML is rendered.
+	checkOnly bool
 }
 
 // ExpandPaths turns files, folders (searched for *.yaml and *.yml, skipping
 // hidden folders) and globs into a sorted, de-duplicated list of files. "-"
-// stays as is and means standard input.
+// stays as is and means standard input. An argument that yields no file (a
+// missing path, a dangling symlink, a symlink cycle, an empty folder, a glob
+// matching nothing) is a usage error that says nothing was found.
 func ExpandPaths(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -72,49 +80,62 @@ func ExpandPaths(args []string) ([]string, error) {
 			add(a)
 			continue
 		}
-		st, err := os.Stat(a)
-		if err != nil {
-			matches, gerr := filepath.Glob(a)
-			if gerr != nil || len(matches) == 0 {
-				return nil, fmt.Errorf("%s: no such file, folder or matching glob", a)
-			}
-			sort.Strings(matches)
-			for _, m := range matches {
-				if st, err := os.Stat(m); err == nil && !st.IsDir() {
-					add(m)
-				}
-			}
-			continue
-		}
-		if !st.IsDir() {
-			add(a)
-			continue
-		}
-		var files []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != a && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
-				files = append(files, p)
-			}
-			return nil
-		})
+		found, why, err := expandOne(a)
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(files)
-		for _, f := range files {
+		if len(found) == 0 {
+			return nil, diag.Usagef("%s: nothing found: %s", a, why)
+		}
+		for _, f := range found {
 			add(f)
 		}
 	}
 	return out, nil
+}
+
+// expandOne lists the files one argument names, or says why there are none.
+func expandOne(a string) (files []string, why string, err error) {
+	st, serr := os.Stat(a)
+	if serr != nil {
+		if _, lerr := os.Lstat(a); lerr == nil {
+			return nil, fmt.Sprintf("a symlink that leads nowhere (%v)", errors.Unwrap(serr)), nil
+		}
+		matches, gerr := filepath.Glob(a)
+		if gerr != nil || len(matches) == 0 {
+			return nil, "no such file, folder or matching glob", nil
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && !st.IsDir() {
+				files = append(files, m)
+			}
+		}
+		return files, "the glob matches no readable file", nil
+	}
+	if !st.IsDir() {
+		return []string{a}, "", nil
+	}
+	err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != a && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	sort.Strings(files)
+	return files, "the folder holds no .yaml or .yml file", nil
 }
 
 // ReadFile reads and parses one file (or stdin for "-"), naming it relative
@@ -133,13 +154,51 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	if err != nil {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}
+	limitMemory(len(data))
 	doc, diags := yamlsrc.Parse(rel, data)
 	f := &File{Path: path, Rel: rel, Data: data, Doc: doc}
-	if diags.HasErrors() {
+	if diags.HasErrors() && doc.Value == nil {
 		return f, diags
 	}
+	// Problems in values (a NaN, a duplicate key) leave the rest of the
+	// file readable: it is classified and checked further, so that every
+	// independent problem is reported in one pass.
 	f.Type = Classify(path, doc)
 	return f, diags
+}
+
+// schemaCheck validates f against schema and adds the problems to parsed
+// (the file's parse problems), leaving out those at a pointer a parse
+// problem already names: a NaN read as nothing is not also "expected number".
+func schemaCheck(name string, f *File, parsed diag.List) diag.List {
+	at := map[string]bool{}
+	for _, d := range parsed {
+		at[d.Pointer] = true
+	}
+	out := parsed
+	for _, d := range schema.Validate(name, f.Doc) {
+		if !at[d.Pointer] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// memoryLimit is the soft limit limitMemory set, 0 before.
+var memoryLimit int64
+
+// limitMemory keeps reading a large file within about ten times its size:
+// its tree of values is about six times its size, and the collector would
+// otherwise let garbage (schema validation's, mostly) double that. The limit
+// is soft (the collector works harder near it, nothing fails); it is left
+// alone when GOMEMLIMIT is set or the file is under 32 MB.
+func limitMemory(size int) {
+	want := int64(9 * size)
+	if size < 32<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
+		return
+	}
+	memoryLimit = want
+	debug.SetMemoryLimit(want)
 }
 
 // LoadEntityFiles reads the entity files named by paths (files, folders,
@@ -147,9 +206,19 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 // entities with every problem found. Files of other types found in a folder
 // are skipped; named explicitly, they are an error.
 func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag.List) {
-	files, err := ExpandPaths(paths)
+	b, diags, err := LoadEntities(root, paths, stdin)
 	if err != nil {
 		return nil, diag.List{{Msg: err.Error()}}
+	}
+	return b, diags
+}
+
+// LoadEntities is LoadEntityFiles with paths that name nothing returned as
+// a usage error apart from the problems in the files.
+func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.List, error) {
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return nil, nil, err
 	}
 	explicit := map[string]bool{}
 	for _, p := range paths {
@@ -158,12 +227,13 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 	b := &Batch{}
 	var diags diag.List
 	for _, p := range files {
-		f, ds := ReadFile(root, p, stdin)
-		diags = append(diags, ds...)
-		if f == nil || ds.HasErrors() {
+		f, parsed := ReadFile(root, p, stdin)
+		if f == nil || f.Type == nil {
+			diags = append(diags, parsed...)
 			continue
 		}
 		if f.Type != &EntityFileType {
+			diags = append(diags, parsed...)
 			if explicit[p] || p == "-" {
 				diags = append(diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1,
 					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", "))})
@@ -171,11 +241,11 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 			continue
 		}
 		b.Files = append(b.Files, f)
-		ds = schema.Validate("project", f.Doc)
+		ds := schemaCheck("project", f, parsed)
 		diags = append(diags, ds...)
 		diags = append(diags, b.extract(f, ds)...)
 	}
-	return b, diags
+	return b, diags, nil
 }
 
 // extract turns the entities of a file that passed the schema into
@@ -237,10 +307,24 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
 				continue
 			}
-			e.YAML = EntityYAML(k.Kind, m, f.Doc.Comments(ptr))
+			if b.checkOnly && k.Kind == model.KindEvaluationRun {
+				diags = append(diags, duplicateResults(e)...)
+				e.Run = nil
+			}
+			if !b.checkOnly {
+				e.YAML = EntityYAML(k.Kind, m, f.Doc.Comments(ptr))
+			}
+			if k.Kind == model.KindEvaluationRun {
+				// A run is kept as Run and YAML; its tree, the bulk of a
+				// large file, goes now.
+				e.Value, items[i] = nil, nil
+			}
 			b.Entities = append(b.Entities, e)
 		}
 	}
+	// The entities hold what they need; the file's tree can go (positions
+	// for messages stay available).
+	f.Doc.Value = nil
 	return diags
 }
 
@@ -290,6 +374,9 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			continue
 		}
 		seen[id] = e
+		if e.Kind == model.KindEvaluationRun && e.Run != nil {
+			diags = append(diags, duplicateResults(e)...)
+		}
 		if e.Kind == model.KindMethodology {
 			methods[e.Key] = e.Methodology
 			for _, p := range risk.CheckMethodology(e.Methodology) {
@@ -311,6 +398,32 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 		}
 		for _, p := range risk.CheckScorer(e.Scorer, m) {
 			diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
+		}
+	}
+	return diags
+}
+
+// duplicateResults reports a (task, scorer, metric) given twice in one run:
+// the store holds one value for each.
+func duplicateResults(e *Entity) diag.List {
+	var diags diag.List
+	type metricID struct{ task, scorer, metric string }
+	first := map[metricID]int{}
+	for i, r := range e.Run.Results {
+		metrics := make([]string, 0, len(r.Metrics))
+		for m := range r.Metrics {
+			metrics = append(metrics, m)
+		}
+		sort.Strings(metrics)
+		for _, m := range metrics {
+			id := metricID{r.TaskSpecificationKey, r.ScorerKey, m}
+			if j, dup := first[id]; dup {
+				ptr := fmt.Sprintf("/results/%d/metrics/%s", i, yamlsrc.EscapePointer(m))
+				l, _ := e.File.Doc.Pos(fmt.Sprintf("%s/results/%d", e.Pointer, j))
+				diags = append(diags, e.Errorf(ptr, "task %q, scorer %q, metric %q is given twice (first at line %d); a run holds one value for each", id.task, id.scorer, m, l))
+				continue
+			}
+			first[id] = i
 		}
 	}
 	return diags

@@ -40,6 +40,7 @@ type ValidateResult struct {
 	Files    int
 	Entities int
 	Diags    diag.List
+	Err      error // a usage error: a path that names nothing
 }
 
 // Validate checks files, folders and globs (the whole project when paths is
@@ -54,26 +55,31 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 	}
 	files, err := ExpandPaths(paths)
 	if err != nil {
-		res.Diags = diag.List{{Msg: err.Error()}}
+		res.Err = err
 		return res
 	}
-	var exclude []string
+	var sel selection
 	if whole {
-		exclude = projectExcludes(root)
+		sel = projectSelection(root)
 	}
 	known := map[string]bool{}
 	for _, n := range schema.Names() {
 		known[n] = true
 	}
-	b := &Batch{}
+	b := &Batch{checkOnly: true}
 	for _, p := range files {
-		if excluded(root, p, exclude) {
+		if whole && (matches(root, p, sel.Exclude) || (sel.Include != nil && !matches(root, p, sel.Include))) {
 			continue
 		}
 		f, ds := ReadFile(root, p, stdin)
+		if whole && sel.Include == nil && f != nil && !ds.HasErrors() && !Recognised(f) {
+			res.Diags = append(res.Diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
+				Msg: "skipped: not an lf file (none of its top-level keys is lf's); list lf's files in lf.yaml's include:, or this one in exclude:"})
+			continue
+		}
 		res.Files++
-		res.Diags = append(res.Diags, ds...)
-		if f == nil || ds.HasErrors() {
+		if f == nil || f.Type == nil {
+			res.Diags = append(res.Diags, ds...)
 			continue
 		}
 		if c := checkerFor(f.Type.Name); c != nil && f.Type != &EntityFileType {
@@ -81,9 +87,9 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			continue
 		}
 		if f.Type.Schema != "" && known[f.Type.Schema] {
-			ds = schema.Validate(f.Type.Schema, f.Doc)
-			res.Diags = append(res.Diags, ds...)
+			ds = schemaCheck(f.Type.Schema, f, ds)
 		}
+		res.Diags = append(res.Diags, ds...)
 		if f.Type == &EntityFileType {
 			res.Diags = append(res.Diags, b.extract(f, ds)...)
 		}
@@ -94,21 +100,27 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 	return res
 }
 
-func projectExcludes(root string) []string {
-	f, ds := ReadFile(root, filepath.Join(root, MarkerFile), nil)
-	if f == nil || ds.HasErrors() {
-		return nil
-	}
-	var cfg struct {
-		Exclude []string `json:"exclude"`
-	}
-	if err := f.Doc.Decode("", &cfg); err != nil {
-		return nil
-	}
-	return cfg.Exclude
+// selection is what lf.yaml says validating the whole project covers.
+type selection struct {
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
 }
 
-func excluded(root, path string, globs []string) bool {
+func projectSelection(root string) selection {
+	var sel selection
+	f, ds := ReadFile(root, filepath.Join(root, MarkerFile), nil)
+	if f == nil || ds.HasErrors() {
+		return sel
+	}
+	if err := f.Doc.Decode("", &sel); err != nil {
+		return selection{}
+	}
+	return sel
+}
+
+// matches tells whether path, relative to root or by its name, matches one
+// of globs.
+func matches(root, path string, globs []string) bool {
 	rel := Rel(root, path)
 	for _, g := range globs {
 		if ok, _ := filepath.Match(g, rel); ok {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
@@ -41,6 +42,18 @@ type Doc struct {
 	order    map[string][]string // pointer of a mapping -> its keys as written
 	comments map[string]*Comment
 	starts   []nodeStart // non-flow nodes in document order, for comment placement
+
+	src  []byte    // a fast-path document's text, until its positions are recorded
+	once sync.Once // records them on the first question
+}
+
+// lazy records the positions of a fast-path document once.
+func (d *Doc) lazy() {
+	d.once.Do(func() {
+		if d.src != nil {
+			d.record()
+		}
+	})
 }
 
 type nodeStart struct {
@@ -53,6 +66,7 @@ type nodeStart struct {
 // ancestor that has one (an error about a missing property points at the
 // object that lacks it).
 func (d *Doc) Pos(pointer string) (line, col int) {
+	d.lazy()
 	for {
 		if p, ok := d.pos[pointer]; ok {
 			return p.Line, p.Col
@@ -71,6 +85,7 @@ func (d *Doc) Pos(pointer string) (line, col int) {
 // KeyPos returns the position of the mapping key of the entry at pointer,
 // falling back to Pos.
 func (d *Doc) KeyPos(pointer string) (line, col int) {
+	d.lazy()
 	if p, ok := d.keyPos[pointer]; ok {
 		return p.Line, p.Col
 	}
@@ -91,7 +106,10 @@ func (d *Doc) Warnf(pointer, format string, args ...any) diag.Diagnostic {
 }
 
 // Keys returns the keys of the mapping at pointer in the order written.
-func (d *Doc) Keys(pointer string) []string { return d.order[pointer] }
+func (d *Doc) Keys(pointer string) []string {
+	d.lazy()
+	return d.order[pointer]
+}
 
 // Comments returns the comments of the nodes at or below prefix, keyed by
 // the pointer relative to prefix ("" is the node itself).
@@ -172,6 +190,10 @@ type posError interface {
 // Value. Syntax errors, duplicate keys and values JSON cannot hold are
 // returned as located diagnostics; Parse never panics.
 func Parse(file string, data []byte) (doc *Doc, diags diag.List) {
+	return parse(file, data, true)
+}
+
+func parse(file string, data []byte, fast bool) (doc *Doc, diags diag.List) {
 	doc = &Doc{
 		File:     file,
 		pos:      map[string]Pos{},
@@ -187,6 +209,16 @@ func Parse(file string, data []byte) (doc *Doc, diags diag.List) {
 	}()
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		data = data[3:]
+	}
+	if d := checkUTF8(file, data); d != nil {
+		return doc, diag.List{*d}
+	}
+	if d := checkDepth(file, data, MaxDepth); d != nil {
+		return doc, diag.List{*d}
+	}
+	if v, ok := parseFast(data); fast && ok {
+		doc.Value, doc.src = v, data
+		return doc, nil
 	}
 	f, err := parser.ParseBytes(data, parser.ParseComments)
 	if err != nil {
@@ -287,6 +319,14 @@ func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 		c.errAt(n, ptr, "%s is not a finite number", n.GetToken().Value)
 		return nil
 	case *ast.StringNode:
+		if tk := v.GetToken(); tk != nil && tk.Type == token.StringType && plainNumber.MatchString(v.Value) {
+			f, err := strconv.ParseFloat(v.Value, 64)
+			if err != nil || math.IsInf(f, 0) {
+				c.errAt(n, ptr, "%s is not a finite number", v.Value)
+				return nil
+			}
+			return f
+		}
 		return v.Value
 	case *ast.LiteralNode:
 		if v.Value == nil {

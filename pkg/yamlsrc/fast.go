@@ -1,0 +1,386 @@
+package yamlsrc
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// The fast path reads the block-style subset of YAML that large generated
+// files use (mappings and lists by indentation, plain, single- and
+// double-quoted scalars without escapes, ASCII, no comments) straight into
+// values, with no syntax tree: goccy's tree costs about 90 times the file's
+// size in memory. Anything outside the subset makes it give up, and Parse
+// falls back to goccy, so both always agree (TestFastAgreesWithGoccy and
+// FuzzFast check it). Positions are not kept while reading; the first
+// question about one re-reads the text and records them all.
+
+// errFallback stops the fast path.
+type fallback struct{}
+
+type fastParser struct {
+	data []byte
+	off  int // start of the next unread line
+
+	// The current line: its number, the column (0-based) where its content
+	// starts (after a "- " consumed by a list, the item's column), and the
+	// content end (without the newline).
+	line, col, start, end int
+	eof                   bool
+
+	rec *Doc // when set, record positions and key order
+
+	interned map[string]string // keys and short strings, stored once
+}
+
+// intern returns b as a string, sharing one copy of each short string: a
+// large file repeats the same keys and names many times.
+func (p *fastParser) intern(b []byte) string {
+	if len(b) > 32 {
+		return string(b)
+	}
+	if s, ok := p.interned[string(b)]; ok {
+		return s
+	}
+	if p.interned == nil {
+		p.interned = map[string]string{}
+	}
+	if len(p.interned) >= 1<<16 {
+		return string(b)
+	}
+	s := string(b)
+	p.interned[s] = s
+	return s
+}
+
+// parseFast reads data with the fast path; ok is false when the file is
+// outside the subset.
+func parseFast(data []byte) (v any, ok bool) {
+	if !fastSubset(data) {
+		return nil, false
+	}
+	p := &fastParser{data: data}
+	return p.run()
+}
+
+func fastSubset(data []byte) bool {
+	for _, b := range data {
+		if b >= 0x80 || b == '#' || b == '\t' || b == '\r' || b == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *fastParser) run() (v any, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, is := r.(fallback); !is {
+				panic(r)
+			}
+			v, ok = nil, false
+		}
+	}()
+	p.advance()
+	if p.eof {
+		return nil, false // let goccy decide what an empty file is
+	}
+	if p.col != 0 {
+		panic(fallback{})
+	}
+	v = p.block("", 0)
+	if !p.eof {
+		panic(fallback{})
+	}
+	return v, true
+}
+
+// advance moves to the next line with content.
+func (p *fastParser) advance() {
+	for p.off < len(p.data) {
+		s := p.off
+		e := bytes.IndexByte(p.data[s:], '\n')
+		if e < 0 {
+			e = len(p.data)
+			p.off = e
+		} else {
+			e += s
+			p.off = e + 1
+		}
+		p.line++
+		i := s
+		for i < e && p.data[i] == ' ' {
+			i++
+		}
+		if i == e {
+			continue
+		}
+		p.start, p.end, p.col = i, e, i-s
+		if p.data[p.end-1] == ' ' {
+			panic(fallback{}) // goccy places some values after trailing spaces oddly
+		}
+		return
+	}
+	p.eof = true
+}
+
+func (p *fastParser) text() []byte { return p.data[p.start:p.end] }
+
+func (p *fastParser) isItem() bool {
+	t := p.text()
+	return len(t) >= 2 && t[0] == '-' && t[1] == ' '
+}
+
+func (p *fastParser) pos() Pos { return Pos{p.line, p.col + 1} }
+
+// block reads the mapping or list whose lines start at column col.
+func (p *fastParser) block(ptr string, col int) any {
+	if p.rec != nil {
+		if _, ok := p.rec.pos[ptr]; !ok {
+			p.rec.pos[ptr] = p.pos()
+		}
+	}
+	if p.isItem() {
+		return p.list(ptr, col)
+	}
+	return p.mapping(ptr, col)
+}
+
+func (p *fastParser) list(ptr string, col int) any {
+	var out []any
+	for !p.eof && p.col == col && p.isItem() {
+		// Consume "- " and the spaces after it; the item starts there.
+		t := p.text()
+		k := 1
+		for k < len(t) && t[k] == ' ' {
+			k++
+		}
+		if k > 2 || k == len(t) {
+			panic(fallback{})
+		}
+		p.start += k
+		p.col += k
+		ip := ptr + "/" + strconv.Itoa(len(out))
+		if p.rec != nil {
+			p.rec.pos[ip] = p.pos()
+		}
+		if p.isItem() || keyEnd(p.text()) > 0 {
+			out = append(out, p.block(ip, p.col))
+			continue
+		}
+		v := p.scalar(p.text())
+		p.advance()
+		if !p.eof && p.col > col {
+			panic(fallback{}) // a multi-line scalar
+		}
+		out = append(out, v)
+	}
+	if !p.eof && p.col > col {
+		panic(fallback{})
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
+}
+
+func (p *fastParser) mapping(ptr string, col int) any {
+	out := map[string]any{}
+	var keys []string
+	for !p.eof && p.col == col && !p.isItem() {
+		t := p.text()
+		ke := keyEnd(t)
+		if ke <= 0 {
+			panic(fallback{})
+		}
+		key := p.keyText(t[:ke])
+		if _, dup := out[key]; dup {
+			panic(fallback{})
+		}
+		kp := p.pos()
+		cp := ptr + "/" + EscapePointer(key)
+		rest := ke + 1
+		for rest < len(t) && t[rest] == ' ' {
+			rest++
+		}
+		if p.rec != nil {
+			keys = append(keys, key)
+			p.rec.keyPos[cp] = kp
+		}
+		if rest < len(t) {
+			if p.rec != nil {
+				p.rec.pos[cp] = Pos{p.line, p.col + rest + 1}
+			}
+			out[key] = p.scalar(t[rest:])
+			p.advance()
+			if !p.eof && p.col > col {
+				panic(fallback{}) // a multi-line scalar
+			}
+			continue
+		}
+		if p.rec != nil {
+			p.rec.pos[cp] = kp
+		}
+		p.advance()
+		switch {
+		case !p.eof && p.col > col:
+			out[key] = p.block(cp, p.col)
+		case !p.eof && p.col == col && p.isItem():
+			out[key] = p.list(cp, col)
+		default:
+			panic(fallback{}) // an empty value
+		}
+	}
+	if !p.eof && p.col > col {
+		panic(fallback{})
+	}
+	if p.rec != nil {
+		p.rec.order[ptr] = keys
+	}
+	return out
+}
+
+// keyEnd returns the index of the ':' ending a simple key at the start of
+// t, or -1.
+func keyEnd(t []byte) int {
+	if len(t) == 0 {
+		return -1
+	}
+	i := 0
+	switch t[0] {
+	case '"', '\'':
+		j := bytes.IndexByte(t[1:], t[0])
+		if j < 0 {
+			return -1
+		}
+		i = j + 2
+	default:
+		for i < len(t) && plainKeyByte(t[i], i == 0) {
+			i++
+		}
+		if i == 0 {
+			return -1
+		}
+	}
+	if i < len(t) && t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ') {
+		return i
+	}
+	return -1
+}
+
+func (p *fastParser) keyText(k []byte) string {
+	if k[0] == '"' || k[0] == '\'' {
+		if bytes.IndexByte(k[1:len(k)-1], '\'') >= 0 || bytes.IndexByte(k[1:len(k)-1], '"') >= 0 {
+			panic(fallback{})
+		}
+		return p.intern(k[1 : len(k)-1])
+	}
+	if special(k) {
+		panic(fallback{})
+	}
+	return p.intern(k)
+}
+
+func plainKeyByte(b byte, first bool) bool {
+	switch {
+	case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b == '_':
+		return true
+	case b >= '0' && b <= '9', b == '-', b == '.':
+		return !first
+	}
+	return false
+}
+
+// special is a plain word YAML may read as something other than a string.
+func special(w []byte) bool {
+	if len(w) > 5 {
+		return false
+	}
+	switch string(bytes.ToLower(w)) {
+	case "null", "true", "false", "yes", "no", "on", "off", "y", "n", "~":
+		return true
+	}
+	return false
+}
+
+// scalar reads one scalar that fills the rest of a line.
+func (p *fastParser) scalar(t []byte) any {
+	switch t[0] {
+	case '"', '\'':
+		if len(t) < 2 || t[len(t)-1] != t[0] || bytes.IndexByte(t[1:len(t)-1], t[0]) >= 0 {
+			panic(fallback{})
+		}
+		return p.intern(t[1 : len(t)-1])
+	}
+	switch string(t) {
+	case "null", "Null", "NULL", "~":
+		return nil
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+		return false
+	}
+	if t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
+		return number(t)
+	}
+	for i, b := range t {
+		switch {
+		case plainKeyByte(b, i == 0):
+		case i > 0 && (b == '/' || (b == ' ' && t[i-1] != ' ')):
+		default:
+			panic(fallback{})
+		}
+	}
+	if special(t) {
+		panic(fallback{})
+	}
+	return p.intern(t)
+}
+
+// number reads -?digits or -?digits.digits; anything else falls back.
+func number(t []byte) any {
+	s := t
+	if s[0] == '-' {
+		s = s[1:]
+	}
+	dot := -1
+	for i, b := range s {
+		switch {
+		case b >= '0' && b <= '9':
+		case b == '.' && dot < 0:
+			dot = i
+		default:
+			panic(fallback{})
+		}
+	}
+	if len(s) == 0 || dot == 0 || dot == len(s)-1 {
+		panic(fallback{})
+	}
+	if dot < 0 {
+		if len(s) > 1 && s[0] == '0' {
+			panic(fallback{})
+		}
+		n, err := strconv.ParseInt(string(t), 10, 64)
+		if err != nil {
+			panic(fallback{})
+		}
+		return n
+	}
+	if dot > 1 && s[0] == '0' {
+		panic(fallback{})
+	}
+	f, err := strconv.ParseFloat(string(t), 64)
+	if err != nil {
+		panic(fallback{})
+	}
+	return f
+}
+
+// record re-reads a fast-path document to fill its positions and key order.
+func (d *Doc) record() {
+	d.pos = map[string]Pos{}
+	d.keyPos = map[string]Pos{}
+	d.order = map[string][]string{}
+	p := &fastParser{data: d.src, rec: d}
+	p.run()
+	d.src = nil
+}
