@@ -20,7 +20,6 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-func init() { Register(agentleakCommand) }
 
 func agentleakCommand(env *Env) *ucli.Command {
 	return &ucli.Command{

@@ -14,13 +14,6 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-func init() {
-	Register(addCommand)
-	Register(setCommand)
-	Register(listCommand)
-	Register(deleteCommand)
-	Register(exportCommand)
-}
 
 const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-run (singular or plural)"
 
