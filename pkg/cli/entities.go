@@ -284,9 +284,13 @@ func exportCommand(env *Env) *ucli.Command {
 		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
 			"Exporting, adding the result and exporting again gives the same bytes.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output"},
+			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
+			outputFlag("yaml", "yaml"),
 		},
 		Action: func(c *ucli.Context) error {
+			if _, err := outputFormat(c, "yaml"); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
 				return diag.Usagef("export needs exactly one KIND argument (or all)")
 			}
@@ -316,7 +320,7 @@ func exportCommand(env *Env) *ucli.Command {
 					return err
 				}
 			}
-			if out := c.String("output"); out != "" {
+			if out := c.String("out"); out != "" {
 				return writeFileAtomic(out, data)
 			}
 			_, err := env.Stdout.Write(data)
