@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -20,7 +21,11 @@ const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-r
 func parseKind(s string) (project.KindInfo, error) {
 	k, ok := project.ParseKind(s)
 	if !ok {
-		return k, diag.Usagef("unknown kind %q: use one of %s", s, project.KindNames())
+		names := project.KindNames()
+		if extra := extraKindNames(); len(extra) > 0 {
+			names += ", " + strings.Join(extra, ", ")
+		}
+		return k, diag.Usagef("unknown kind %q: use one of %s", s, names)
 	}
 	return k, nil
 }
