@@ -12,7 +12,6 @@ import (
 	"github.com/lfcli/lf/pkg/risk"
 )
 
-
 func overviewCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "overview",
