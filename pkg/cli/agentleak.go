@@ -19,8 +19,6 @@ import (
 	"github.com/lfcli/lf/pkg/riskreport"
 )
 
-func init() { Register(agentleakCommand) }
-
 func agentleakCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "agentleak",
@@ -133,7 +131,7 @@ type scanWriter struct {
 	format string
 	show   bool
 	n      int
-	ci     ciWriter // JUnit, SARIF or Markdown: collected, written on close
+	ci     report.Writer // JUnit, SARIF or Markdown: collected, written on close
 }
 
 func (s *scanWriter) write(r *agentleak.Result) error {

@@ -19,7 +19,6 @@ import (
 )
 
 func init() {
-	Register(agentsCommand)
 	RegisterOverview(overviewAgentsCommand)
 	RegisterKind(KindHandler{Names: []string{"risk-config", "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs})
 }

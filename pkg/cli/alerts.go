@@ -17,7 +17,6 @@ import (
 )
 
 func init() {
-	Register(alertsCommand)
 	RegisterKind(KindHandler{Names: []string{"alert-rules", "alert-rule"}, Set: setAlertRules, Export: exportAlertRules})
 }
 

@@ -130,17 +130,9 @@ func (e *Env) Rel(path string) string { return project.Rel(e.ProjectDir(), path)
 
 var (
 	regMu      sync.Mutex
-	commands   []func(*Env) *ucli.Command
 	overviews  []func(*Env) *ucli.Command
 	kindStores = map[string]KindHandler{}
 )
-
-// Register adds a top-level command. Domain command files call it from init.
-func Register(fn func(*Env) *ucli.Command) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	commands = append(commands, fn)
-}
 
 // RegisterOverview adds a subcommand of `lf overview` (e.g. `overview agents`).
 func RegisterOverview(fn func(*Env) *ucli.Command) {
@@ -201,7 +193,7 @@ func NewApp(env *Env) *ucli.App {
 		Writer:               env.Stdout,
 		ErrWriter:            env.Stderr,
 		EnableBashCompletion: true,
-		HideVersion:          true,
+		Version:              version(),
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "project", Usage: "project `DIR` (default: nearest ancestor holding lf.yaml, else the current directory)", EnvVars: []string{"LF_PROJECT"}, Destination: &env.projectFlag},
 			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path or sqlite:PATH (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
@@ -215,10 +207,7 @@ func NewApp(env *Env) *ucli.App {
 			env.unknownCommand = true
 		},
 	}
-	regMu.Lock()
-	cmds := append([]func(*Env) *ucli.Command(nil), commands...)
-	regMu.Unlock()
-	for _, fn := range cmds {
+	for _, fn := range topCommands {
 		app.Commands = append(app.Commands, fn(env))
 	}
 	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })

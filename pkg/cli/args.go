@@ -19,6 +19,7 @@ func interspersed(app *ucli.App, args []string) []string {
 	cmds := app.Commands
 	flags := app.Flags
 	i := 1
+	var pending []string
 	// Walk down the command chain: global and intermediate flags stay where they are.
 	for i < len(args) {
 		a := args[i]
@@ -26,6 +27,18 @@ func interspersed(app *ucli.App, args []string) []string {
 			return append(out, args[i:]...)
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
+			if !defined(flags, a) && len(cmds) > 0 {
+				// A flag of a subcommand given before it (lf overview -o json
+				// risk-scorers): move it to the final command. Its value is the
+				// next word unless that word is a subcommand or a flag.
+				pending = append(pending, a)
+				if i+1 < len(args) && !strings.Contains(a, "=") && !strings.HasPrefix(args[i+1], "-") && findCommand(cmds, args[i+1]) == nil {
+					pending = append(pending, args[i+1])
+					i++
+				}
+				i++
+				continue
+			}
 			out = append(out, a)
 			if takesValue(flags, a) && i+1 < len(args) {
 				out = append(out, args[i+1])
@@ -43,7 +56,8 @@ func interspersed(app *ucli.App, args []string) []string {
 		i++
 	}
 	// The final command: flags first, then positional arguments.
-	var fl, pos []string
+	fl := pending
+	var pos []string
 	for i < len(args) {
 		a := args[i]
 		if a == "--" {
@@ -99,6 +113,22 @@ func takesValue(flags []ucli.Flag, a string) bool {
 				return false
 			}
 			return true
+		}
+	}
+	return false
+}
+
+// defined reports whether the flag token a names one of flags (or help).
+func defined(flags []ucli.Flag, a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	if name == "h" || name == "help" || name == "version" || name == "v" {
+		return true
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
 		}
 	}
 	return false

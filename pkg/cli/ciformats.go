@@ -13,23 +13,17 @@ import (
 // risk-scorers, lf agentleak scan and lf run.
 var ciFormats = []string{"junit", "sarif", "markdown"}
 
-// ciWriter is a writer of a CI format: values in, one document out on Close.
-type ciWriter interface {
-	Write(v any) error
-	Close() error
-}
-
-// newCIWriter returns the writer of format, or nil when format is not a CI format.
-func newCIWriter(format string, w io.Writer) ciWriter {
-	switch format {
-	case "junit":
-		return report.NewJUnit(w)
-	case "sarif":
-		return report.NewSARIF(w, "")
-	case "markdown":
-		md := report.NewMarkdown(w)
-		md.Order = riskreport.LevelOrder
-		return md
+// newCIWriter returns the writer of format, or nil when format is not a CI
+// format (the other formats are written by the command itself).
+func newCIWriter(format string, w io.Writer) report.Writer {
+	for _, f := range ciFormats {
+		if f == format {
+			cw, err := report.New(format, w, report.Options{Levels: riskreport.LevelOrder, ToolVersion: version()})
+			if err != nil {
+				return nil
+			}
+			return cw
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -14,20 +15,17 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-func init() {
-	Register(addCommand)
-	Register(setCommand)
-	Register(listCommand)
-	Register(deleteCommand)
-	Register(exportCommand)
-}
 
 const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-run (singular or plural)"
 
 func parseKind(s string) (project.KindInfo, error) {
 	k, ok := project.ParseKind(s)
 	if !ok {
-		return k, diag.Usagef("unknown kind %q: use one of %s", s, project.KindNames())
+		names := project.KindNames()
+		if extra := extraKindNames(); len(extra) > 0 {
+			names += ", " + strings.Join(extra, ", ")
+		}
+		return k, diag.Usagef("unknown kind %q: use one of %s", s, names)
 	}
 	return k, nil
 }
@@ -284,9 +282,13 @@ func exportCommand(env *Env) *ucli.Command {
 		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
 			"Exporting, adding the result and exporting again gives the same bytes.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output"},
+			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
+			outputFlag("yaml", "yaml"),
 		},
 		Action: func(c *ucli.Context) error {
+			if _, err := outputFormat(c, "yaml"); err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
 				return diag.Usagef("export needs exactly one KIND argument (or all)")
 			}
@@ -316,7 +318,7 @@ func exportCommand(env *Env) *ucli.Command {
 					return err
 				}
 			}
-			if out := c.String("output"); out != "" {
+			if out := c.String("out"); out != "" {
 				return writeFileAtomic(out, data)
 			}
 			_, err := env.Stdout.Write(data)

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"os"
 	"sort"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/report"
 )
 
 // outputFlag is the -o flag shared by commands that print results.
@@ -26,3 +29,22 @@ func outputFormat(c *ucli.Context, formats ...string) (string, error) {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// writeReport writes v to standard output in format through report.New;
+// tables fit the terminal width when standard output is a terminal.
+func (e *Env) writeReport(format string, v any) error {
+	width := 0
+	if f, ok := e.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			width = w
+		}
+	}
+	w, err := report.New(format, e.Stdout, report.Options{Width: width})
+	if err != nil {
+		return diag.Usagef("%v", err)
+	}
+	if err := w.Write(v); err != nil {
+		return err
+	}
+	return w.Close()
+}

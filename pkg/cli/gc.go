@@ -8,8 +8,6 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 )
 
-func init() { Register(gcCommand) }
-
 // gcCommand is `lf gc`: remove the runs of writers that died mid-run and,
 // with --compact, give the freed space back.
 func gcCommand(env *Env) *ucli.Command {

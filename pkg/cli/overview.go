@@ -12,8 +12,6 @@ import (
 	"github.com/lfcli/lf/pkg/risk"
 )
 
-func init() { Register(overviewCommand) }
-
 func overviewCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "overview",
@@ -78,22 +76,23 @@ func gate(res []risk.Result, failOn risk.Gate) error {
 }
 
 func writeOverview(env *Env, res []risk.Result, format string) error {
-	switch format {
-	case "json":
-		if res == nil {
-			res = []risk.Result{}
-		}
-		return report.JSON(env.Stdout, res)
-	case "yaml":
-		b, err := report.YAMLOf(res)
-		if err != nil {
-			return diag.Internal(err)
-		}
-		_, err = env.Stdout.Write(b)
-		return err
+	if res == nil {
+		res = []risk.Result{}
 	}
-	rows := make([][]string, 0, len(res))
-	for _, r := range res {
+	if format == "table" && len(res) == 0 {
+		fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
+	}
+	return env.writeReport(format, overviewReport(res))
+}
+
+// overviewReport is the result of lf overview risk-scorers.
+type overviewReport []risk.Result
+
+func (o overviewReport) Data() any { return []risk.Result(o) }
+
+func (o overviewReport) View() any {
+	rows := make([][]string, 0, len(o))
+	for _, r := range o {
 		score := "-"
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
@@ -104,10 +103,7 @@ func writeOverview(env *Env, res []risk.Result, format string) error {
 		}
 		rows = append(rows, []string{r.Key, r.DisplayName, r.Domain, r.RiskScoringMethodologyKey, score, level, fmt.Sprint(r.Values), runsCell(r.Runs)})
 	}
-	if len(rows) == 0 {
-		fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
-	}
-	return report.Table(env.Stdout, []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, rows)
+	return &report.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
 }
 
 func runsCell(runs []risk.RunRef) string {

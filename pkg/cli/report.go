@@ -13,8 +13,6 @@ import (
 	"github.com/lfcli/lf/pkg/riskreport"
 )
 
-func init() { Register(reportCommand) }
-
 func reportCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "report",

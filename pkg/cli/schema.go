@@ -16,8 +16,6 @@ import (
 	"github.com/lfcli/lf/schemas"
 )
 
-func init() { Register(schemaCommand) }
-
 // SchemaDir is where lf init and lf schema --write put the schemas in a
 // project, for editors to find through the modeline of each YAML file.
 const SchemaDir = ".schemas"

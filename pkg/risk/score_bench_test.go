@@ -21,7 +21,7 @@ func BenchmarkScore(b *testing.B) {
 		for i := range vals {
 			vals[i] = Value{TaskSpecificationKey: fmt.Sprintf("task_%d", i%4), ScorerKey: "acc", Value: float64(i%100) / 100}
 		}
-		src.values[RunRef{k, "r1"}] = map[string][]Value{"accuracy": vals}
+		src.values[RunRef{EvaluationKey: k, ID: "r1"}] = map[string][]Value{"accuracy": vals}
 	}
 	m := perfMethodology()
 	methods := map[string]*model.Methodology{m.Key: m}

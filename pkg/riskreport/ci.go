@@ -67,7 +67,11 @@ func (s Scorers) Checks() report.Suite {
 		}
 		if s.fails(r) {
 			c.Failed = true
-			c.Message = fmt.Sprintf("%s: score %s, level %s (trips --fail-on %s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, s.FailOn.Level, r.Values, plural(r.Values), runsText(r))
+			why := "at or above --fail-on " + string(s.FailOn.Level)
+			if r.Level == risk.Failed {
+				why = "an error fails every gate: " + r.Error
+			}
+			c.Message = fmt.Sprintf("%s: score %s, level %s (%s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, why, r.Values, plural(r.Values), runsText(r))
 		}
 		suite.Checks = append(suite.Checks, c)
 	}
