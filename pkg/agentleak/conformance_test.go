@@ -207,12 +207,22 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
+	packs := []string{}
+	for _, en := range entries {
+		packs = append(packs, filepath.Join(dir, en.Name()))
+	}
+	cov := filepath.Join(filepath.Dir(dir), "agentleak-coverage")
+	if _, err := os.Stat(filepath.Join(cov, "traces.jsonl")); err == nil {
+		packs = append(packs, cov)
+	} else {
+		t.Logf("coverage pack not found at %s: only the original packs are checked", cov)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| pack | config | traces | canary findings identical | verdict equal | risk index within 0.02 | blocked equal |\n|---|---|---|---|---|---|---|\n")
 	total := &agreement{types: map[string]*typeCount{}}
 	var diffs []string
-	for _, en := range entries {
-		pd := filepath.Join(dir, en.Name())
+	for _, pd := range packs {
+		name := filepath.Base(pd)
 		if _, err := os.Stat(filepath.Join(pd, "traces.jsonl")); err != nil {
 			continue
 		}
@@ -222,7 +232,7 @@ func TestConformance(t *testing.T) {
 			exp  string
 		}{{"none", nil, "expected.default.jsonl"}, {"init", initCfg, "expected.init.jsonl"}} {
 			ag := runPack(t, pd, run.cfg, readExpected(t, filepath.Join(pd, run.exp)))
-			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", en.Name(), run.name, ag.traces,
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", name, run.name, ag.traces,
 				pct(ag.canaryOK, ag.traces), pct(ag.verdictOK, ag.traces), pct(ag.riOK, ag.traces), pct(ag.blockedOK, ag.traces))
 			total.traces += ag.traces
 			total.canaryOK += ag.canaryOK
@@ -241,7 +251,7 @@ func TestConformance(t *testing.T) {
 				tc.extra += c.extra
 			}
 			for _, d := range ag.diffs {
-				diffs = append(diffs, en.Name()+"/"+run.name+" "+d)
+				diffs = append(diffs, name+"/"+run.name+" "+d)
 			}
 		}
 	}

@@ -163,6 +163,10 @@ type hit struct{ id, s, e int32 }
 // scanWithHits is scan with the keyword matches already found (by an
 // automaton that also holds a vault's values).
 func (ps *patternSet) scanWithHits(text string, emit emitFunc, hits []hit) {
+	ps.runRules(text, strings.ToLower(text), emit)
+}
+
+func (ps *patternSet) oldScanWithHits(text string, emit emitFunc, hits []hit) {
 	if ps.fam[famPII] {
 		scanEmails(text, emit)
 	}
@@ -195,6 +199,10 @@ func rightBound(t string, e int) bool { return e >= len(t) || !isWordByte(t[e]) 
 // scan runs every enabled built-in detector over text; lower is text with
 // ASCII letters lowercased.
 func (ps *patternSet) scan(text string, lower []byte, emit emitFunc) {
+	ps.runRules(text, string(lower), emit)
+}
+
+func (ps *patternSet) oldScan(text string, lower []byte, emit emitFunc) {
 	if ps.fam[famPII] {
 		scanEmails(text, emit)
 	}

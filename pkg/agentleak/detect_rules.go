@@ -1,0 +1,285 @@
+package agentleak
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
+// docs/agentleak.md). Each rule is one pattern family with the data type it
+// reports, the group that holds the value and an optional check on the match.
+// Rules run one after the other over the whole event text, the way the
+// engine's detectors do (pii, secrets, healthcare, finance, hr, keyname), so
+// the first finding of a data type and value in an event is the one kept.
+
+type rule struct {
+	family string
+	dt     string // data type reported
+	key    string // key into builtinTypes ("" for keyname rules)
+	re     *regexp.Regexp
+	group  int
+	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
+	keep   func(text string, m []int) bool // a check on one match
+	value  func(v string) string           // how the value is cleaned
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isUpper(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(words ...string) func(text, lower string) bool {
+	return func(_, lower string) bool {
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func digits(text, _ string) bool { return hasDigit(text) }
+
+// dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
+func dictionary(terms []string) *regexp.Regexp {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = regexp.QuoteMeta(t)
+	}
+	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
+	return regexp.MustCompile(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+}
+
+// healthConditions and medications are the engine's healthcare dictionaries.
+var healthConditions = []string{
+	"diabetes", "cancer", "hypertension", "asthma", "depression", "anxiety",
+	"pregnancy", "hiv", "aids", "hepatitis", "schizophrenia", "bipolar",
+	"epilepsy", "alzheimer", "parkinson", "leukemia", "tumor", "stroke",
+	"carcinoma", "colorectal", "melanoma", "lymphoma", "sarcoma", "metastatic",
+	"myocardial infarction", "copd", "cirrhosis", "sclerosis", "psychosis",
+	"diabète", "cancer du", "asthme", "dépression", "grossesse", "carcinome",
+}
+
+var medications = []string{
+	"insulin", "metformin", "chemotherapy", "morphine", "oxycodone",
+	"antidepressant", "antiretroviral", "lithium", "warfarin", "prednisone",
+	"folfox", "folfiri", "oxaliplatin", "5-fu", "fluorouracil", "cisplatin",
+	"carboplatin", "paclitaxel", "docetaxel", "rituximab", "tamoxifen",
+	"insuline", "chimiothérapie",
+}
+
+var (
+	conditionWords  = lowerAll(healthConditions)
+	medicationWords = lowerAll(medications)
+)
+
+func lowerAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.ToLower(w)
+	}
+	return out
+}
+
+// amountSep is the engine's tolerant separator between a keyword and its value.
+const amountSep = `["'\s:=#-]*`
+
+var versionPrefix = regexp.MustCompile(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`)
+
+var secretPlaceholders = map[string]bool{"none": true, "null": true, "true": true, "false": true, "redacted": true, "xxxxxx": true, "******": true}
+
+var (
+	secretReference = regexp.MustCompile(`(?i)^(?:os\.environ|os\.getenv|getenv|environ|.*\.get\(|.*\(|(?:self|settings|config|cfg|conf|env|os|process)\.)`)
+	constantRef     = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	trivialValue    = regexp.MustCompile(`(?i)^(?:none|null|n/?a|true|false|redacted|unknown|\?+|-+|x{3,}|\*{2,}|<[^>]*>|\{\{.*|\$\{.*)$`)
+)
+
+// luhn checks 13 to 16 digits.
+func luhn(s string) bool {
+	var d []int
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			d = append(d, int(s[i]-'0'))
+		}
+	}
+	if len(d) < 13 || len(d) > 16 {
+		return false
+	}
+	sum := 0
+	for i := range d {
+		x := d[len(d)-1-i]
+		if i%2 == 1 {
+			x *= 2
+			if x > 9 {
+				x -= 9
+			}
+		}
+		sum += x
+	}
+	return sum%10 == 0
+}
+
+func strip(v string) string { return strings.TrimSpace(v) }
+
+var ninoExcluded = map[string]bool{"BG": true, "GB": true, "NK": true, "KN": true, "TN": true, "NT": true, "ZZ": true}
+
+// keyStems are the key-name detector's 16 sensitive field names.
+var keyStems = []struct{ stem, dt string }{
+	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn"},
+	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin"},
+	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier"},
+	{`diagnos(?:is|es)|condition`, "health_condition"},
+	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication"},
+	{`account[_ ]?(?:number|no|id)|iban`, "account_number"},
+	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card"},
+	{`salary|compensation|base[_ ]?pay`, "salary"},
+	{`income`, "income"},
+	{`credit[_ ]?score`, "credit_score"},
+	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth"},
+	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address"},
+	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action"},
+	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number"},
+	{`performance[_ ]?review`, "performance_review"},
+	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name"},
+}
+
+func buildRules() []rule {
+	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
+		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pat), group: group, gate: gate}
+	}
+	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
+	up := func(t, _ string) bool { return hasUpper(t) }
+	rs := []rule{
+		r(famPII, "email", "email", `[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+`, 0, at),
+		r(famPII, "ssn", "ssn", `\b\d{3}-\d{2}-\d{4}\b`, 0, digits),
+		r(famPII, "sin", "sin", `\b\d{3}[- ]\d{3}[- ]\d{3}\b`, 0, digits),
+		r(famPII, "phone_number", "phone_number", `(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`, 0, digits),
+		r(famPII, "credit_card", "credit_card", `\b(?:\d[ -]?){13,16}\b`, 0, digits),
+		r(famPII, "ip_address", "ip_address", `\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, 0, digits),
+		r(famPII, "ip_address", "ip_address", `\b(?:[A-Fa-f0-9]{1,4}:){3,7}[A-Fa-f0-9]{1,4}\b|\b(?:[A-Fa-f0-9]{1,4}:){1,6}:[A-Fa-f0-9]{1,4}\b`, 0, func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 }),
+		r(famPII, "date_of_birth", "date_of_birth", `(?i)\b(?:dob|d\.o\.b\.|date of birth|born|birth ?date)\b[:\s]*(\d{4}-\d{2}-\d{2}|\d{1,2}[/-]\d{1,2}[/-]\d{2,4})`, 1, contains("dob", "d.o.b.", "birth", "born")),
+		r(famPII, "client_identifier", "client_identifier", `(?i)\b(?:ACC|ACCT|CUST|CLIENT|USER|MEMBER)[-_]?\d{3,}\b`, 0, contains("acc", "cust", "client", "user", "member")),
+		r(famPII, "national_insurance_number", "national_insurance_number", `\b[ABCEGHJ-PRSTW-Z][ABCEGHJ-NPRSTW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b`, 0, up),
+		r(famPII, "person_name", "person_name", `\b(?i:patient|client|customer|employee|name|mr|mrs|ms|dr|prof)\b["'\s:_]+([A-ZÀ-Ý][a-zà-ÿ]+(?:[ -][A-ZÀ-Ý][a-zà-ÿ]+){1,2})`, 1, contains("patient", "client", "customer", "employee", "name", "mr", "ms", "dr", "prof")),
+		r(famPII, "address", "address", `(?i)\b\d{1,5}\s+(?:[A-Z][A-Za-z.]+\s){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Court|Ct|Way|Place|Pl)\b\.?`, 0, digits),
+		r(famPII, "address", "address", `(?i)\b\d{1,5}(?:[-\s]\d{1,4})?\s+(?:Rue|Avenue|Av|Boulevard|Boul|Bd|Chemin|Ch|C[ôo]te|Place|All[ée]e|Impasse|Mont[ée]e|Rang|Croissant|Promenade|Terrasse|Carr[ée])\.?\s+[A-ZÀ-Ý][\wÀ-ÿ'’.-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’.-]+){0,3}`, 0, digits),
+		r(famPII, "address", "postal_code", `\b[A-Za-z]\d[A-Za-z][ -]?\d[A-Za-z]\d\b`, 0, digits),
+
+		r(famSecrets, "private_key", "private_key", `-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP )?PRIVATE KEY-----`, 0, func(t, _ string) bool { return strings.Contains(t, "-----BEGIN") }),
+		r(famSecrets, "aws_access_key", "aws_access_key", `\bAKIA[0-9A-Z]{16}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AKIA") }),
+		r(famSecrets, "github_token", "github_token", `\bgh[oprsu]_[A-Za-z0-9]{36}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "gh") }),
+		r(famSecrets, "slack_token", "slack_token", `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "xox") }),
+		r(famSecrets, "stripe_key", "stripe_key", `\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "k_") }),
+		r(famSecrets, "llm_api_key", "llm_api_key", `\bsk-(?:proj|svcacct|admin|ant-api\d{2})?-?[A-Za-z0-9_-]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "sk-") }),
+		r(famSecrets, "google_api_key", "google_api_key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AIza") }),
+		r(famSecrets, "jwt", "jwt", `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\b`, 0, func(t, _ string) bool { return strings.Contains(t, "eyJ") }),
+		r(famSecrets, "bearer_token", "bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`, 1, contains("bearer")),
+		r(famSecrets, "connection_string", "connection_string", `(?i)\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?)://[^\s'"]+`, 0, func(t, _ string) bool { return strings.Contains(t, "://") }),
+		r(famSecrets, "secret_assignment", "secret_assignment", `(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*[:=]\s*["']?([^"'\s,}]{6,})`, 2, contains("pass", "pwd", "secret", "token", "key")),
+
+		r(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0, digits),
+		r(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0, digits),
+		r(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1, contains("mrn", "medical record", "health")),
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...)},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...)},
+
+		r(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0, digits),
+		r(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1, contains("acc", "compte")),
+		r(famFinance, "credit_score", "credit_score", `(?i)\bcredit\s*score`+amountSep+`([0-9]{3})\b`, 1, contains("credit")),
+		r(famFinance, "income", "income", `(?i)\b(?:income|revenue|revenu|salary income|gross income)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("income", "revenu")),
+		r(famFinance, "loan_amount", "loan_amount", `(?i)\b(?:loan|mortgage|prêt|pret)(?:\s*(?:amount|montant))?`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("loan", "mortgage", "prêt", "pret")),
+		r(famFinance, "account_balance", "account_balance", `(?i)\b(?:balance|solde)`+amountSep+`\$?([0-9][0-9,]{2,})`, 1, contains("balance", "solde")),
+		r(famFinance, "internal_note", "internal_note", `(?i)\b(?:internal (?:risk )?note|risk note|underwriter note|internal assessment)\b`, 0, contains("note", "internal assessment")),
+
+		r(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("salary", "salaire", "compensation", "base pay")),
+		r(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0, contains("leave", "congé", "fmla")),
+		r(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0, contains("performance", "pip", "évaluation")),
+		r(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0, contains("disciplinary", "warning", "misconduct", "reprimand")),
+		r(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0, contains("grievance", "complaint", "plainte", "whistleblow")),
+		r(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0, contains("terminat", "laid off", "let go", "severance")),
+	}
+	for i := range rs {
+		switch rs[i].dt {
+		case "phone_number":
+			rs[i].keep = func(t string, m []int) bool {
+				return !(m[0] > 0 && isDigit(t[m[0]-1])) && !(m[1] < len(t) && isDigit(t[m[1]]))
+			}
+			rs[i].value = strip
+		case "credit_card":
+			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
+			rs[i].value = strip
+		case "national_insurance_number":
+			rs[i].keep = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
+		case "iban":
+			rs[i].keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
+		case "bearer_token":
+			rs[i].keep = func(t string, m []int) bool { return !strings.HasPrefix(t[m[2]:m[3]], "eyJ") }
+		case "secret_assignment":
+			rs[i].keep = func(t string, m []int) bool {
+				v := t[m[4]:m[5]]
+				return !secretPlaceholders[strings.ToLower(v)] && !secretReference.MatchString(v) && !constantRef.MatchString(v)
+			}
+		case "address":
+			rs[i].value = strip
+		}
+		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `\b(?:(?:25`) {
+			rs[i].keep = func(t string, m []int) bool {
+				return !versionPrefix.MatchString(t[max(0, m[0]-16):m[0]])
+			}
+		}
+	}
+	for _, k := range keyStems {
+		re := regexp.MustCompile(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`)
+		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1,
+			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
+			value: func(v string) string {
+				v = strings.TrimSpace(v)
+				v = strings.Trim(v, `"'`)
+				v = strings.TrimSpace(v)
+				if len([]rune(v)) < 2 || trivialValue.MatchString(v) {
+					return ""
+				}
+				return v
+			}})
+	}
+	return rs
+}
+
+var engineRules = buildRules()
+
+// runRules runs the enabled rules over text.
+func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
+	for i := range engineRules {
+		r := &engineRules[i]
+		if !ps.fam[r.family] || !r.gate(text, lower) {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			if r.keep != nil && !r.keep(text, m) {
+				continue
+			}
+			v := text[m[2*r.group]:m[2*r.group+1]]
+			if r.value != nil {
+				if v = r.value(v); v == "" {
+					continue
+				}
+			}
+			emit(r.dt, r.key, r.family, v)
+		}
+	}
+}
