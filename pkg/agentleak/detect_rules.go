@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
@@ -26,7 +28,7 @@ type rule struct {
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if isDigit(s[i]) {
+		if isDigit(s[i]) || s[i] >= 0x80 {
 			return true
 		}
 	}
@@ -112,9 +114,13 @@ var (
 // luhn checks 13 to 16 digits.
 func luhn(s string) bool {
 	var d []int
-	for i := 0; i < len(s); i++ {
-		if isDigit(s[i]) {
-			d = append(d, int(s[i]-'0'))
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			z := r
+			for unicode.IsDigit(z - 1) {
+				z--
+			}
+			d = append(d, int(r-z)%10)
 		}
 	}
 	if len(d) < 13 || len(d) > 16 {
@@ -160,7 +166,7 @@ var keyStems = []struct{ stem, dt string }{
 
 func buildRules() []rule {
 	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
-		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pat), group: group, gate: gate}
+		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pyClasses(pat)), group: group, gate: gate}
 	}
 	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
 	up := func(t, _ string) bool { return hasUpper(t) }
@@ -208,8 +214,8 @@ func buildRules() []rule {
 
 		r(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("salary", "salaire", "compensation", "base pay")),
 		r(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0, contains("leave", "congé", "fmla")),
-		r(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0, contains("performance", "pip", "évaluation")),
-		r(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0, contains("disciplinary", "warning", "misconduct", "reprimand")),
+		r(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0, contains("performance", "pip", "valuation", "underperform")),
+		r(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0, contains("disciplinary", "disciplinaire", "warning", "misconduct", "reprimand")),
 		r(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0, contains("grievance", "complaint", "plainte", "whistleblow")),
 		r(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0, contains("terminat", "laid off", "let go", "severance")),
 	}
@@ -225,6 +231,19 @@ func buildRules() []rule {
 			rs[i].value = strip
 		case "national_insurance_number":
 			rs[i].keep = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
+		case "health_identifier":
+			if strings.HasPrefix(rs[i].re.String(), `\b(?:NAM`) {
+				rs[i].keep = func(t string, m []int) bool {
+					v := t[m[0]:m[1]]
+					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
+					for _, tight := range namTight.FindAllString(t, -1) {
+						if tight == n || tight == v {
+							return false
+						}
+					}
+					return true
+				}
+			}
 		case "iban":
 			rs[i].keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
 		case "bearer_token":
@@ -244,7 +263,7 @@ func buildRules() []rule {
 		}
 	}
 	for _, k := range keyStems {
-		re := regexp.MustCompile(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`)
+		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1,
 			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
 			value: func(v string) string {
@@ -262,6 +281,71 @@ func buildRules() []rule {
 
 var engineRules = buildRules()
 
+var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
+
+// pyClasses widens \d and \s to Python's Unicode meaning (any decimal
+// digit, any Unicode space), inside and outside character classes.
+func pyClasses(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			switch p[i+1] {
+			case 'd':
+				b.WriteString(`\p{Nd}`)
+			case 's':
+				if inClass {
+					b.WriteString(`\s\p{Z}\x{85}\x{1c}-\x{1f}`)
+				} else {
+					b.WriteString(`[\s\p{Z}\x{85}\x{1c}-\x{1f}]`)
+				}
+			default:
+				b.WriteByte(c)
+				b.WriteByte(p[i+1])
+			}
+			i++
+			continue
+		}
+		if c == '[' && !inClass {
+			inClass = true
+		} else if c == ']' && inClass {
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// unicodeBound reports whether Python's Unicode \b holds at byte offset i.
+func unicodeBound(t string, i int) bool {
+	before, after := false, false
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(t[:i])
+		before = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+	}
+	if i < len(t) {
+		r, _ := utf8.DecodeRuneInString(t[i:])
+		after = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+	}
+	return before != after
+}
+
+// nonASCII reports a match whose edge \b holds only in ASCII terms
+// (a letter or digit of another script touches it).
+func (r *rule) nonASCII(t string, m []int) bool {
+	src := r.re.String()
+	if strings.Contains(src, `\b`) {
+		if (strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)) && !unicodeBound(t, m[0]) {
+			return true
+		}
+		if strings.HasSuffix(src, `\b`) && !unicodeBound(t, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
 // runRules runs the enabled rules over text.
 func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	for i := range engineRules {
@@ -271,6 +355,9 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 			if r.keep != nil && !r.keep(text, m) {
+				continue
+			}
+			if r.nonASCII(text, m) {
 				continue
 			}
 			v := text[m[2*r.group]:m[2*r.group+1]]

@@ -79,7 +79,7 @@ var builtinTypes = map[string]dataType{
 	"disciplinary_action": {3, "high", 0.8, famHR},
 	"performance_review":  {2, "medium", 0.7, famHR},
 	"employment_status":   {3, "medium", 0.6, famHR},
-	"hr_complaint":        {3, "medium", 0.7, famHR},
+	"hr_complaint":        {2, "medium", 0.7, famHR},
 }
 
 // defaultLevel is the level of a data type the engine has no entry for
