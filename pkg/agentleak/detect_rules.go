@@ -23,8 +23,64 @@ type rule struct {
 	group  int
 	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
 	keep   func(text string, m []int) bool // a check on one match
+	look   func(text string, m []int) bool // a lookaround of the pattern: no match when false
 	value  func(v string) string           // how the value is cleaned
+
+	// Where a match can start: a character class (starts) or trigger words
+	// (lower case) at whose position, or the quote just before, it may begin.
+	starts   byte
+	triggers []string
+	window   int // bytes a match can span (plus one), 0 for no limit
+	anchored *regexp.Regexp
+	wordHead bool // the pattern begins with \b
 }
+
+// ruleTriggers are the words a keyword-anchored rule starts with.
+var ruleTriggers = map[string][]string{
+	"date_of_birth":       {"dob", "d.o.b.", "date of birth", "born", "birth"},
+	"client_identifier":   {"acc", "cust", "client", "user", "member"},
+	"person_name":         {"patient", "client", "customer", "employee", "name", "mr", "mrs", "ms", "dr", "prof"},
+	"private_key":         {"-----begin"},
+	"aws_access_key":      {"akia"},
+	"github_token":        {"gh"},
+	"slack_token":         {"xox"},
+	"stripe_key":          {"sk_", "rk_"},
+	"llm_api_key":         {"sk-"},
+	"google_api_key":      {"aiza"},
+	"jwt":                 {"eyj"},
+	"bearer_token":        {"bearer"},
+	"connection_string":   {"postgres", "mysql", "mongodb", "redis", "amqp"},
+	"secret_assignment":   {"password", "passwd", "pwd", "secret", "token", "api", "access"},
+	"account_number":      {"account", "acct", "compte"},
+	"credit_score":        {"credit"},
+	"income":              {"income", "revenu", "salary income", "gross income"},
+	"loan_amount":         {"loan", "mortgage", "prêt", "pret"},
+	"account_balance":     {"balance", "solde"},
+	"internal_note":       {"internal", "risk note", "underwriter"},
+	"salary":              {"salary", "salaire", "compensation", "base pay"},
+	"sick_leave":          {"sick leave", "medical leave", "congé", "stress leave", "fmla"},
+	"performance_review":  {"performance", "pip", "évaluation", "valuation", "underperform"},
+	"disciplinary_action": {"disciplinary", "written warning", "final warning", "misconduct", "reprimand", "mesure disciplinaire"},
+	"hr_complaint":        {"grievance", "harassment complaint", "hr complaint", "plainte", "whistleblow"},
+	"employment_status":   {"terminated", "termination", "laid off", "let go", "severance"},
+}
+
+// keyTriggers are the first words of the key-name stems.
+var keyTriggers = []string{"ssn", "social", "sin", "health", "mrn", "medical", "nam", "diagnos", "condition",
+	"medication", "prescription", "drug", "rx", "account", "iban", "credit", "card", "pan", "salary",
+	"compensation", "base", "income", "date", "dob", "birth", "home", "mailing", "address", "disciplinary",
+	"phone", "telephone", "mobile", "performance", "patient", "student", "customer", "full"}
+
+// Start classes.
+const (
+	startAny    byte = iota
+	startDigit       // a digit at a word start
+	startPhone       // a digit, '+' or '(' not after a digit
+	startUpper       // an upper-case letter at a word start
+	startLetter      // a letter at a word start
+	startHex         // a hex digit at a word start
+	startEmail       // the local part before an '@'
+)
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -222,7 +278,7 @@ func buildRules() []rule {
 	for i := range rs {
 		switch rs[i].dt {
 		case "phone_number":
-			rs[i].keep = func(t string, m []int) bool {
+			rs[i].look = func(t string, m []int) bool {
 				return !(m[0] > 0 && isDigit(t[m[0]-1])) && !(m[1] < len(t) && isDigit(t[m[1]]))
 			}
 			rs[i].value = strip
@@ -230,7 +286,7 @@ func buildRules() []rule {
 			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
 			rs[i].value = strip
 		case "national_insurance_number":
-			rs[i].keep = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
+			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
 		case "health_identifier":
 			if strings.HasPrefix(rs[i].re.String(), `\b(?:NAM`) {
 				rs[i].keep = func(t string, m []int) bool {
@@ -279,7 +335,64 @@ func buildRules() []rule {
 	return rs
 }
 
-var engineRules = buildRules()
+var engineRules = finishRules(buildRules())
+
+func finishRules(rs []rule) []rule {
+	for i := range rs {
+		r := &rs[i]
+		src := r.re.String()
+		r.anchored = regexp.MustCompile(`^(?:` + src + `)`)
+		r.wordHead = strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)
+		switch r.dt {
+		case "email":
+			r.starts = startEmail
+		case "ssn", "sin", "credit_card", "address":
+			r.starts = startDigit
+			if r.key == "postal_code" {
+				r.starts = startLetter
+			}
+		case "phone_number":
+			r.starts = startPhone
+		case "national_insurance_number", "iban":
+			r.starts = startUpper
+		case "ip_address":
+			r.starts = startDigit
+			if strings.Contains(src, "A-Fa-f") {
+				r.starts = startHex
+			}
+		case "health_identifier":
+			r.starts = startUpper
+		}
+		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 {
+			r.triggers = t
+		}
+		if r.dt == "health_identifier" && strings.Contains(src, "mrn") {
+			r.starts, r.triggers = startAny, []string{"mrn", "medical record", "health"}
+		}
+		if r.dt == "health_condition" && r.family == famHealthcare {
+			r.triggers = conditionWords
+		}
+		if r.dt == "medication" && r.family == famHealthcare {
+			r.triggers = medicationWords
+		}
+		if r.family == famKeyname {
+			r.starts = startAny
+			r.triggers = keyTriggers
+		}
+		switch r.dt {
+		case "ssn", "sin", "ip_address":
+			r.window = 64
+		case "credit_card", "iban", "national_insurance_number":
+			r.window = 160
+		case "phone_number":
+			r.window = 96
+		}
+		if r.key == "postal_code" {
+			r.window = 32
+		}
+	}
+	return rs
+}
 
 var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
 
@@ -346,18 +459,49 @@ func (r *rule) nonASCII(t string, m []int) bool {
 	return false
 }
 
-// runRules runs the enabled rules over text.
+// runRules runs the enabled rules over text the way Python's finditer does:
+// left to right, each match starting at or after the end of the previous
+// one. Each rule is tried only where it can start (a character class or a
+// trigger word), anchored there, within a window of text.
 func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
+	var cands []int
 	for i := range engineRules {
 		r := &engineRules[i]
 		if !ps.fam[r.family] || !r.gate(text, lower) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			if r.keep != nil && !r.keep(text, m) {
+		cands = r.candidates(text, lower, cands[:0])
+		prevEnd := -1
+		last := -1
+		for _, p := range cands {
+			if p < prevEnd || p == last {
 				continue
 			}
-			if r.nonASCII(text, m) {
+			last = p
+			if r.wordHead && !unicodeBound(text, p) {
+				continue
+			}
+			end := len(text)
+			if r.window > 0 && p+r.window < end {
+				end = p + r.window
+			}
+			m := r.anchored.FindStringSubmatchIndex(text[p:end])
+			if m == nil {
+				continue
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += p
+				}
+			}
+			if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
+				continue
+			}
+			prevEnd = m[1]
+			if m[1] == m[0] {
+				prevEnd++
+			}
+			if r.keep != nil && !r.keep(text, m) {
 				continue
 			}
 			v := text[m[2*r.group]:m[2*r.group+1]]
@@ -369,4 +513,79 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			emit(r.dt, r.key, r.family, v)
 		}
 	}
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+}
+
+// candidates lists, in order, the positions where r may start a match.
+func (r *rule) candidates(t, lower string, out []int) []int {
+	if len(r.triggers) > 0 {
+		for _, w := range r.triggers {
+			for off := 0; ; {
+				k := strings.Index(lower[off:], w)
+				if k < 0 {
+					break
+				}
+				p := off + k
+				off = p + 1
+				if p > 0 && (t[p-1] == '"' || t[p-1] == '\'') {
+					out = append(out, p-1)
+				}
+				if p > 0 && t[p-1] >= 0x80 {
+					_, n := utf8.DecodeLastRuneInString(t[:p])
+					out = append(out, p-n)
+				}
+				if r.family == famKeyname && !unicodeBound(t, p) {
+					continue
+				}
+				out = append(out, p)
+			}
+		}
+		sort.Ints(out)
+		return out
+	}
+	switch r.starts {
+	case startEmail:
+		for off := 0; ; {
+			k := strings.IndexByte(t[off:], '@')
+			if k < 0 {
+				break
+			}
+			at := off + k
+			off = at + 1
+			s := at
+			for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+				s--
+			}
+			if s < at {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	prevWord, prevDigit := false, false
+	for i, c := range t {
+		word := isWordRune(c)
+		digit := unicode.IsDigit(c)
+		ok := false
+		switch r.starts {
+		case startDigit:
+			ok = digit && !prevWord
+		case startPhone:
+			ok = (digit || c == '+' || c == '(') && !prevDigit
+		case startUpper:
+			ok = c < 0x80 && isUpper(byte(c)) && !prevWord
+		case startLetter:
+			ok = c < 0x80 && (isUpper(byte(c)) || isLower(byte(c))) && !prevWord
+		case startHex:
+			ok = c < 0x80 && (isDigit(byte(c)) || (byte(c)|0x20)-'a' < 6) && !prevWord
+		}
+		if ok {
+			out = append(out, i)
+		}
+		prevWord, prevDigit = word, digit
+	}
+	return out
 }
