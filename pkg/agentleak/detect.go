@@ -132,10 +132,11 @@ type patternSet struct {
 	kws      []keyword
 	kwm      *matcher
 	kwByWord [][]int // pattern id -> keyword indexes
+	state    *ruleState
 }
 
 func newPatternSet(enabled map[string]bool) *patternSet {
-	ps := &patternSet{fam: enabled}
+	ps := &patternSet{fam: enabled, state: newRuleState()}
 	idx := map[string]int{}
 	var words []string
 	for _, k := range keywords {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
@@ -462,17 +463,49 @@ func (r *rule) nonASCII(t string, m []int) bool {
 // runRules runs the enabled rules over text the way Python's finditer does:
 // left to right, each match starting at or after the end of the previous
 // one. Each rule is tried only where it can start (a character class or a
-// trigger word), anchored there, within a window of text.
+// trigger word found by one automaton pass), anchored there, within a window.
 func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
-	var cands []int
+	st := ps.state
+	for i := range st.cands {
+		st.cands[i] = st.cands[i][:0]
+	}
+	trigMatcher.each(unsafe.Slice(unsafe.StringData(lower), len(lower)), func(id, p, _ int) {
+		for _, ri := range trigRules[id] {
+			r := &engineRules[ri]
+			if !ps.fam[r.family] {
+				continue
+			}
+			c := st.cands[ri]
+			if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
+				c = append(c, p-1)
+			}
+			if p > 0 && text[p-1] >= 0x80 {
+				_, n := utf8.DecodeLastRuneInString(text[:p])
+				c = append(c, p-n)
+			}
+			if r.family != famKeyname || unicodeBound(text, p) {
+				c = append(c, p)
+			}
+			st.cands[ri] = c
+		}
+	})
+	st.classes(text)
 	for i := range engineRules {
 		r := &engineRules[i]
-		if !ps.fam[r.family] || !r.gate(text, lower) {
+		if !ps.fam[r.family] {
 			continue
 		}
-		cands = r.candidates(text, lower, cands[:0])
-		prevEnd := -1
-		last := -1
+		var cands []int
+		if len(r.triggers) > 0 {
+			cands = st.cands[i]
+			if len(cands) == 0 {
+				continue
+			}
+			sort.Ints(cands)
+		} else {
+			cands = st.cls[r.starts]
+		}
+		prevEnd, last := -1, -1
 		for _, p := range cands {
 			if p < prevEnd || p == last {
 				continue
@@ -515,77 +548,100 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	}
 }
 
+// ruleState is the per-event scratch of runRules.
+type ruleState struct {
+	cands [][]int // per rule: trigger positions
+	cls   [startEmail + 1][]int
+}
+
+func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
+
+// classes lists the start positions of every character class in one pass.
+func (st *ruleState) classes(t string) {
+	for i := range st.cls {
+		st.cls[i] = st.cls[i][:0]
+	}
+	prevWord, prevDigit := false, false
+	for i := 0; i < len(t); {
+		c := rune(t[i])
+		n := 1
+		var word, digit bool
+		if c < 0x80 {
+			b := byte(c)
+			digit = isDigit(b)
+			word = isWordByte(b)
+			if !prevWord && word {
+				switch {
+				case digit:
+					st.cls[startDigit] = append(st.cls[startDigit], i)
+					st.cls[startHex] = append(st.cls[startHex], i)
+				case isUpper(b) || isLower(b):
+					st.cls[startLetter] = append(st.cls[startLetter], i)
+					if isUpper(b) {
+						st.cls[startUpper] = append(st.cls[startUpper], i)
+					}
+					if (b|0x20)-'a' < 6 {
+						st.cls[startHex] = append(st.cls[startHex], i)
+					}
+				}
+			}
+			if !prevDigit && (digit || b == '+' || b == '(') {
+				st.cls[startPhone] = append(st.cls[startPhone], i)
+			}
+		} else {
+			c, n = utf8.DecodeRuneInString(t[i:])
+			digit = unicode.IsDigit(c)
+			word = isWordRune(c)
+			if digit && !prevWord {
+				st.cls[startDigit] = append(st.cls[startDigit], i)
+			}
+			if digit && !prevDigit {
+				st.cls[startPhone] = append(st.cls[startPhone], i)
+			}
+		}
+		prevWord, prevDigit = word, digit
+		i += n
+	}
+	for off := 0; ; {
+		k := strings.IndexByte(t[off:], '@')
+		if k < 0 {
+			break
+		}
+		at := off + k
+		off = at + 1
+		s := at
+		for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+			s--
+		}
+		if s < at {
+			st.cls[startEmail] = append(st.cls[startEmail], s)
+		}
+	}
+}
+
 func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
 
-// candidates lists, in order, the positions where r may start a match.
-func (r *rule) candidates(t, lower string, out []int) []int {
-	if len(r.triggers) > 0 {
-		for _, w := range r.triggers {
-			for off := 0; ; {
-				k := strings.Index(lower[off:], w)
-				if k < 0 {
-					break
-				}
-				p := off + k
-				off = p + 1
-				if p > 0 && (t[p-1] == '"' || t[p-1] == '\'') {
-					out = append(out, p-1)
-				}
-				if p > 0 && t[p-1] >= 0x80 {
-					_, n := utf8.DecodeLastRuneInString(t[:p])
-					out = append(out, p-n)
-				}
-				if r.family == famKeyname && !unicodeBound(t, p) {
-					continue
-				}
-				out = append(out, p)
+var (
+	trigMatcher *matcher
+	trigRules   [][]int // trigger word id -> rule indexes
+)
+
+func init() {
+	idx := map[string]int{}
+	var words []string
+	for ri := range engineRules {
+		for _, w := range engineRules[ri].triggers {
+			id, ok := idx[w]
+			if !ok {
+				id = len(words)
+				idx[w] = id
+				words = append(words, w)
+				trigRules = append(trigRules, nil)
 			}
+			trigRules[id] = append(trigRules[id], ri)
 		}
-		sort.Ints(out)
-		return out
 	}
-	switch r.starts {
-	case startEmail:
-		for off := 0; ; {
-			k := strings.IndexByte(t[off:], '@')
-			if k < 0 {
-				break
-			}
-			at := off + k
-			off = at + 1
-			s := at
-			for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
-				s--
-			}
-			if s < at {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	prevWord, prevDigit := false, false
-	for i, c := range t {
-		word := isWordRune(c)
-		digit := unicode.IsDigit(c)
-		ok := false
-		switch r.starts {
-		case startDigit:
-			ok = digit && !prevWord
-		case startPhone:
-			ok = (digit || c == '+' || c == '(') && !prevDigit
-		case startUpper:
-			ok = c < 0x80 && isUpper(byte(c)) && !prevWord
-		case startLetter:
-			ok = c < 0x80 && (isUpper(byte(c)) || isLower(byte(c))) && !prevWord
-		case startHex:
-			ok = c < 0x80 && (isDigit(byte(c)) || (byte(c)|0x20)-'a' < 6) && !prevWord
-		}
-		if ok {
-			out = append(out, i)
-		}
-		prevWord, prevDigit = word, digit
-	}
-	return out
+	trigMatcher = newMatcher(words)
 }

@@ -196,7 +196,9 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 // clone returns a scanner sharing sc's config, vaults and compiled
 // detectors (all read-only) with its own per-trace state.
 func (sc *Scanner) clone() *Scanner {
-	c := &Scanner{cfg: sc.cfg, vaults: sc.vaults, ps: sc.ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
+	ps := *sc.ps
+	ps.state = newRuleState() // the rules' scratch is per scanner
+	c := &Scanner{cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
 	c.init()
 	return c
