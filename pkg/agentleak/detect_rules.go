@@ -33,7 +33,8 @@ type rule struct {
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
 	anchored *regexp.Regexp
-	wordHead bool // the pattern begins with \b
+	wordHead bool                       // the pattern begins with \b
+	pre      func(t string, p int) bool // a cheap necessary condition at p
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -364,6 +365,18 @@ func finishRules(rs []rule) []rule {
 		case "health_identifier":
 			r.starts = startUpper
 		}
+		if r.starts != startAny && r.starts != startEmail && !strings.Contains(src, "mrn") && r.family != famKeyname {
+			k := r.dt
+			switch {
+			case r.key == "postal_code":
+				k = "postal_code"
+			case r.dt == "ip_address" && r.starts == startHex:
+				k = "ip_colon"
+			case r.dt == "ip_address":
+				k = "ip_dot"
+			}
+			r.pre = preChecks[k]
+		}
 		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 {
 			r.triggers = t
 		}
@@ -393,6 +406,85 @@ func finishRules(rs []rule) []rule {
 		}
 	}
 	return rs
+}
+
+// Cheap necessary conditions at a start position. Any byte above 0x7f
+// (a Unicode digit or space may be there) leaves the decision to the regex.
+func asciiRun(t string, p int, pred func(byte) bool) int {
+	n := 0
+	for p+n < len(t) && t[p+n] < 0x80 && pred(t[p+n]) {
+		n++
+	}
+	return n
+}
+
+func byteAt(t string, i int) byte {
+	if i < len(t) {
+		return t[i]
+	}
+	return 0
+}
+
+func isSpaceOrHigh(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c >= 0x80
+}
+
+// digitsIn counts ASCII digits in t[p:p+w]; hi reports a byte above 0x7f.
+func digitsIn(t string, p, w int) (n int, hi bool) {
+	for i := p; i < len(t) && i < p+w; i++ {
+		if isDigit(t[i]) {
+			n++
+		} else if t[i] >= 0x80 {
+			hi = true
+		}
+	}
+	return n, hi
+}
+
+var preChecks = map[string]func(t string, p int) bool{
+	"ssn": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		return n == 3 && byteAt(t, p+3) == '-' || t[p] >= 0x80 || n == 3 && byteAt(t, p+3) >= 0x80
+	},
+	"sin": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		c := byteAt(t, p+3)
+		return t[p] >= 0x80 || n == 3 && (c == '-' || c == ' ' || c >= 0x80)
+	},
+	"credit_card": func(t string, p int) bool {
+		n, hi := digitsIn(t, p, 40)
+		return n >= 13 || hi
+	},
+	"phone_number": func(t string, p int) bool {
+		n, hi := digitsIn(t, p, 30)
+		return n >= 10 || hi
+	},
+	"ip_dot": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		return t[p] >= 0x80 || n >= 1 && n <= 3 && byteAt(t, p+n) == '.'
+	},
+	"ip_colon": func(t string, p int) bool {
+		n := asciiRun(t, p, func(c byte) bool { return isDigit(c) || (c|0x20)-'a' < 6 })
+		return n >= 1 && n <= 4 && byteAt(t, p+n) == ':'
+	},
+	"address": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		c := byteAt(t, p+n)
+		return t[p] >= 0x80 || n >= 1 && n <= 5 && (isSpaceOrHigh(c) || c == '-')
+	},
+	"postal_code": func(t string, p int) bool {
+		return isDigit(byteAt(t, p+1)) && (byteAt(t, p+2)|0x20)-'a' < 26
+	},
+	"national_insurance_number": func(t string, p int) bool {
+		c := byteAt(t, p+2)
+		return isUpper(byteAt(t, p+1)) && (isDigit(c) || isSpaceOrHigh(c))
+	},
+	"iban": func(t string, p int) bool {
+		return isUpper(byteAt(t, p+1)) && isDigit(byteAt(t, p+2)) && isDigit(byteAt(t, p+3))
+	},
+	"health_identifier": func(t string, p int) bool {
+		return isUpper(byteAt(t, p+1)) && isUpper(byteAt(t, p+2))
+	},
 }
 
 var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
@@ -517,6 +609,9 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			end := len(text)
 			if r.window > 0 && p+r.window < end {
 				end = p + r.window
+			}
+			if r.pre != nil && !r.pre(text, p) {
+				continue
 			}
 			m := r.anchored.FindStringSubmatchIndex(text[p:end])
 			if m == nil {
