@@ -106,6 +106,17 @@ func TestDetectors(t *testing.T) {
 		{"she has diabetes; on insulin", []string{"health_condition=diabetes", "medication=insulin"}},
 		{"salary $95,000 after the performance review", []string{"salary=95,000", "performance_review=performance review"}},
 		{"nothing to see here, 2022-01-01 at 10:00", nil},
+		// Rules of the engine that the shared packs do not need: written from
+		// its documented patterns.
+		{"build 10.1.2.3 then 10.1.2.4", []string{"ip_address=10.1.2.4"}},
+		{"Authorization: Bearer abcdefghijklmnop1234", []string{"bearer_token=abcdefghijklmnop1234"}},
+		{"db postgres://app:pw@db.internal:5432/x ok", []string{"email=pw@db.internal", "connection_string=postgres://app:pw@db.internal:5432/x"}}, // engine quirk: the credentials read as an email,
+		{"api_key = os.environ.get('K') and token=SECRET_VALUE", nil},
+		{"Prescriptions: Lisinopril 10mg, daily", []string{"medication=Lisinopril 10mg"}},
+		{"mobile=555 0100 | x", []string{"phone_number=555 0100"}},
+		{"diagnosis: none", nil},
+		{"she filed a grievance after the written warning", []string{"disciplinary_action=written warning", "hr_complaint=grievance"}},
+		{"D.O.B. 1990-02-03", nil},
 	}
 	ps := newPatternSet(DefaultConfig().Detectors)
 	for _, c := range cases {
