@@ -67,12 +67,6 @@ var ruleTriggers = map[string][]string{
 	"employment_status":   {"terminated", "termination", "laid off", "let go", "severance"},
 }
 
-// keyTriggers are the first words of the key-name stems.
-var keyTriggers = []string{"ssn", "social", "sin", "health", "mrn", "medical", "nam", "diagnos", "condition",
-	"medication", "prescription", "drug", "rx", "account", "iban", "credit", "card", "pan", "salary",
-	"compensation", "base", "income", "date", "dob", "birth", "home", "mailing", "address", "disciplinary",
-	"phone", "telephone", "mobile", "performance", "patient", "student", "customer", "full"}
-
 // Start classes.
 const (
 	startAny    byte = iota
@@ -203,23 +197,26 @@ func strip(v string) string { return strings.TrimSpace(v) }
 var ninoExcluded = map[string]bool{"BG": true, "GB": true, "NK": true, "KN": true, "TN": true, "NT": true, "ZZ": true}
 
 // keyStems are the key-name detector's 16 sensitive field names.
-var keyStems = []struct{ stem, dt string }{
-	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn"},
-	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin"},
-	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier"},
-	{`diagnos(?:is|es)|condition`, "health_condition"},
-	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication"},
-	{`account[_ ]?(?:number|no|id)|iban`, "account_number"},
-	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card"},
-	{`salary|compensation|base[_ ]?pay`, "salary"},
-	{`income`, "income"},
-	{`credit[_ ]?score`, "credit_score"},
-	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth"},
-	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address"},
-	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action"},
-	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number"},
-	{`performance[_ ]?review`, "performance_review"},
-	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name"},
+var keyStems = []struct {
+	stem, dt string
+	first    []string // the words a key of the stem starts with
+}{
+	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn", []string{"ssn", "social"}},
+	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin", []string{"sin", "social"}},
+	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier", []string{"health", "mrn", "medical", "nam"}},
+	{`diagnos(?:is|es)|condition`, "health_condition", []string{"diagnos", "condition"}},
+	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication", []string{"medication", "prescription", "drug", "rx"}},
+	{`account[_ ]?(?:number|no|id)|iban`, "account_number", []string{"account", "iban"}},
+	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card", []string{"credit", "card", "pan"}},
+	{`salary|compensation|base[_ ]?pay`, "salary", []string{"salary", "compensation", "base"}},
+	{`income`, "income", []string{"income"}},
+	{`credit[_ ]?score`, "credit_score", []string{"credit"}},
+	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth", []string{"date", "dob", "birth"}},
+	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address", []string{"home", "mailing", "address"}},
+	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action", []string{"disciplinary"}},
+	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number", []string{"phone", "telephone", "mobile"}},
+	{`performance[_ ]?review`, "performance_review", []string{"performance"}},
+	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name", []string{"patient", "student", "customer", "full"}},
 }
 
 func buildRules() []rule {
@@ -322,7 +319,7 @@ func buildRules() []rule {
 	}
 	for _, k := range keyStems {
 		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
-		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1,
+		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
 			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
 			value: func(v string) string {
 				v = strings.TrimSpace(v)
@@ -377,10 +374,10 @@ func finishRules(rs []rule) []rule {
 			}
 			r.pre = preChecks[k]
 		}
-		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 {
+		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 && r.family != famKeyname {
 			r.triggers = t
 		}
-		if r.dt == "health_identifier" && strings.Contains(src, "mrn") {
+		if r.dt == "health_identifier" && strings.Contains(src, "mrn") && r.family == famHealthcare {
 			r.starts, r.triggers = startAny, []string{"mrn", "medical record", "health"}
 		}
 		if r.dt == "health_condition" && r.family == famHealthcare {
@@ -391,7 +388,6 @@ func finishRules(rs []rule) []rule {
 		}
 		if r.family == famKeyname {
 			r.starts = startAny
-			r.triggers = keyTriggers
 		}
 		switch r.dt {
 		case "ssn", "sin", "ip_address":
@@ -468,9 +464,26 @@ var preChecks = map[string]func(t string, p int) bool{
 		return n >= 1 && n <= 4 && byteAt(t, p+n) == ':'
 	},
 	"address": func(t string, p int) bool {
+		if t[p] >= 0x80 {
+			return true
+		}
 		n := asciiRun(t, p, isDigit)
-		c := byteAt(t, p+n)
-		return t[p] >= 0x80 || n >= 1 && n <= 5 && (isSpaceOrHigh(c) || c == '-')
+		if n < 1 || n > 5 {
+			return false
+		}
+		i := p + n
+		if c := byteAt(t, i); c == '-' || c == ' ' {
+			if k := asciiRun(t, i+1, isDigit); k >= 1 {
+				i += 1 + k
+			}
+		}
+		sp := 0
+		for i < len(t) && isSpaceOrHigh(t[i]) && t[i] < 0x80 {
+			i++
+			sp++
+		}
+		c := byteAt(t, i)
+		return c >= 0x80 || sp > 0 && (c|0x20)-'a' < 26
 	},
 	"postal_code": func(t string, p int) bool {
 		return isDigit(byteAt(t, p+1)) && (byteAt(t, p+2)|0x20)-'a' < 26
@@ -485,6 +498,22 @@ var preChecks = map[string]func(t string, p int) bool{
 	"health_identifier": func(t string, p int) bool {
 		return isUpper(byteAt(t, p+1)) && isUpper(byteAt(t, p+2))
 	},
+}
+
+// keyPre: a key name is followed, after letters, spaces, `_`, `-` or quotes,
+// by `:` or `=`.
+func keyPre(t string, p int) bool {
+	for i := p; i < len(t) && i < p+64; i++ {
+		c := t[i]
+		switch {
+		case c == ':' || c == '=':
+			return true
+		case (c|0x20)-'a' < 26, c == '_', c == ' ', c == '\t', c == '\n', c == '\r', c == '"', c == '\'', c == '-', c >= 0x80:
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
