@@ -674,6 +674,7 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 
 // ruleState is the per-event scratch of runRules.
 type ruleState struct {
+	lower []byte  // the event text, ASCII lower case
 	cands [][]int // per rule: trigger positions
 	cls   [startEmail + 1][]int
 }
