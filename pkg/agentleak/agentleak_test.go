@@ -93,13 +93,30 @@ func TestDetectors(t *testing.T) {
 		{"to DE89370400440532013000 please", []string{"iban=DE89370400440532013000"}},
 		{"lives at 12 Oak Lane. Then", []string{"address=12 Oak Lane."}},
 		{"patient Marie Curie was seen", []string{"person_name=Marie Curie"}},
-		{"dob: 1980-01-31", []string{"date_of_birth=1980-01-31"}},
+		// The pii rule and the key-name rule both report it; the scanner keeps one per event.
+		{"dob: 1980-01-31", []string{"date_of_birth=1980-01-31", "date_of_birth=1980-01-31"}},
+		{"mortgage: $410,000, balance: 2,300", []string{"loan_amount=410,000,", "account_balance=2,300"}}, // engine quirk: [0-9,] keeps a trailing comma
+		{"x", nil},
+		{"version 10.2.3.4 and host 10.2.3.5", []string{"ip_address=10.2.3.5"}},
+		{"BG123456A and AB123456C", []string{"national_insurance_number=AB123456C"}},
+		{"card 4111 1111 1111 1112 invalid", nil},
 		{"host 10.0.0.12 up", []string{"ip_address=10.0.0.12"}},
-		{"key sk-abcdefghijklmnopqrstuvwx1234", []string{"api_key=sk-abcdefghijklmnopqrstuvwx1234"}},
+		{"key sk-abcdefghijklmnopqrstuvwx1234", []string{"llm_api_key=sk-abcdefghijklmnopqrstuvwx1234"}},
 		{"password: hunter22!", []string{"secret_assignment=hunter22!"}},
 		{"she has diabetes; on insulin", []string{"health_condition=diabetes", "medication=insulin"}},
 		{"salary $95,000 after the performance review", []string{"salary=95,000", "performance_review=performance review"}},
 		{"nothing to see here, 2022-01-01 at 10:00", nil},
+		// Rules of the engine that the shared packs do not need: written from
+		// its documented patterns.
+		{"build 10.1.2.3 then 10.1.2.4", []string{"ip_address=10.1.2.4"}},
+		{"Authorization: Bearer abcdefghijklmnop1234", []string{"bearer_token=abcdefghijklmnop1234"}},
+		{"db postgres://app:pw@db.internal:5432/x ok", []string{"email=pw@db.internal", "connection_string=postgres://app:pw@db.internal:5432/x"}}, // engine quirk: the credentials read as an email,
+		{"api_key = os.environ.get('K') and token=SECRET_VALUE", nil},
+		{"Prescriptions: Lisinopril 10mg, daily", []string{"medication=Lisinopril 10mg"}},
+		{"mobile=555 0100 | x", []string{"phone_number=555 0100"}},
+		{"diagnosis: none", nil},
+		{"she filed a grievance after the written warning", []string{"disciplinary_action=written warning", "hr_complaint=grievance"}},
+		{"D.O.B. 1990-02-03", nil},
 	}
 	ps := newPatternSet(DefaultConfig().Detectors)
 	for _, c := range cases {

@@ -207,12 +207,22 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
+	packs := []string{}
+	for _, en := range entries {
+		packs = append(packs, filepath.Join(dir, en.Name()))
+	}
+	cov := filepath.Join(filepath.Dir(dir), "agentleak-coverage")
+	if _, err := os.Stat(filepath.Join(cov, "traces.jsonl")); err == nil {
+		packs = append(packs, cov)
+	} else {
+		t.Logf("coverage pack not found at %s: only the original packs are checked", cov)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| pack | config | traces | canary findings identical | verdict equal | risk index within 0.02 | blocked equal |\n|---|---|---|---|---|---|---|\n")
 	total := &agreement{types: map[string]*typeCount{}}
 	var diffs []string
-	for _, en := range entries {
-		pd := filepath.Join(dir, en.Name())
+	for _, pd := range packs {
+		name := filepath.Base(pd)
 		if _, err := os.Stat(filepath.Join(pd, "traces.jsonl")); err != nil {
 			continue
 		}
@@ -222,7 +232,10 @@ func TestConformance(t *testing.T) {
 			exp  string
 		}{{"none", nil, "expected.default.jsonl"}, {"init", initCfg, "expected.init.jsonl"}} {
 			ag := runPack(t, pd, run.cfg, readExpected(t, filepath.Join(pd, run.exp)))
-			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", en.Name(), run.name, ag.traces,
+			if name == "agentleak-coverage" {
+				checkCoverage(t, run.name, ag)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", name, run.name, ag.traces,
 				pct(ag.canaryOK, ag.traces), pct(ag.verdictOK, ag.traces), pct(ag.riOK, ag.traces), pct(ag.blockedOK, ag.traces))
 			total.traces += ag.traces
 			total.canaryOK += ag.canaryOK
@@ -241,7 +254,7 @@ func TestConformance(t *testing.T) {
 				tc.extra += c.extra
 			}
 			for _, d := range ag.diffs {
-				diffs = append(diffs, en.Name()+"/"+run.name+" "+d)
+				diffs = append(diffs, name+"/"+run.name+" "+d)
 			}
 		}
 	}
@@ -279,5 +292,33 @@ func TestConformance(t *testing.T) {
 	}
 	if r := pct(total.riOK, total.traces); r < 85 {
 		t.Errorf("risk index agreement %.1f%%, want >= 85%%", r)
+	}
+}
+
+// checkCoverage holds the coverage pack to the bar: verdict equal on
+// 98% of traces, risk index within 0.02 on 95%, canary findings identical,
+// 98% of the engine's findings matched with at most 2% extra.
+func checkCoverage(t *testing.T, cfg string, ag *agreement) {
+	var matched, missed, extra int
+	for _, c := range ag.types {
+		matched += c.matched
+		missed += c.missed
+		extra += c.extra
+	}
+	t.Logf("coverage/%s: findings matched %d, missed %d, extra %d", cfg, matched, missed, extra)
+	if v := pct(ag.verdictOK, ag.traces); v < 98 {
+		t.Errorf("coverage/%s: verdict agreement %.1f%%, want >= 98%%", cfg, v)
+	}
+	if r := pct(ag.riOK, ag.traces); r < 95 {
+		t.Errorf("coverage/%s: risk index agreement %.1f%%, want >= 95%%", cfg, r)
+	}
+	if ag.canaryOK != ag.traces {
+		t.Errorf("coverage/%s: canary findings differ on %d traces", cfg, ag.traces-ag.canaryOK)
+	}
+	if m := pct(matched, matched+missed); m < 98 {
+		t.Errorf("coverage/%s: %.1f%% of the engine's findings matched, want >= 98%%", cfg, m)
+	}
+	if x := pct(extra, matched+missed); extra > 0 && x > 2 {
+		t.Errorf("coverage/%s: %.1f%% extra findings, want <= 2%%", cfg, x)
 	}
 }

@@ -1,0 +1,772 @@
+package agentleak
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
+// docs/agentleak.md). Each rule is one pattern family with the data type it
+// reports, the group that holds the value and an optional check on the match.
+// Rules run one after the other over the whole event text, the way the
+// engine's detectors do (pii, secrets, healthcare, finance, hr, keyname), so
+// the first finding of a data type and value in an event is the one kept.
+
+type rule struct {
+	family string
+	dt     string // data type reported
+	key    string // key into builtinTypes ("" for keyname rules)
+	re     *regexp.Regexp
+	group  int
+	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
+	keep   func(text string, m []int) bool // a check on one match
+	look   func(text string, m []int) bool // a lookaround of the pattern: no match when false
+	value  func(v string) string           // how the value is cleaned
+
+	// Where a match can start: a character class (starts) or trigger words
+	// (lower case) at whose position, or the quote just before, it may begin.
+	starts   byte
+	triggers []string
+	window   int // bytes a match can span (plus one), 0 for no limit
+	anchored *regexp.Regexp
+	wordHead bool                       // the pattern begins with \b
+	pre      func(t string, p int) bool // a cheap necessary condition at p
+}
+
+// ruleTriggers are the words a keyword-anchored rule starts with.
+var ruleTriggers = map[string][]string{
+	"date_of_birth":       {"dob", "d.o.b.", "date of birth", "born", "birth"},
+	"client_identifier":   {"acc", "cust", "client", "user", "member"},
+	"person_name":         {"patient", "client", "customer", "employee", "name", "mr", "mrs", "ms", "dr", "prof"},
+	"private_key":         {"-----begin"},
+	"aws_access_key":      {"akia"},
+	"github_token":        {"gh"},
+	"slack_token":         {"xox"},
+	"stripe_key":          {"sk_", "rk_"},
+	"llm_api_key":         {"sk-"},
+	"google_api_key":      {"aiza"},
+	"jwt":                 {"eyj"},
+	"bearer_token":        {"bearer"},
+	"connection_string":   {"postgres", "mysql", "mongodb", "redis", "amqp"},
+	"secret_assignment":   {"password", "passwd", "pwd", "secret", "token", "api", "access"},
+	"account_number":      {"account", "acct", "compte"},
+	"credit_score":        {"credit"},
+	"income":              {"income", "revenu", "salary income", "gross income"},
+	"loan_amount":         {"loan", "mortgage", "prêt", "pret"},
+	"account_balance":     {"balance", "solde"},
+	"internal_note":       {"internal", "risk note", "underwriter"},
+	"salary":              {"salary", "salaire", "compensation", "base pay"},
+	"sick_leave":          {"sick leave", "medical leave", "congé", "stress leave", "fmla"},
+	"performance_review":  {"performance", "pip", "évaluation", "valuation", "underperform"},
+	"disciplinary_action": {"disciplinary", "written warning", "final warning", "misconduct", "reprimand", "mesure disciplinaire"},
+	"hr_complaint":        {"grievance", "harassment complaint", "hr complaint", "plainte", "whistleblow"},
+	"employment_status":   {"terminated", "termination", "laid off", "let go", "severance"},
+}
+
+// Start classes.
+const (
+	startAny    byte = iota
+	startDigit       // a digit at a word start
+	startPhone       // a digit, '+' or '(' not after a digit
+	startUpper       // an upper-case letter at a word start
+	startLetter      // a letter at a word start
+	startHex         // a hex digit at a word start
+	startEmail       // the local part before an '@'
+)
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isUpper(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(words ...string) func(text, lower string) bool {
+	return func(_, lower string) bool {
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func digits(text, _ string) bool { return hasDigit(text) }
+
+// dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
+func dictionary(terms []string) *regexp.Regexp {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = regexp.QuoteMeta(t)
+	}
+	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
+	return regexp.MustCompile(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+}
+
+// healthConditions and medications are the engine's healthcare dictionaries.
+var healthConditions = []string{
+	"diabetes", "cancer", "hypertension", "asthma", "depression", "anxiety",
+	"pregnancy", "hiv", "aids", "hepatitis", "schizophrenia", "bipolar",
+	"epilepsy", "alzheimer", "parkinson", "leukemia", "tumor", "stroke",
+	"carcinoma", "colorectal", "melanoma", "lymphoma", "sarcoma", "metastatic",
+	"myocardial infarction", "copd", "cirrhosis", "sclerosis", "psychosis",
+	"diabète", "cancer du", "asthme", "dépression", "grossesse", "carcinome",
+}
+
+var medications = []string{
+	"insulin", "metformin", "chemotherapy", "morphine", "oxycodone",
+	"antidepressant", "antiretroviral", "lithium", "warfarin", "prednisone",
+	"folfox", "folfiri", "oxaliplatin", "5-fu", "fluorouracil", "cisplatin",
+	"carboplatin", "paclitaxel", "docetaxel", "rituximab", "tamoxifen",
+	"insuline", "chimiothérapie",
+}
+
+var (
+	conditionWords  = lowerAll(healthConditions)
+	medicationWords = lowerAll(medications)
+)
+
+func lowerAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.ToLower(w)
+	}
+	return out
+}
+
+// amountSep is the engine's tolerant separator between a keyword and its value.
+const amountSep = `["'\s:=#-]*`
+
+var versionPrefix = regexp.MustCompile(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`)
+
+var secretPlaceholders = map[string]bool{"none": true, "null": true, "true": true, "false": true, "redacted": true, "xxxxxx": true, "******": true}
+
+var (
+	secretReference = regexp.MustCompile(`(?i)^(?:os\.environ|os\.getenv|getenv|environ|.*\.get\(|.*\(|(?:self|settings|config|cfg|conf|env|os|process)\.)`)
+	constantRef     = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	trivialValue    = regexp.MustCompile(`(?i)^(?:none|null|n/?a|true|false|redacted|unknown|\?+|-+|x{3,}|\*{2,}|<[^>]*>|\{\{.*|\$\{.*)$`)
+)
+
+// luhn checks 13 to 16 digits.
+func luhn(s string) bool {
+	var d []int
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			z := r
+			for unicode.IsDigit(z - 1) {
+				z--
+			}
+			d = append(d, int(r-z)%10)
+		}
+	}
+	if len(d) < 13 || len(d) > 16 {
+		return false
+	}
+	sum := 0
+	for i := range d {
+		x := d[len(d)-1-i]
+		if i%2 == 1 {
+			x *= 2
+			if x > 9 {
+				x -= 9
+			}
+		}
+		sum += x
+	}
+	return sum%10 == 0
+}
+
+func strip(v string) string { return strings.TrimSpace(v) }
+
+var ninoExcluded = map[string]bool{"BG": true, "GB": true, "NK": true, "KN": true, "TN": true, "NT": true, "ZZ": true}
+
+// keyStems are the key-name detector's 16 sensitive field names.
+var keyStems = []struct {
+	stem, dt string
+	first    []string // the words a key of the stem starts with
+}{
+	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn", []string{"ssn", "social"}},
+	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin", []string{"sin", "social"}},
+	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier", []string{"health", "mrn", "medical", "nam"}},
+	{`diagnos(?:is|es)|condition`, "health_condition", []string{"diagnos", "condition"}},
+	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication", []string{"medication", "prescription", "drug", "rx"}},
+	{`account[_ ]?(?:number|no|id)|iban`, "account_number", []string{"account", "iban"}},
+	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card", []string{"credit", "card", "pan"}},
+	{`salary|compensation|base[_ ]?pay`, "salary", []string{"salary", "compensation", "base"}},
+	{`income`, "income", []string{"income"}},
+	{`credit[_ ]?score`, "credit_score", []string{"credit"}},
+	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth", []string{"date", "dob", "birth"}},
+	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address", []string{"home", "mailing", "address"}},
+	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action", []string{"disciplinary"}},
+	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number", []string{"phone", "telephone", "mobile"}},
+	{`performance[_ ]?review`, "performance_review", []string{"performance"}},
+	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name", []string{"patient", "student", "customer", "full"}},
+}
+
+func buildRules() []rule {
+	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
+		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pyClasses(pat)), group: group, gate: gate}
+	}
+	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
+	up := func(t, _ string) bool { return hasUpper(t) }
+	rs := []rule{
+		r(famPII, "email", "email", `[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+`, 0, at),
+		r(famPII, "ssn", "ssn", `\b\d{3}-\d{2}-\d{4}\b`, 0, digits),
+		r(famPII, "sin", "sin", `\b\d{3}[- ]\d{3}[- ]\d{3}\b`, 0, digits),
+		r(famPII, "phone_number", "phone_number", `(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`, 0, digits),
+		r(famPII, "credit_card", "credit_card", `\b(?:\d[ -]?){13,16}\b`, 0, digits),
+		r(famPII, "ip_address", "ip_address", `\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, 0, digits),
+		r(famPII, "ip_address", "ip_address", `\b(?:[A-Fa-f0-9]{1,4}:){3,7}[A-Fa-f0-9]{1,4}\b|\b(?:[A-Fa-f0-9]{1,4}:){1,6}:[A-Fa-f0-9]{1,4}\b`, 0, func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 }),
+		r(famPII, "date_of_birth", "date_of_birth", `(?i)\b(?:dob|d\.o\.b\.|date of birth|born|birth ?date)\b[:\s]*(\d{4}-\d{2}-\d{2}|\d{1,2}[/-]\d{1,2}[/-]\d{2,4})`, 1, contains("dob", "d.o.b.", "birth", "born")),
+		r(famPII, "client_identifier", "client_identifier", `(?i)\b(?:ACC|ACCT|CUST|CLIENT|USER|MEMBER)[-_]?\d{3,}\b`, 0, contains("acc", "cust", "client", "user", "member")),
+		r(famPII, "national_insurance_number", "national_insurance_number", `\b[ABCEGHJ-PRSTW-Z][ABCEGHJ-NPRSTW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b`, 0, up),
+		r(famPII, "person_name", "person_name", `\b(?i:patient|client|customer|employee|name|mr|mrs|ms|dr|prof)\b["'\s:_]+([A-ZÀ-Ý][a-zà-ÿ]+(?:[ -][A-ZÀ-Ý][a-zà-ÿ]+){1,2})`, 1, contains("patient", "client", "customer", "employee", "name", "mr", "ms", "dr", "prof")),
+		r(famPII, "address", "address", `(?i)\b\d{1,5}\s+(?:[A-Z][A-Za-z.]+\s){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Court|Ct|Way|Place|Pl)\b\.?`, 0, digits),
+		r(famPII, "address", "address", `(?i)\b\d{1,5}(?:[-\s]\d{1,4})?\s+(?:Rue|Avenue|Av|Boulevard|Boul|Bd|Chemin|Ch|C[ôo]te|Place|All[ée]e|Impasse|Mont[ée]e|Rang|Croissant|Promenade|Terrasse|Carr[ée])\.?\s+[A-ZÀ-Ý][\wÀ-ÿ'’.-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’.-]+){0,3}`, 0, digits),
+		r(famPII, "address", "postal_code", `\b[A-Za-z]\d[A-Za-z][ -]?\d[A-Za-z]\d\b`, 0, digits),
+
+		r(famSecrets, "private_key", "private_key", `-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP )?PRIVATE KEY-----`, 0, func(t, _ string) bool { return strings.Contains(t, "-----BEGIN") }),
+		r(famSecrets, "aws_access_key", "aws_access_key", `\bAKIA[0-9A-Z]{16}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AKIA") }),
+		r(famSecrets, "github_token", "github_token", `\bgh[oprsu]_[A-Za-z0-9]{36}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "gh") }),
+		r(famSecrets, "slack_token", "slack_token", `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "xox") }),
+		r(famSecrets, "stripe_key", "stripe_key", `\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "k_") }),
+		r(famSecrets, "llm_api_key", "llm_api_key", `\bsk-(?:proj|svcacct|admin|ant-api\d{2})?-?[A-Za-z0-9_-]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "sk-") }),
+		r(famSecrets, "google_api_key", "google_api_key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AIza") }),
+		r(famSecrets, "jwt", "jwt", `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\b`, 0, func(t, _ string) bool { return strings.Contains(t, "eyJ") }),
+		r(famSecrets, "bearer_token", "bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`, 1, contains("bearer")),
+		r(famSecrets, "connection_string", "connection_string", `(?i)\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?)://[^\s'"]+`, 0, func(t, _ string) bool { return strings.Contains(t, "://") }),
+		r(famSecrets, "secret_assignment", "secret_assignment", `(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*[:=]\s*["']?([^"'\s,}]{6,})`, 2, contains("pass", "pwd", "secret", "token", "key")),
+
+		r(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0, digits),
+		r(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0, digits),
+		r(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1, contains("mrn", "medical record", "health")),
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...)},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...)},
+
+		r(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0, digits),
+		r(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1, contains("acc", "compte")),
+		r(famFinance, "credit_score", "credit_score", `(?i)\bcredit\s*score`+amountSep+`([0-9]{3})\b`, 1, contains("credit")),
+		r(famFinance, "income", "income", `(?i)\b(?:income|revenue|revenu|salary income|gross income)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("income", "revenu")),
+		r(famFinance, "loan_amount", "loan_amount", `(?i)\b(?:loan|mortgage|prêt|pret)(?:\s*(?:amount|montant))?`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("loan", "mortgage", "prêt", "pret")),
+		r(famFinance, "account_balance", "account_balance", `(?i)\b(?:balance|solde)`+amountSep+`\$?([0-9][0-9,]{2,})`, 1, contains("balance", "solde")),
+		r(famFinance, "internal_note", "internal_note", `(?i)\b(?:internal (?:risk )?note|risk note|underwriter note|internal assessment)\b`, 0, contains("note", "internal assessment")),
+
+		r(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("salary", "salaire", "compensation", "base pay")),
+		r(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0, contains("leave", "congé", "fmla")),
+		r(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0, contains("performance", "pip", "valuation", "underperform")),
+		r(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0, contains("disciplinary", "disciplinaire", "warning", "misconduct", "reprimand")),
+		r(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0, contains("grievance", "complaint", "plainte", "whistleblow")),
+		r(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0, contains("terminat", "laid off", "let go", "severance")),
+	}
+	for i := range rs {
+		switch rs[i].dt {
+		case "phone_number":
+			rs[i].look = func(t string, m []int) bool {
+				return !(m[0] > 0 && isDigit(t[m[0]-1])) && !(m[1] < len(t) && isDigit(t[m[1]]))
+			}
+			rs[i].value = strip
+		case "credit_card":
+			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
+			rs[i].value = strip
+		case "national_insurance_number":
+			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
+		case "health_identifier":
+			if strings.HasPrefix(rs[i].re.String(), `\b(?:NAM`) {
+				rs[i].keep = func(t string, m []int) bool {
+					v := t[m[0]:m[1]]
+					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
+					for _, tight := range namTight.FindAllString(t, -1) {
+						if tight == n || tight == v {
+							return false
+						}
+					}
+					return true
+				}
+			}
+		case "iban":
+			rs[i].keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
+		case "bearer_token":
+			rs[i].keep = func(t string, m []int) bool { return !strings.HasPrefix(t[m[2]:m[3]], "eyJ") }
+		case "secret_assignment":
+			rs[i].keep = func(t string, m []int) bool {
+				v := t[m[4]:m[5]]
+				return !secretPlaceholders[strings.ToLower(v)] && !secretReference.MatchString(v) && !constantRef.MatchString(v)
+			}
+		case "address":
+			rs[i].value = strip
+		}
+		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `\b(?:(?:25`) {
+			rs[i].keep = func(t string, m []int) bool {
+				return !versionPrefix.MatchString(t[max(0, m[0]-16):m[0]])
+			}
+		}
+	}
+	for _, k := range keyStems {
+		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
+		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
+			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
+			value: func(v string) string {
+				v = strings.TrimSpace(v)
+				v = strings.Trim(v, `"'`)
+				v = strings.TrimSpace(v)
+				if len([]rune(v)) < 2 || trivialValue.MatchString(v) {
+					return ""
+				}
+				return v
+			}})
+	}
+	return rs
+}
+
+var engineRules = finishRules(buildRules())
+
+func finishRules(rs []rule) []rule {
+	for i := range rs {
+		r := &rs[i]
+		src := r.re.String()
+		r.anchored = regexp.MustCompile(`^(?:` + src + `)`)
+		r.wordHead = strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)
+		switch r.dt {
+		case "email":
+			r.starts = startEmail
+		case "ssn", "sin", "credit_card", "address":
+			r.starts = startDigit
+			if r.key == "postal_code" {
+				r.starts = startLetter
+			}
+		case "phone_number":
+			r.starts = startPhone
+		case "national_insurance_number", "iban":
+			r.starts = startUpper
+		case "ip_address":
+			r.starts = startDigit
+			if strings.Contains(src, "A-Fa-f") {
+				r.starts = startHex
+			}
+		case "health_identifier":
+			r.starts = startUpper
+		}
+		if r.starts != startAny && r.starts != startEmail && !strings.Contains(src, "mrn") && r.family != famKeyname {
+			k := r.dt
+			switch {
+			case r.key == "postal_code":
+				k = "postal_code"
+			case r.dt == "ip_address" && r.starts == startHex:
+				k = "ip_colon"
+			case r.dt == "ip_address":
+				k = "ip_dot"
+			}
+			r.pre = preChecks[k]
+		}
+		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 && r.family != famKeyname {
+			r.triggers = t
+		}
+		if r.dt == "health_identifier" && strings.Contains(src, "mrn") && r.family == famHealthcare {
+			r.starts, r.triggers = startAny, []string{"mrn", "medical record", "health"}
+		}
+		if r.dt == "health_condition" && r.family == famHealthcare {
+			r.triggers = conditionWords
+		}
+		if r.dt == "medication" && r.family == famHealthcare {
+			r.triggers = medicationWords
+		}
+		if r.family == famKeyname {
+			r.starts = startAny
+		}
+		switch r.dt {
+		case "ssn", "sin", "ip_address":
+			r.window = 64
+		case "credit_card", "iban", "national_insurance_number":
+			r.window = 160
+		case "phone_number":
+			r.window = 96
+		}
+		if r.key == "postal_code" {
+			r.window = 32
+		}
+	}
+	return rs
+}
+
+// Cheap necessary conditions at a start position. Any byte above 0x7f
+// (a Unicode digit or space may be there) leaves the decision to the regex.
+func asciiRun(t string, p int, pred func(byte) bool) int {
+	n := 0
+	for p+n < len(t) && t[p+n] < 0x80 && pred(t[p+n]) {
+		n++
+	}
+	return n
+}
+
+func byteAt(t string, i int) byte {
+	if i < len(t) {
+		return t[i]
+	}
+	return 0
+}
+
+func isSpaceOrHigh(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c >= 0x80
+}
+
+// digitsIn counts ASCII digits in t[p:p+w]; hi reports a byte above 0x7f.
+func digitsIn(t string, p, w int) (n int, hi bool) {
+	for i := p; i < len(t) && i < p+w; i++ {
+		if isDigit(t[i]) {
+			n++
+		} else if t[i] >= 0x80 {
+			hi = true
+		}
+	}
+	return n, hi
+}
+
+var preChecks = map[string]func(t string, p int) bool{
+	"ssn": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		return n == 3 && byteAt(t, p+3) == '-' || t[p] >= 0x80 || n == 3 && byteAt(t, p+3) >= 0x80
+	},
+	"sin": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		c := byteAt(t, p+3)
+		return t[p] >= 0x80 || n == 3 && (c == '-' || c == ' ' || c >= 0x80)
+	},
+	"credit_card": func(t string, p int) bool {
+		n, hi := digitsIn(t, p, 40)
+		return n >= 13 || hi
+	},
+	"phone_number": func(t string, p int) bool {
+		n, hi := digitsIn(t, p, 30)
+		return n >= 10 || hi
+	},
+	"ip_dot": func(t string, p int) bool {
+		n := asciiRun(t, p, isDigit)
+		return t[p] >= 0x80 || n >= 1 && n <= 3 && byteAt(t, p+n) == '.'
+	},
+	"ip_colon": func(t string, p int) bool {
+		n := asciiRun(t, p, func(c byte) bool { return isDigit(c) || (c|0x20)-'a' < 6 })
+		return n >= 1 && n <= 4 && byteAt(t, p+n) == ':'
+	},
+	"address": func(t string, p int) bool {
+		if t[p] >= 0x80 {
+			return true
+		}
+		n := asciiRun(t, p, isDigit)
+		if n < 1 || n > 5 {
+			return false
+		}
+		i := p + n
+		if c := byteAt(t, i); c == '-' || c == ' ' {
+			if k := asciiRun(t, i+1, isDigit); k >= 1 {
+				i += 1 + k
+			}
+		}
+		sp := 0
+		for i < len(t) && isSpaceOrHigh(t[i]) && t[i] < 0x80 {
+			i++
+			sp++
+		}
+		c := byteAt(t, i)
+		return c >= 0x80 || sp > 0 && (c|0x20)-'a' < 26
+	},
+	"postal_code": func(t string, p int) bool {
+		return isDigit(byteAt(t, p+1)) && (byteAt(t, p+2)|0x20)-'a' < 26
+	},
+	"national_insurance_number": func(t string, p int) bool {
+		c := byteAt(t, p+2)
+		return isUpper(byteAt(t, p+1)) && (isDigit(c) || isSpaceOrHigh(c))
+	},
+	"iban": func(t string, p int) bool {
+		return isUpper(byteAt(t, p+1)) && isDigit(byteAt(t, p+2)) && isDigit(byteAt(t, p+3))
+	},
+	"health_identifier": func(t string, p int) bool {
+		return isUpper(byteAt(t, p+1)) && isUpper(byteAt(t, p+2))
+	},
+}
+
+// keyPre: a key name is followed, after letters, spaces, `_`, `-` or quotes,
+// by `:` or `=`.
+func keyPre(t string, p int) bool {
+	for i := p; i < len(t) && i < p+64; i++ {
+		c := t[i]
+		switch {
+		case c == ':' || c == '=':
+			return true
+		case (c|0x20)-'a' < 26, c == '_', c == ' ', c == '\t', c == '\n', c == '\r', c == '"', c == '\'', c == '-', c >= 0x80:
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
+
+// pyClasses widens \d and \s to Python's Unicode meaning (any decimal
+// digit, any Unicode space), inside and outside character classes.
+func pyClasses(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			switch p[i+1] {
+			case 'd':
+				b.WriteString(`\p{Nd}`)
+			case 's':
+				if inClass {
+					b.WriteString(`\s\p{Z}\x{85}\x{1c}-\x{1f}`)
+				} else {
+					b.WriteString(`[\s\p{Z}\x{85}\x{1c}-\x{1f}]`)
+				}
+			default:
+				b.WriteByte(c)
+				b.WriteByte(p[i+1])
+			}
+			i++
+			continue
+		}
+		if c == '[' && !inClass {
+			inClass = true
+		} else if c == ']' && inClass {
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// unicodeBound reports whether Python's Unicode \b holds at byte offset i.
+func unicodeBound(t string, i int) bool {
+	before, after := false, false
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(t[:i])
+		before = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+	}
+	if i < len(t) {
+		r, _ := utf8.DecodeRuneInString(t[i:])
+		after = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+	}
+	return before != after
+}
+
+// nonASCII reports a match whose edge \b holds only in ASCII terms
+// (a letter or digit of another script touches it).
+func (r *rule) nonASCII(t string, m []int) bool {
+	src := r.re.String()
+	if strings.Contains(src, `\b`) {
+		if (strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)) && !unicodeBound(t, m[0]) {
+			return true
+		}
+		if strings.HasSuffix(src, `\b`) && !unicodeBound(t, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// runRules runs the enabled rules over text the way Python's finditer does:
+// left to right, each match starting at or after the end of the previous
+// one. Each rule is tried only where it can start (a character class or a
+// trigger word found by one automaton pass), anchored there, within a window.
+func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
+	st := ps.state
+	for i := range st.cands {
+		st.cands[i] = st.cands[i][:0]
+	}
+	trigMatcher.each(unsafe.Slice(unsafe.StringData(lower), len(lower)), func(id, p, _ int) {
+		for _, ri := range trigRules[id] {
+			r := &engineRules[ri]
+			if !ps.fam[r.family] {
+				continue
+			}
+			c := st.cands[ri]
+			if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
+				c = append(c, p-1)
+			}
+			if p > 0 && text[p-1] >= 0x80 {
+				_, n := utf8.DecodeLastRuneInString(text[:p])
+				c = append(c, p-n)
+			}
+			if r.family != famKeyname || unicodeBound(text, p) {
+				c = append(c, p)
+			}
+			st.cands[ri] = c
+		}
+	})
+	st.classes(text)
+	for i := range engineRules {
+		r := &engineRules[i]
+		if !ps.fam[r.family] {
+			continue
+		}
+		var cands []int
+		if len(r.triggers) > 0 {
+			cands = st.cands[i]
+			if len(cands) == 0 {
+				continue
+			}
+			sort.Ints(cands)
+		} else {
+			cands = st.cls[r.starts]
+		}
+		prevEnd, last := -1, -1
+		for _, p := range cands {
+			if p < prevEnd || p == last {
+				continue
+			}
+			last = p
+			if r.wordHead && !unicodeBound(text, p) {
+				continue
+			}
+			end := len(text)
+			if r.window > 0 && p+r.window < end {
+				end = p + r.window
+			}
+			if r.pre != nil && !r.pre(text, p) {
+				continue
+			}
+			m := r.anchored.FindStringSubmatchIndex(text[p:end])
+			if m == nil {
+				continue
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += p
+				}
+			}
+			if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
+				continue
+			}
+			prevEnd = m[1]
+			if m[1] == m[0] {
+				prevEnd++
+			}
+			if r.keep != nil && !r.keep(text, m) {
+				continue
+			}
+			v := text[m[2*r.group]:m[2*r.group+1]]
+			if r.value != nil {
+				if v = r.value(v); v == "" {
+					continue
+				}
+			}
+			emit(r.dt, r.key, r.family, v)
+		}
+	}
+}
+
+// ruleState is the per-event scratch of runRules.
+type ruleState struct {
+	lower []byte  // the event text, ASCII lower case
+	cands [][]int // per rule: trigger positions
+	cls   [startEmail + 1][]int
+}
+
+func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
+
+// classes lists the start positions of every character class in one pass.
+func (st *ruleState) classes(t string) {
+	for i := range st.cls {
+		st.cls[i] = st.cls[i][:0]
+	}
+	prevWord, prevDigit := false, false
+	for i := 0; i < len(t); {
+		c := rune(t[i])
+		n := 1
+		var word, digit bool
+		if c < 0x80 {
+			b := byte(c)
+			digit = isDigit(b)
+			word = isWordByte(b)
+			if !prevWord && word {
+				switch {
+				case digit:
+					st.cls[startDigit] = append(st.cls[startDigit], i)
+					st.cls[startHex] = append(st.cls[startHex], i)
+				case isUpper(b) || isLower(b):
+					st.cls[startLetter] = append(st.cls[startLetter], i)
+					if isUpper(b) {
+						st.cls[startUpper] = append(st.cls[startUpper], i)
+					}
+					if (b|0x20)-'a' < 6 {
+						st.cls[startHex] = append(st.cls[startHex], i)
+					}
+				}
+			}
+			if !prevDigit && (digit || b == '+' || b == '(') {
+				st.cls[startPhone] = append(st.cls[startPhone], i)
+			}
+		} else {
+			c, n = utf8.DecodeRuneInString(t[i:])
+			digit = unicode.IsDigit(c)
+			word = isWordRune(c)
+			if digit && !prevWord {
+				st.cls[startDigit] = append(st.cls[startDigit], i)
+			}
+			if digit && !prevDigit {
+				st.cls[startPhone] = append(st.cls[startPhone], i)
+			}
+		}
+		prevWord, prevDigit = word, digit
+		i += n
+	}
+	for off := 0; ; {
+		k := strings.IndexByte(t[off:], '@')
+		if k < 0 {
+			break
+		}
+		at := off + k
+		off = at + 1
+		s := at
+		for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+			s--
+		}
+		if s < at {
+			st.cls[startEmail] = append(st.cls[startEmail], s)
+		}
+	}
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+}
+
+var (
+	trigMatcher *matcher
+	trigRules   [][]int // trigger word id -> rule indexes
+)
+
+func init() {
+	idx := map[string]int{}
+	var words []string
+	for ri := range engineRules {
+		for _, w := range engineRules[ri].triggers {
+			id, ok := idx[w]
+			if !ok {
+				id = len(words)
+				idx[w] = id
+				words = append(words, w)
+				trigRules = append(trigRules, nil)
+			}
+			trigRules[id] = append(trigRules[id], ri)
+		}
+	}
+	trigMatcher = newMatcher(words)
+}
