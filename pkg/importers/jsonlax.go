@@ -108,12 +108,13 @@ func (d *laxDoc) decode(src *source, v any, what string) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off := d.origOffset(int(se.Offset))
+		// Offset is just after the offending byte
+		off := d.origOffset(max(int(se.Offset)-1, 0))
 		l, c := lineCol(d.orig, off)
 		if int(se.Offset) >= len(d.out) {
 			return src.errorf(l, c, "", "not a complete %s file (cut short?): %v", what, se)
 		}
-		return src.errorf(l, c, "", "not a %s file: %v", what, se)
+		return src.errorf(l, c, "", "not a valid %s file: %v", what, se)
 	case errors.As(err, &te):
 		off := d.origOffset(int(te.Offset))
 		l, c := lineCol(d.orig, off)
@@ -121,9 +122,9 @@ func (d *laxDoc) decode(src *source, v any, what string) error {
 		if te.Field != "" {
 			ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
-		return src.errorf(l, c, ptr, "not a %s file: %s where %s was expected", what, te.Value, te.Type)
+		return src.errorf(l, c, ptr, "not a valid %s file: %s where %s was expected", what, te.Value, te.Type)
 	}
-	return src.errorf(0, 0, "", "not a %s file: %v", what, err)
+	return src.errorf(0, 0, "", "not a valid %s file: %v", what, err)
 }
 
 // nonFiniteWarnings reports each bare token lax rewrote, at its place.
