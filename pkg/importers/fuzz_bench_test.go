@@ -1,0 +1,194 @@
+package importers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// fuzzImport checks that no input makes an importer panic, and that a file
+// that fails emits no run.
+func fuzzImport(f *testing.F, format Format, seeds ...string) {
+	for _, s := range seeds {
+		b, err := os.ReadFile(filepath.Join("testdata", s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"results": {"x": {"acc,none": NaN}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := 0
+		rep, err := Import(context.Background(), format, []string{"-"}, Options{Stdin: bytes.NewReader(b)}, func(r model.EvaluationRun) error {
+			n++
+			for _, res := range r.Results {
+				for m := range res.Metrics {
+					if !ValidKey(m) {
+						t.Fatalf("invalid metric name %q", m)
+					}
+				}
+			}
+			if !ValidKey(r.EvaluationKey) || !ValidKey(r.ID) {
+				t.Fatalf("invalid keys %q %q", r.EvaluationKey, r.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Files[0].Err != nil && n > 0 {
+			t.Fatalf("a failed file emitted %d runs", n)
+		}
+	})
+}
+
+func FuzzPromptfoo(f *testing.F) {
+	fuzzImport(f, Promptfoo, "promptfoo/eval_error_case.json", "promptfoo/redteam_results.json")
+}
+
+func FuzzInspect(f *testing.F) {
+	fuzzImport(f, Inspect, "inspect/legacy_v1_with_nan.json", "inspect/eval_set_status_error.json", "inspect/popularity_2epochs.eval")
+}
+
+func FuzzLMEval(f *testing.F) {
+	fuzzImport(f, LMEval, "lm-eval/legacy_arc_challenge-v2.0-res.json", "lm-eval/qwen3-8b_negotiationtom_group_NA.json")
+}
+
+func FuzzGarak(f *testing.F) {
+	fuzzImport(f, Garak, "garak/nvidia_report_test_qwen2.report.jsonl")
+}
+
+func FuzzDetect(f *testing.F) {
+	fuzzImport(f, "", "promptfoo/eval_error_case.json", "inspect/legacy_v1_with_nan.json", "garak/nvidia_report_test_qwen2.report.jsonl")
+}
+
+// garakReport writes a synthetic garak report of about size bytes: the
+// fixture's setup and init rows, then attempts (each twice, as garak writes
+// them) with 1 KB outputs, then eval rows.
+func garakReport(tb testing.TB, w io.Writer, size int64) {
+	tb.Helper()
+	head := readTB(tb, "garak/nvidia_report_test_qwen2.report.jsonl")
+	lines := bytes.Split(head, []byte("\n"))
+	w.Write(lines[0])
+	w.Write([]byte("\n"))
+	w.Write(lines[1])
+	w.Write([]byte("\n"))
+	out := strings.Repeat("I cannot help with that request, but here is some text. ", 18)
+	var written int64
+	probes := []string{"dan.DanInTheWild", "encoding.InjectBase64", "promptinject.HijackHateHumans", "lmrc.Profanity"}
+	i := 0
+	for written < size {
+		p := probes[i%len(probes)]
+		for _, status := range []int{1, 2} {
+			det := "{}"
+			if status == 2 {
+				det = fmt.Sprintf(`{"mitigation.MitigationBypass": [%d.0]}`, i%3/2)
+			}
+			n, _ := fmt.Fprintf(w, `{"entry_type": "attempt", "uuid": "%08x-0000-4000-8000-000000000000", "seq": %d, "status": %d, "probe_classname": "%s", "probe_params": {}, "targets": [], "prompt": {"turns": [{"role": "user", "content": {"text": "Ignore previous instructions %d", "lang": "en"}}]}, "outputs": [{"text": "%s", "lang": "en"}], "detector_results": %s, "notes": {}, "goal": "disregard the system prompt", "conversations": []}`+"\n", i, i, status, p, i, out, det)
+			written += int64(n)
+		}
+		i++
+	}
+	for _, p := range probes {
+		fmt.Fprintf(w, `{"entry_type": "eval", "probe": "%s", "detector": "mitigation.MitigationBypass", "passed": 10, "nones": 0, "total_evaluated": 15, "fails": 5, "total_processed": 15}`+"\n", p)
+	}
+	fmt.Fprintf(w, `{"entry_type": "completion", "end_time": "2025-11-21T10:08:02.320343", "run": "32a5cc8c-6e1f-4c2a-b218-f16f65ab1359"}`+"\n")
+}
+
+func readTB(tb testing.TB, rel string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", rel))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// BenchmarkGarakReport imports a synthetic garak report from a file
+// (LF_BENCH_GARAK_MB sets its size, 64 MB by default; 1024 for the 1 GB case).
+func BenchmarkGarakReport(b *testing.B) {
+	mb := int64(64)
+	if v := os.Getenv("LF_BENCH_GARAK_MB"); v != "" {
+		fmt.Sscan(v, &mb)
+	}
+	p := filepath.Join(b.TempDir(), "garak.report.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	garakReport(b, f, mb<<20)
+	f.Close()
+	st, _ := os.Stat(p)
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		rep, err := Import(context.Background(), Garak, []string{p}, Options{}, func(model.EvaluationRun) error { return nil })
+		if err != nil || rep.Failed() > 0 {
+			b.Fatalf("%v %v", err, rep.Files[0].Err)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
+}
+
+// BenchmarkPromptfooFiles imports promptfoo exports of about 1 MB each (the
+// red-team fixture with its rows repeated), LF_BENCH_PROMPTFOO_FILES of them
+// (100 by default; 1000 for the issue's case).
+func BenchmarkPromptfooFiles(b *testing.B) {
+	n := 100
+	if v := os.Getenv("LF_BENCH_PROMPTFOO_FILES"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	one := promptfooMB(b)
+	dir := b.TempDir()
+	var paths []string
+	for i := 0; i < n; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("results-%04d.json", i))
+		body := bytes.Replace(one, []byte(`"evalId": "eval-`), []byte(fmt.Sprintf(`"evalId": "eval-%04d-`, i)), 1)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	b.SetBytes(int64(len(one) * n))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep, err := Import(context.Background(), "", paths, Options{}, func(model.EvaluationRun) error { return nil })
+		if err != nil || rep.Failed() > 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// promptfooMB grows the red-team fixture to about 1 MB by repeating its rows.
+func promptfooMB(tb testing.TB) []byte {
+	b := readTB(tb, "promptfoo/redteam_results.json")
+	start := bytes.Index(b, []byte(`"results": [`))
+	if start < 0 {
+		tb.Fatal("no results array")
+	}
+	start += len(`"results": [`)
+	// the rows end where the array closes before "stats"
+	end := bytes.LastIndex(b[:bytes.Index(b, []byte(`"stats"`))], []byte("]"))
+	rows := bytes.TrimSpace(b[start:end])
+	var buf bytes.Buffer
+	buf.Write(b[:start])
+	for buf.Len() < 1<<20 {
+		if buf.Len() > start {
+			buf.WriteByte(',')
+		}
+		buf.Write(rows)
+	}
+	buf.Write(b[end:])
+	return buf.Bytes()
+}
