@@ -207,18 +207,24 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 				CreatedAt     string `json:"created_at"`
 				Status        string `json:"status"`
 				Values        int    `json:"values"`
+				Tool          string `json:"tool,omitempty"`
+				Source        string `json:"source,omitempty"`
 			}
 			out := make([]row, len(rows))
 			for i, r := range rows {
-				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values}
+				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values, r.Tool, r.Source}
 			}
 			return report.JSON(env.Stdout, out)
 		}
 		var table [][]string
 		for _, r := range rows {
-			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values)})
+			tool := r.Tool // imported runs show the tool and its own name or file
+			if r.Source != "" {
+				tool += " (" + r.Source + ")"
+			}
+			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values), tool})
 		}
-		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES"}, table)
+		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES", "TOOL"}, table)
 	case model.KindMethodology:
 		ms, err := store.Methodologies(ctx, st.DB)
 		if err != nil {

@@ -282,11 +282,15 @@ func runValue(run *model.EvaluationRun) map[string]any {
 		}
 		results[i] = map[string]any{"task_specification_key": r.TaskSpecificationKey, "scorer_key": r.ScorerKey, "metrics": metrics}
 	}
-	return map[string]any{
+	v := map[string]any{
 		"evaluation_key": run.EvaluationKey,
 		"id":             run.ID,
 		"created_at":     run.CreatedAt.UTC().Format(time.RFC3339Nano),
 		"status":         run.Status,
 		"results":        results,
 	}
+	if len(run.Metadata) > 0 {
+		v["metadata"] = run.Metadata // where an imported run came from
+	}
+	return v
 }

@@ -47,7 +47,7 @@ var (
 	paramOrder       = []string{"key", "type", "display_name", "description", "default_value", "min", "max", "allowed_values", "values_mapping"}
 	scorerOrder      = []string{"key", "display_name", "description", "domain", "risk_scoring_methodology_key", "scope", "config", "metric", "aggregation", "tags"}
 	scopeOrder       = []string{"evaluation_keys", "task_specification_keys", "scorer_keys", "metric_keys"}
-	runOrder         = []string{"evaluation_key", "id", "created_at", "status", "results"}
+	runOrder         = []string{"evaluation_key", "id", "created_at", "status", "results", "metadata"}
 	resultOrder      = []string{"task_specification_key", "scorer_key", "metrics"}
 	sectionOrder     = []string{"risk_scoring_methodologies", "risk_scorers", "evaluation_runs"}
 )

@@ -129,12 +129,16 @@ type RunRow struct {
 	Status        string
 	YAML          string
 	Values        int
+	Tool          string // metadata.tool of an imported run, "" otherwise
+	Source        string // metadata.original_names.evaluation_key, else metadata.source_file
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
 func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
+		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
+		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
+		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), json_extract(r.body, '$.metadata.source_file'), '')
 		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -143,7 +147,7 @@ func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	var out []RunRow
 	for rows.Next() {
 		var r RunRow
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values); err != nil {
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.Source); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		out = append(out, r)
