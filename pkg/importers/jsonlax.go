@@ -110,6 +110,9 @@ func (d *laxDoc) decode(src *source, v any, what string) error {
 	case errors.As(err, &se):
 		// Offset is just after the offending byte
 		off := d.origOffset(max(int(se.Offset)-1, 0))
+		if int(se.Offset) >= len(d.out) {
+			off = len(d.orig) // the end: where the rest is missing
+		}
 		l, c := lineCol(d.orig, off)
 		if int(se.Offset) >= len(d.out) {
 			return src.errorf(l, c, "", "not a complete %s file (cut short?): %v", what, se)
