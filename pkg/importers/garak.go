@@ -247,13 +247,14 @@ func (g *garakReader) decodeRow(doc *laxDoc, v any, n int) error {
 // attempt counts an evaluated (status 2) attempt once per uuid, reading only
 // the fields it needs; attempts are most of a report's bytes.
 func (g *garakReader) attempt(line []byte, n int) error {
-	st, ok := fieldInt(line, `"status":`)
-	if ok && st != 2 {
-		return nil
+	if st, ok := fieldInt(line, `"status": `); ok && st != 2 {
+		return nil // not evaluated yet: the status-2 row of the same attempt follows
 	}
-	var a garakAttempt
-	if err := json.Unmarshal(lax(line).out, &a); err != nil {
-		return g.src.errorf(n, 1, "", "attempt row is not valid JSON: %v", err)
+	a, ok := fastAttempt(line)
+	if !ok {
+		if err := json.Unmarshal(lax(line).out, &a); err != nil {
+			return g.src.errorf(n, 1, "", "attempt row is not valid JSON: %v", err)
+		}
 	}
 	if a.Status != 2 {
 		return nil
@@ -502,4 +503,78 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run.meta["group_scores"] = groupScores
 	}
 	return []*runBuilder{run}, nil
+}
+
+// fastAttempt reads uuid, status, probe_classname and detector_results of an
+// attempt row without decoding its prompt and outputs (most of its bytes).
+// Keys are found as `"key": ` with unescaped quotes, which cannot occur inside
+// a JSON string; ok is false when a field is missing or unreadable, and the
+// caller then decodes the whole row.
+func fastAttempt(line []byte) (a garakAttempt, ok bool) {
+	st, ok := fieldInt(line, `"status": `)
+	if !ok {
+		return a, false
+	}
+	a.Status = st
+	if a.UUID, ok = fieldString(line, `"uuid": "`); !ok {
+		return a, false
+	}
+	if a.Probe, ok = fieldString(line, `"probe_classname": "`); !ok {
+		return a, false
+	}
+	i := bytes.Index(line, []byte(`"detector_results": `))
+	if i < 0 {
+		return a, false
+	}
+	obj := balanced(line[i+len(`"detector_results": `):])
+	if obj == nil || json.Unmarshal(obj, &a.DetectorResults) != nil {
+		return a, false
+	}
+	return a, true
+}
+
+// fieldString reads the string after key (which ends with the opening quote);
+// it gives up on escapes, which garak's uuids and class names never hold.
+func fieldString(line []byte, key string) (string, bool) {
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	rest := line[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
+}
+
+// balanced returns the JSON object or array b starts with, or nil.
+func balanced(b []byte) []byte {
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return nil
+	}
+	depth, inStr := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return b[:i+1]
+			}
+		}
+	}
+	return nil
 }
