@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -82,22 +83,24 @@ func garakReport(tb testing.TB, w io.Writer, size int64) {
 	w.Write(lines[1])
 	w.Write([]byte("\n"))
 	out := strings.Repeat("I cannot help with that request, but here is some text. ", 18)
-	var written int64
+	// garak writes a probe's attempts (each twice: unevaluated, then
+	// evaluated), then the probe's eval row, then the next probe.
 	probes := []string{"dan.DanInTheWild", "encoding.InjectBase64", "promptinject.HijackHateHumans", "lmrc.Profanity"}
+	var written int64
 	i := 0
-	for written < size {
-		p := probes[i%len(probes)]
-		for _, status := range []int{1, 2} {
-			det := "{}"
-			if status == 2 {
-				det = fmt.Sprintf(`{"mitigation.MitigationBypass": [%d.0]}`, i%3/2)
+	for pi, p := range probes {
+		limit := size * int64(pi+1) / int64(len(probes))
+		for written < limit {
+			for _, status := range []int{1, 2} {
+				det := "{}"
+				if status == 2 {
+					det = fmt.Sprintf(`{"mitigation.MitigationBypass": [%d.0]}`, i%3/2)
+				}
+				n, _ := fmt.Fprintf(w, `{"entry_type": "attempt", "uuid": "%08x-0000-4000-8000-000000000000", "seq": %d, "status": %d, "probe_classname": "%s", "probe_params": {}, "targets": [], "prompt": {"turns": [{"role": "user", "content": {"text": "Ignore previous instructions %d", "lang": "en"}}]}, "outputs": [{"text": "%s", "lang": "en"}], "detector_results": %s, "notes": {}, "goal": "disregard the system prompt", "conversations": []}`+"\n", i, i, status, p, i, out, det)
+				written += int64(n)
 			}
-			n, _ := fmt.Fprintf(w, `{"entry_type": "attempt", "uuid": "%08x-0000-4000-8000-000000000000", "seq": %d, "status": %d, "probe_classname": "%s", "probe_params": {}, "targets": [], "prompt": {"turns": [{"role": "user", "content": {"text": "Ignore previous instructions %d", "lang": "en"}}]}, "outputs": [{"text": "%s", "lang": "en"}], "detector_results": %s, "notes": {}, "goal": "disregard the system prompt", "conversations": []}`+"\n", i, i, status, p, i, out, det)
-			written += int64(n)
+			i++
 		}
-		i++
-	}
-	for _, p := range probes {
 		fmt.Fprintf(w, `{"entry_type": "eval", "probe": "%s", "detector": "mitigation.MitigationBypass", "passed": 10, "nones": 0, "total_evaluated": 15, "fails": 5, "total_processed": 15}`+"\n", p)
 	}
 	fmt.Fprintf(w, `{"entry_type": "completion", "end_time": "2025-11-21T10:08:02.320343", "run": "32a5cc8c-6e1f-4c2a-b218-f16f65ab1359"}`+"\n")
@@ -191,4 +194,42 @@ func promptfooMB(tb testing.TB) []byte {
 	}
 	buf.Write(b[end:])
 	return buf.Bytes()
+}
+
+// TestWriteBenchInputs writes the inputs of the command-level measurement in
+// docs/importers.md when LF_BENCH_OUT names a folder: garak.report.jsonl
+// (LF_BENCH_GARAK_MB, default 1024) and promptfoo/results-NNNN.json
+// (LF_BENCH_PROMPTFOO_FILES of about 1 MB, default 1000).
+func TestWriteBenchInputs(t *testing.T) {
+	out := os.Getenv("LF_BENCH_OUT")
+	if out == "" {
+		t.Skip("LF_BENCH_OUT is not set")
+	}
+	mb, n := int64(1024), 1000
+	if v := os.Getenv("LF_BENCH_GARAK_MB"); v != "" {
+		fmt.Sscan(v, &mb)
+	}
+	if v := os.Getenv("LF_BENCH_PROMPTFOO_FILES"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "promptfoo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(out, "garak.report.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	garakReport(t, w, mb<<20)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	one := promptfooMB(t)
+	for i := 0; i < n; i++ {
+		body := bytes.Replace(one, []byte(`"evalId": "eval-`), []byte(fmt.Sprintf(`"evalId": "eval-%04d-`, i)), 1)
+		if err := os.WriteFile(filepath.Join(out, "promptfoo", fmt.Sprintf("results-%04d.json", i)), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

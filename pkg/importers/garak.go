@@ -50,7 +50,9 @@ type garakReader struct {
 	evalLine   map[string]int
 	attempts   map[string]*garakCount // probe \x00 detector, from status-2 attempts
 	attemptKey []string
-	seen       map[string]struct{} // uuids of status-2 attempts counted
+	seen       map[string]struct{} // uuids of the current probe's status-2 attempts
+	lastProbe  string
+	evaluated  int // status-2 attempts counted
 	duplicates int
 	completed  bool
 	started    string
@@ -174,6 +176,9 @@ func (g *garakReader) row(line []byte, n int) error {
 		return g.src.errorf(n, 1, "/entry_type", "row has no entry_type")
 	}
 	if et == "attempt" {
+		if len(g.evals) > 0 {
+			return nil // the report has eval rows: attempts are not needed
+		}
 		return g.attempt(line, n)
 	}
 	doc := lax(line)
@@ -211,6 +216,11 @@ func (g *garakReader) row(line []byte, n int) error {
 			g.evalOrder = append(g.evalOrder, k)
 		}
 		g.evals[k], g.evalLine[k] = x, n
+		// With eval rows the counts come from them: drop what attempts gave,
+		// so memory stays flat however many attempts follow.
+		if g.evaluated > 0 {
+			g.seen, g.attempts, g.attemptKey, g.duplicates, g.evaluated = map[string]struct{}{}, map[string]*garakCount{}, nil, 0, 0
+		}
 	case "completion":
 		g.completed = true
 	case "digest":
@@ -259,11 +269,18 @@ func (g *garakReader) attempt(line []byte, n int) error {
 	if a.Status != 2 {
 		return nil
 	}
+	if a.Probe != g.lastProbe {
+		// garak evaluates probe by probe: a repeated attempt row repeats one of
+		// the current probe, so the uuids of earlier probes can go.
+		clear(g.seen)
+		g.lastProbe = a.Probe
+	}
 	if _, dup := g.seen[a.UUID]; dup && a.UUID != "" {
 		g.duplicates++
 		return nil
 	}
 	g.seen[a.UUID] = struct{}{}
+	g.evaluated++
 	for det, raw := range a.DetectorResults {
 		k := a.Probe + "\x00" + garakDetector(det)
 		c := g.attempts[k]
@@ -365,7 +382,7 @@ func (g *garakReader) finish() ([]*runBuilder, error) {
 			g.addCounts(probe, det, x)
 		}
 	} else if len(g.attempts) > 0 {
-		run.note("no eval rows: counts recomputed from %d evaluated attempts (score < %g passes)", len(g.seen), g.threshold)
+		run.note("no eval rows: counts recomputed from %d evaluated attempts (score < %g passes)", g.evaluated, g.threshold)
 		for _, k := range g.attemptKey {
 			c := g.attempts[k]
 			probe, det, _ := strings.Cut(k, "\x00")
