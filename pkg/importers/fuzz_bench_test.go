@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -52,7 +53,7 @@ func fuzzImport(f *testing.F, format Format, seeds ...string) {
 }
 
 func FuzzPromptfoo(f *testing.F) {
-	fuzzImport(f, Promptfoo, "promptfoo/eval_error_case.json", "promptfoo/redteam_results.json")
+	fuzzImport(f, Promptfoo, "promptfoo/eval_error_case.json")
 }
 
 func FuzzInspect(f *testing.F) {
@@ -232,4 +233,28 @@ func TestWriteBenchInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// FuzzPromptfooWalk checks the fast reader of promptfoo exports against
+// encoding/json: whenever encoding/json reads a document, the walk reads the
+// same values.
+func FuzzPromptfooWalk(f *testing.F) {
+	// small seeds: the fuzzer minimises every new input, which takes long on 200 KB
+	f.Add(readTB(f, "promptfoo/eval_error_case.json"))
+	f.Add([]byte(`{"evalId":"a\"b","results":{"version":3,"results":[{"prompt":{"raw":"x\\\\","label":"l"}}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var slow pfExport
+		if json.Unmarshal(b, &slow) != nil {
+			return
+		}
+		fast, ok := decodePromptfooFast(b)
+		if !ok {
+			t.Fatalf("encoding/json reads the document, the walk does not")
+		}
+		a, _ := json.Marshal(slow)
+		c, _ := json.Marshal(fast)
+		if !bytes.Equal(a, c) {
+			t.Fatalf("walk and encoding/json differ:\n%s\n%s", a, c)
+		}
+	})
 }

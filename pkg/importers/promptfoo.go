@@ -3,23 +3,26 @@ package importers
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
 type pfExport struct {
-	EvalID  string `json:"evalId"`
-	Results *struct {
-		Version   int     `json:"version"`
-		Timestamp string  `json:"timestamp"`
-		Results   []pfRow `json:"results"`
-	} `json:"results"`
-	Config struct {
+	EvalID  string     `json:"evalId"`
+	Results *pfResults `json:"results"`
+	Config  struct {
 		Description string `json:"description"`
 	} `json:"config"`
 	Metadata struct {
 		PromptfooVersion    string `json:"promptfooVersion"`
 		EvaluationCreatedAt string `json:"evaluationCreatedAt"`
 	} `json:"metadata"`
+}
+
+type pfResults struct {
+	Version   int     `json:"version"`
+	Timestamp string  `json:"timestamp"`
+	Results   []pfRow `json:"results"`
 }
 
 type pfRow struct {
@@ -68,9 +71,12 @@ func (r *pfRow) errored() bool { return r.FailureReason == pfError }
 
 func importPromptfoo(src *source, b []byte, sum string) ([]*runBuilder, error) {
 	doc := lax(b)
-	var x pfExport
-	if err := doc.decode(src, &x, "promptfoo export"); err != nil {
-		return nil, err
+	x, ok := decodePromptfooFast(doc.out)
+	if !ok {
+		x = pfExport{}
+		if err := doc.decode(src, &x, "promptfoo export"); err != nil {
+			return nil, err
+		}
 	}
 	if x.Results == nil || x.EvalID == "" {
 		return nil, src.errorf(1, 1, "", "not a promptfoo export: no evalId and results (write one with `promptfoo eval -o results.json`)")
@@ -285,4 +291,108 @@ func parseNaiveTime(s string) (t time.Time, naive bool, err error) {
 		}
 	}
 	return time.Time{}, false, fmt.Errorf("cannot read time stamp %q", s)
+}
+
+// decodePromptfooFast reads an export with walker, decoding only the fields
+// lf uses (a row's prompt, output and grading text are skipped). ok is false
+// when the walk fails; the caller then decodes with encoding/json, which
+// locates the problem.
+func decodePromptfooFast(b []byte) (x pfExport, ok bool) {
+	var w walker
+	un := func(v []byte, dst any) error {
+		if json.Unmarshal(v, dst) != nil {
+			return errWalk
+		}
+		return nil
+	}
+	doc, err := w.document(b)
+	if err != nil {
+		return x, false
+	}
+	err = w.members(doc, func(k string, v []byte) error {
+		switch strings.ToLower(k) {
+		case "evalid":
+			return un(v, &x.EvalID)
+		case "config":
+			return w.members(v, func(k string, v []byte) error {
+				if strings.EqualFold(k, "description") {
+					return un(v, &x.Config.Description)
+				}
+				return nil
+			})
+		case "metadata":
+			return un(v, &x.Metadata)
+		case "results":
+			if string(v) == "null" {
+				return nil
+			}
+			x.Results = &pfResults{}
+			return w.members(v, func(k string, v []byte) error {
+				switch strings.ToLower(k) {
+				case "version":
+					return un(v, &x.Results.Version)
+				case "timestamp":
+					return un(v, &x.Results.Timestamp)
+				case "results":
+					x.Results.Results = nil
+					if string(v) != "null" {
+						x.Results.Results = []pfRow{}
+					}
+					return w.elements(v, func(v []byte) error {
+						var r pfRow
+						if err := decodePromptfooRow(w, v, &r, un); err != nil {
+							return err
+						}
+						x.Results.Results = append(x.Results.Results, r)
+						return nil
+					})
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	return x, err == nil
+}
+
+func decodePromptfooRow(w walker, v []byte, r *pfRow, un func([]byte, any) error) error {
+	return w.members(v, func(k string, v []byte) error {
+		switch strings.ToLower(k) {
+		case "provider":
+			r.Provider = json.RawMessage(v)
+			return un(v, new(any))
+		case "promptidx":
+			return un(v, &r.PromptIdx)
+		case "testidx":
+			return un(v, &r.TestIdx)
+		case "success":
+			return un(v, &r.Success)
+		case "score":
+			r.Score = json.RawMessage(v)
+			return un(v, new(any))
+		case "failurereason":
+			return un(v, &r.FailureReason)
+		case "error":
+			return un(v, &r.Error)
+		case "namedscores":
+			return un(v, &r.NamedScores)
+		case "metadata":
+			return un(v, &r.Metadata)
+		case "prompt":
+			return w.members(v, func(k string, v []byte) error {
+				if strings.EqualFold(k, "label") {
+					return un(v, &r.Prompt.Label)
+				}
+				return nil
+			})
+		case "testcase":
+			return w.members(v, func(k string, v []byte) error {
+				if strings.EqualFold(k, "description") {
+					return un(v, &r.TestCase.Description)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
 }
