@@ -75,7 +75,7 @@ func FuzzDetect(f *testing.F) {
 // garakReport writes a synthetic garak report of about size bytes: the
 // fixture's setup and init rows, then attempts (each twice, as garak writes
 // them) with 1 KB outputs, then eval rows.
-func garakReport(tb testing.TB, w io.Writer, size int64) {
+func garakReport(tb testing.TB, w io.Writer, size int64, evalRows bool) {
 	tb.Helper()
 	head := readTB(tb, "garak/nvidia_report_test_qwen2.report.jsonl")
 	lines := bytes.Split(head, []byte("\n"))
@@ -102,6 +102,9 @@ func garakReport(tb testing.TB, w io.Writer, size int64) {
 			}
 			i++
 		}
+		if !evalRows {
+			continue
+		}
 		fmt.Fprintf(w, `{"entry_type": "eval", "probe": "%s", "detector": "mitigation.MitigationBypass", "passed": 10, "nones": 0, "total_evaluated": 15, "fails": 5, "total_processed": 15}`+"\n", p)
 	}
 	fmt.Fprintf(w, `{"entry_type": "completion", "end_time": "2025-11-21T10:08:02.320343", "run": "32a5cc8c-6e1f-4c2a-b218-f16f65ab1359"}`+"\n")
@@ -116,33 +119,42 @@ func readTB(tb testing.TB, rel string) []byte {
 }
 
 // BenchmarkGarakReport imports a synthetic garak report from a file
-// (LF_BENCH_GARAK_MB sets its size, 64 MB by default; 1024 for the 1 GB case).
+// (LF_BENCH_GARAK_MB sets its size, 64 MB by default; 1024 for the 1 GB case):
+// with eval rows (attempts after the first eval row are skipped) and without
+// (every evaluated attempt is read and counted).
 func BenchmarkGarakReport(b *testing.B) {
 	mb := int64(64)
 	if v := os.Getenv("LF_BENCH_GARAK_MB"); v != "" {
 		fmt.Sscan(v, &mb)
 	}
-	p := filepath.Join(b.TempDir(), "garak.report.jsonl")
-	f, err := os.Create(p)
-	if err != nil {
-		b.Fatal(err)
+	for _, evalRows := range []bool{true, false} {
+		name := map[bool]string{true: "eval-rows", false: "attempts-only"}[evalRows]
+		b.Run(name, func(b *testing.B) {
+			p := filepath.Join(b.TempDir(), "garak.report.jsonl")
+			f, err := os.Create(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := bufio.NewWriterSize(f, 1<<20)
+			garakReport(b, w, mb<<20, evalRows)
+			w.Flush()
+			f.Close()
+			st, _ := os.Stat(p)
+			b.SetBytes(st.Size())
+			b.ResetTimer()
+			var peak uint64
+			for i := 0; i < b.N; i++ {
+				rep, err := Import(context.Background(), Garak, []string{p}, Options{}, func(model.EvaluationRun) error { return nil })
+				if err != nil || rep.Failed() > 0 {
+					b.Fatalf("%v %v", err, rep.Files[0].Err)
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
+		})
 	}
-	garakReport(b, f, mb<<20)
-	f.Close()
-	st, _ := os.Stat(p)
-	b.SetBytes(st.Size())
-	b.ResetTimer()
-	var peak uint64
-	for i := 0; i < b.N; i++ {
-		rep, err := Import(context.Background(), Garak, []string{p}, Options{}, func(model.EvaluationRun) error { return nil })
-		if err != nil || rep.Failed() > 0 {
-			b.Fatalf("%v %v", err, rep.Files[0].Err)
-		}
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		peak = max(peak, ms.HeapInuse)
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
 }
 
 // BenchmarkPromptfooFiles imports promptfoo exports of about 1 MB each (the
@@ -221,7 +233,7 @@ func TestWriteBenchInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	garakReport(t, w, mb<<20)
+	garakReport(t, w, mb<<20, true)
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
