@@ -114,6 +114,7 @@ func ExpandPaths(baseDir string, patterns []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
+		given := p
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(baseDir, p)
 		}
@@ -123,10 +124,10 @@ func ExpandPaths(baseDir string, patterns []string) ([]string, error) {
 		}
 		m, err := filepath.Glob(p)
 		if err != nil {
-			return nil, fmt.Errorf("bad pattern %q: %w", p, err)
+			return nil, fmt.Errorf("bad pattern %q: %w", given, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s matches no file", p)
+			return nil, fmt.Errorf("paths: %s matches no file", given)
 		}
 		out = append(out, m...)
 	}
