@@ -230,3 +230,18 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+func TestPromptfooWithoutEvalID(t *testing.T) {
+	b := bytes.Replace(readTestdata(t, "promptfoo/eval_results.json"), []byte(`"evalId": "eval-JSY-2026-12-02T09:04:09"`), []byte(`"evalId": null`), 1)
+	runs, fr := importBytes(t, Promptfoo, b, Options{})
+	if fr.Err != nil {
+		t.Fatal(fr.Err)
+	}
+	if !strings.HasPrefix(runs[0].ID, "promptfoo-") || len(runs[0].ID) != len("promptfoo-")+16 {
+		t.Errorf("id %q, want promptfoo-<digest>", runs[0].ID)
+	}
+	again, _ := importBytes(t, Promptfoo, b, Options{})
+	if again[0].ID != runs[0].ID {
+		t.Errorf("ids differ: %s %s", again[0].ID, runs[0].ID)
+	}
+}

@@ -78,8 +78,8 @@ func importPromptfoo(src *source, b []byte, sum string) ([]*runBuilder, error) {
 			return nil, err
 		}
 	}
-	if x.Results == nil || x.EvalID == "" {
-		return nil, src.errorf(1, 1, "", "not a promptfoo export: no evalId and results (write one with `promptfoo eval -o results.json`)")
+	if x.Results == nil {
+		return nil, src.errorf(1, 1, "", "not a promptfoo export: no results (write one with `promptfoo eval -o results.json`)")
 	}
 	if x.Results.Version < 3 {
 		return nil, src.errorf(1, 1, "/results/version", "promptfoo export version %d is not supported: export with promptfoo 0.60 or later (version 3)", x.Results.Version)
@@ -103,6 +103,10 @@ func importPromptfoo(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run := newRun("promptfoo", sum)
 		run.toolVersion = x.Metadata.PromptfooVersion
 		run.id = x.EvalID
+		if run.id == "" {
+			// evalId is null when the eval was not written to promptfoo's database (--no-write)
+			run.id = "promptfoo-" + sum[:16]
+		}
 		run.createdAt = created
 		if x.Config.Description != "" {
 			run.meta["description"] = x.Config.Description
@@ -130,7 +134,7 @@ func importPromptfoo(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run := newPF()
 		run.evaluation = "promptfoo-redteam"
 		if len(targets) > 1 {
-			run.id = x.EvalID + "-" + t
+			run.id += "-" + t
 		}
 		run.meta["target"] = t
 		promptfooRedteam(src, run, x.Results.Results, byTarget[t])
