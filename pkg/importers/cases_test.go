@@ -245,3 +245,61 @@ func TestPromptfooWithoutEvalID(t *testing.T) {
 		t.Errorf("ids differ: %s %s", again[0].ID, runs[0].ID)
 	}
 }
+
+func TestInspectStatuses(t *testing.T) {
+	base := readTestdata(t, "inspect/eval_set_status_error.json")
+	for status, want := range map[string]string{"success": "completed", "error": "failed", "cancelled": "failed", "started": "running"} {
+		b := bytes.Replace(base, []byte(`"status": "error"`), []byte(`"status": "`+status+`"`), 1)
+		runs, fr := importBytes(t, Inspect, b, Options{})
+		if fr.Err != nil {
+			t.Fatalf("%s: %v", status, fr.Err)
+		}
+		r := runs[0]
+		if r.Status != want {
+			t.Errorf("%s: status %s, want %s", status, r.Status, want)
+		}
+		if len(r.Results) != 1 || r.Results[0].Metrics["accuracy"] != 0 {
+			t.Errorf("%s: results not kept: %v", status, r.Results)
+		}
+		if notes, _ := r.Metadata["notes"].([]any); (want == "failed") != (len(notes) > 0) {
+			t.Errorf("%s: notes %v", status, notes)
+		}
+	}
+	b := bytes.Replace(base, []byte(`"status": "error"`), []byte(`"status": "paused"`), 1)
+	if _, fr := importBytes(t, Inspect, b, Options{}); fr.Err == nil || !strings.Contains(fr.Err.Error(), "/status") {
+		t.Errorf("unknown status: %v", fr.Err)
+	}
+}
+
+func TestLMEvalFilters(t *testing.T) {
+	in := []byte(`{"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.78, "exact_match_stderr,strict-match": 0.029,
+		"exact_match,flexible-extract": 0.72, "exact_match_stderr,flexible-extract": 0.031, "samples": 1319}},
+		"versions": {"gsm8k": 3.0}, "config": {"model_args": "pretrained=EleutherAI/pythia-160m,dtype=float"}}`)
+	p := filepath.Join(t.TempDir(), "results_2024-06-01T10-20-30.123456.json")
+	if err := os.WriteFile(p, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs []model.EvaluationRun
+	rep, err := Import(context.Background(), "", []string{p}, Options{}, func(r model.EvaluationRun) error { runs = append(runs, r); return nil })
+	if err != nil || rep.Files[0].Err != nil {
+		t.Fatal(err, rep.Files[0].Err)
+	}
+	r := runs[0]
+	want := map[string]float64{"exact_match_strict-match": 0.78, "exact_match_stderr_strict-match": 0.029, "exact_match_flexible-extract": 0.72, "exact_match_stderr_flexible-extract": 0.031}
+	if got := r.Results[0].Metrics; len(got) != len(want) {
+		t.Errorf("metrics %v", got)
+	} else {
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s = %v, want %v", k, got[k], v)
+			}
+		}
+	}
+	if r.CreatedAt.Format("2006-01-02T15:04:05.000000") != "2024-06-01T10:20:30.123456" || r.EvaluationKey != "gsm8k" || r.Metadata["model"] != "EleutherAI/pythia-160m" {
+		t.Errorf("run %s %s %v", r.EvaluationKey, r.CreatedAt, r.Metadata)
+	}
+	on := r.Metadata["original_names"].(map[string]any)["metrics"].(map[string]any)
+	if on["exact_match_strict-match"] != "exact_match/strict-match" {
+		t.Errorf("original names %v", on)
+	}
+}
