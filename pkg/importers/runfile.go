@@ -8,6 +8,7 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/runfile"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 // EvaluationName is the name of the import evaluation in run files.
@@ -15,40 +16,48 @@ const EvaluationName = "import"
 
 func init() { runfile.Register(EvaluationName, runEvaluation) }
 
-// runEvaluation is `evaluations: - import: {format: promptfoo, paths: [results/*.json]}`:
-// it imports the files and stores their runs, so lf run imports and scores in one step.
+// runEvaluation adapts RunFileImport to the run-file registry.
 func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (runfile.Report, error) {
+	title, lines, err := RunFileImport(ctx, env.Store, env.ProjectDir, env.BaseDir, env.RunFile, env.Pointer, raw)
+	return runfile.Report{Title: title, Lines: lines}, err
+}
+
+// RunFileImport is the import evaluation of a run file,
+// `evaluations: - import: {format: promptfoo, paths: [results/*.json]}`: it
+// imports the files (paths relative to baseDir) and stores their runs, so
+// lf run imports and scores in one step. Bad specs and files that cannot be
+// imported are diag errors located at runFile and pointer.
+func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, runFile, pointer string, raw json.RawMessage) (title string, lines []string, err error) {
 	bad := func(format string, args ...any) error {
-		return diag.Invalid(diag.List{{File: env.RunFile, Pointer: env.Pointer, Msg: fmt.Sprintf(format, args...)}})
+		return diag.Invalid(diag.List{{File: runFile, Pointer: pointer, Msg: fmt.Sprintf(format, args...)}})
 	}
 	var spec RunSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return runfile.Report{}, bad("%v", err)
+		return "", nil, bad("%v", err)
 	}
 	var format Format
 	if spec.Format != "" {
 		f, err := ParseFormat(spec.Format)
 		if err != nil {
-			return runfile.Report{}, bad("%v", err)
+			return "", nil, bad("%v", err)
 		}
 		format = f
 	}
 	if len(spec.Paths) == 0 {
-		return runfile.Report{}, bad("paths: give at least one result file")
+		return "", nil, bad("paths: give at least one result file")
 	}
-	paths, err := ExpandPaths(env.BaseDir, spec.Paths)
+	paths, err := ExpandPaths(baseDir, spec.Paths)
 	if err != nil {
-		return runfile.Report{}, bad("%v", err)
+		return "", nil, bad("%v", err)
 	}
-	res, err := ImportToStore(ctx, env.Store, format, paths, Options{EvaluationKey: spec.EvaluationKey})
+	res, err := ImportToStore(ctx, st, format, paths, Options{EvaluationKey: spec.EvaluationKey})
 	if err != nil {
-		return runfile.Report{}, diag.Internal(err)
+		return "", nil, diag.Internal(err)
 	}
-	var lines []string
 	var errs diag.List
 	for _, f := range res.Files {
 		for _, d := range f.Diagnostics {
-			d.File = project.Rel(env.ProjectDir, d.File)
+			d.File = project.Rel(projectDir, d.File)
 			if d.Severity == diag.SevError {
 				errs = append(errs, d)
 			} else {
@@ -60,13 +69,11 @@ func runEvaluation(ctx context.Context, env runfile.Env, raw json.RawMessage) (r
 		}
 	}
 	if len(errs) > 0 {
-		return runfile.Report{}, diag.Invalid(errs)
+		return "", nil, diag.Invalid(errs)
 	}
-	return runfile.Report{
-		Title: fmt.Sprintf("import: %d file%s, %d run%s (%d created, %d updated, %d unchanged)",
-			len(res.Files), plural(len(res.Files)), res.Runs(), plural(res.Runs()), res.Created, res.Updated, res.Unchanged),
-		Lines: lines,
-	}, nil
+	title = fmt.Sprintf("import: %d file%s, %d run%s (%d created, %d updated, %d unchanged)",
+		len(res.Files), plural(len(res.Files)), res.Runs(), plural(res.Runs()), res.Created, res.Updated, res.Unchanged)
+	return title, lines, nil
 }
 
 func plural(n int) string {
