@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -32,8 +33,14 @@ func importCommand(env *Env) *ucli.Command {
 				return diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
 			}
 			var format importers.Format
-			if f, err := importers.ParseFormat(args[0]); err == nil && len(args) > 1 {
-				format, args = f, args[1:]
+			if f, err := importers.ParseFormat(args[0]); err == nil {
+				if len(args) == 1 {
+					if _, statErr := os.Stat(args[0]); statErr != nil {
+						return diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
+					}
+				} else {
+					format, args = f, args[1:]
+				}
 			}
 			key := c.String("evaluation-key")
 			if key != "" && !importers.ValidKey(key) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -60,6 +61,27 @@ type inspectValue struct {
 // importInspect reads a JSON log, or the header.json of a .eval ZIP (the
 // samples are not needed: the header has the results).
 func importInspect(src *source) ([]*runBuilder, error) {
+	if src.r == nil && !src.isDir {
+		// A .eval file on disk is opened in place: only header.json is read
+		// (and every byte hashed), however large its samples are.
+		if f, err := os.Open(src.path); err == nil {
+			var magic [4]byte
+			n, _ := io.ReadFull(f, magic[:])
+			if n == 4 && string(magic[:]) == "PK\x03\x04" {
+				defer f.Close()
+				h := sha256.New()
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					return nil, src.errorf(0, 0, "", "%v", err)
+				}
+				size, err := io.Copy(h, f)
+				if err != nil {
+					return nil, src.errorf(0, 0, "", "%v", err)
+				}
+				return inspectZip(src, f, size, hex.EncodeToString(h.Sum(nil)))
+			}
+			f.Close()
+		}
+	}
 	b, err := src.readAll()
 	if err != nil {
 		if src.fr.Diagnostics.HasErrors() {
@@ -69,13 +91,13 @@ func importInspect(src *source) ([]*runBuilder, error) {
 	}
 	sum := digest(b)
 	if bytes.HasPrefix(b, []byte("PK\x03\x04")) {
-		return inspectZip(src, b, sum)
+		return inspectZip(src, bytes.NewReader(b), int64(len(b)), sum)
 	}
 	return inspectJSON(src, b, sum, "")
 }
 
-func inspectZip(src *source, b []byte, sum string) ([]*runBuilder, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+func inspectZip(src *source, ra io.ReaderAt, size int64, sum string) ([]*runBuilder, error) {
+	zr, err := zip.NewReader(ra, size)
 	if err != nil {
 		return nil, src.errorf(0, 0, "", "not an Inspect .eval file: %v", err)
 	}
