@@ -261,30 +261,31 @@ func unwrapPathError(err error) error {
 }
 
 // readAll reads a whole (JSON) input; JSON files of these tools are documents,
-// not streams, and a few MB at most.
+// not streams, and a few MB at most. Its errors are recorded diagnostics.
 func (s *source) readAll() ([]byte, error) {
-	if s.r != nil {
-		return io.ReadAll(s.r)
-	}
-	if s.isDir {
+	var b []byte
+	var err error
+	switch {
+	case s.r != nil:
+		b, err = io.ReadAll(s.r)
+	case s.isDir:
 		return nil, s.errorf(0, 0, "", "is a folder: give a result file")
+	default:
+		b, err = os.ReadFile(s.path)
 	}
-	return os.ReadFile(s.path)
+	if err != nil {
+		return nil, s.errorf(0, 0, "", "%v", unwrapPathError(err))
+	}
+	return b, nil
 }
 
 func withBytes(src *source, f func(*source, []byte, string) ([]*runBuilder, error)) ([]*runBuilder, error) {
 	b, err := src.readAll()
 	if err != nil {
-		var de *diagErr
-		if errors.As(err, &de) {
-			return nil, err
-		}
-		return nil, src.errorf(0, 0, "", "%v", unwrapPathError(err))
+		return nil, err
 	}
 	return f(src, b, digest(b))
 }
-
-type diagErr struct{ error }
 
 func digest(b []byte) string {
 	h := sha256.Sum256(b)

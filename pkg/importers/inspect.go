@@ -84,10 +84,7 @@ func importInspect(src *source) ([]*runBuilder, error) {
 	}
 	b, err := src.readAll()
 	if err != nil {
-		if src.fr.Diagnostics.HasErrors() {
-			return nil, err
-		}
-		return nil, src.errorf(0, 0, "", "%v", unwrapPathError(err))
+		return nil, err
 	}
 	sum := digest(b)
 	if bytes.HasPrefix(b, []byte("PK\x03\x04")) {
