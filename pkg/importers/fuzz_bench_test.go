@@ -270,3 +270,35 @@ func FuzzPromptfooWalk(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHELM fuzzes a run's stats.json beside the fixture's run_spec.json.
+func FuzzHELM(f *testing.F) {
+	spec := readTB(f, "helm/anthropic_red_team__openai_gpt-4o-2024-05-13__run_spec.json")
+	f.Add(readTB(f, "helm/anthropic_red_team__openai_gpt-4o-2024-05-13__stats.json"))
+	f.Add([]byte(`[{"name": {"name": "x", "split": "valid"}, "count": 1, "mean": NaN}]`))
+	f.Fuzz(func(t *testing.T, stats []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "run_spec.json"), spec, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "stats.json"), stats, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		rep, err := Import(context.Background(), HELM, []string{dir}, Options{}, func(r model.EvaluationRun) error {
+			n++
+			for m := range r.Results[0].Metrics {
+				if !ValidKey(m) {
+					t.Fatalf("invalid metric name %q", m)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Files[0].Err != nil && n > 0 {
+			t.Fatal("a failed run emitted runs")
+		}
+	})
+}

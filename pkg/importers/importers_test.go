@@ -191,3 +191,35 @@ func firstDiff(a, b string) string {
 func itoa(i int) string { return fmtInt(i) }
 
 func fmtInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestFixturesMatchShared checks that testdata holds the files of
+// ../shared/fixtures/evaluators unchanged (skipped when that folder is absent).
+func TestFixturesMatchShared(t *testing.T) {
+	shared := filepath.Join("..", "..", "..", "shared", "fixtures", "evaluators")
+	if v := os.Getenv("LF_SHARED"); v != "" {
+		shared = filepath.Join(v, "fixtures", "evaluators")
+	}
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("%s is absent: nothing to compare the copies with", shared)
+	}
+	n := 0
+	err := filepath.WalkDir(shared, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Dir(p) == shared {
+			return err
+		}
+		rel, _ := filepath.Rel(shared, p)
+		want, _ := os.ReadFile(p)
+		got, err := os.ReadFile(filepath.Join("testdata", rel))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("testdata/%s differs from %s (copy it again)", rel, p)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 15 {
+		t.Errorf("%d fixture files, want 15: a new file needs a golden test", n)
+	}
+}
