@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -463,9 +465,9 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 	run.note("imported from a digest: pass_rate is the detector's absolute_score")
 	noRelative := 0
 	groupScores := map[string]any{}
-	for _, group := range sortedKeys(x.Eval) {
+	for _, group := range slices.Sorted(maps.Keys(x.Eval)) {
 		probes := x.Eval[group]
-		for _, probe := range sortedKeys(probes) {
+		for _, probe := range slices.Sorted(maps.Keys(probes)) {
 			if probe == "_summary" {
 				var s struct {
 					Score json.RawMessage `json:"score"`
@@ -481,7 +483,7 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 			if json.Unmarshal(probes[probe], &dets) != nil {
 				continue
 			}
-			for _, det := range sortedKeys(dets) {
+			for _, det := range slices.Sorted(maps.Keys(dets)) {
 				if det == "_summary" {
 					continue
 				}

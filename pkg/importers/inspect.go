@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -240,7 +242,7 @@ func inspectJSON(src *source, b []byte, sum, member string) ([]*runBuilder, erro
 
 func inspectMetrics(src *source, m map[string]inspectValue, ptr string) []metricVal {
 	var out []metricVal
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		name := k
 		if v.Group != "" {

@@ -3,9 +3,11 @@ package importers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,10 +65,10 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 			}
 		}
 	}
-	for _, task := range sortedKeys(tasks) {
+	for _, task := range slices.Sorted(maps.Keys(tasks)) {
 		m := tasks[task]
 		var ms []metricVal
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if lmEvalSkip[k] {
 				continue
 			}

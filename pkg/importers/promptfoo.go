@@ -3,6 +3,8 @@ package importers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -177,7 +179,7 @@ func promptfooPlain(src *source, run *runBuilder, rows []pfRow) {
 		} else if len(r.Score) > 0 {
 			src.skip(0, 0, ptr+"/score", "score dropped: %s", why)
 		}
-		for _, k := range sortedKeys(r.NamedScores) {
+		for _, k := range slices.Sorted(maps.Keys(r.NamedScores)) {
 			v, why, ok := num(r.NamedScores[k])
 			if !ok {
 				src.skip(0, 0, ptr+"/namedScores/"+ptrEscape(k), "named score %q dropped: %s", k, why)
