@@ -130,7 +130,9 @@ type RunRow struct {
 	YAML          string
 	Values        int
 	Tool          string // metadata.tool of an imported run, "" otherwise
-	Source        string // metadata.original_names.evaluation_key, else metadata.source_file
+	SourceFile    string // metadata.source_file
+	OriginalKey   string // metadata.original_names.evaluation_key: the tool's name, when the key differs
+	OriginalID    string // metadata.original_names.id
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
@@ -138,7 +140,9 @@ func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
-		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), json_extract(r.body, '$.metadata.source_file'), '')
+		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
+		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
+		coalesce(json_extract(r.body, '$.metadata.original_names.id'), '')
 		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -147,7 +151,7 @@ func Runs(ctx context.Context, q querier) ([]RunRow, error) {
 	var out []RunRow
 	for rows.Next() {
 		var r RunRow
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.Source); err != nil {
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		out = append(out, r)
