@@ -16,6 +16,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	deleteCommand,
 	exportCommand,
 	gcCommand,
+	importCommand,
 	initCommand,
 	listCommand,
 	overviewCommand,

@@ -198,18 +198,36 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 				CreatedAt     string `json:"created_at"`
 				Status        string `json:"status"`
 				Values        int    `json:"values"`
+				Tool          string `json:"tool,omitempty"`
+				SourceFile    string `json:"source_file,omitempty"`
+				OriginalKey   string `json:"original_evaluation_key,omitempty"`
+				OriginalID    string `json:"original_id,omitempty"`
 			}
 			out := make([]row, len(rows))
 			for i, r := range rows {
-				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values}
+				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values, r.Tool, r.SourceFile, r.OriginalKey, r.OriginalID}
 			}
 			return report.JSON(env.Stdout, out)
 		}
 		var table [][]string
 		for _, r := range rows {
-			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values)})
+			// imported runs show their tool, file and the tool's own names where the keys differ
+			tool := r.Tool
+			if r.SourceFile != "" {
+				tool += " (" + r.SourceFile + ")"
+			}
+			orig := ""
+			switch {
+			case r.OriginalKey != "" && r.OriginalID != "":
+				orig = r.OriginalKey + " / " + r.OriginalID
+			case r.OriginalKey != "":
+				orig = r.OriginalKey
+			case r.OriginalID != "":
+				orig = r.OriginalID
+			}
+			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values), tool, orig})
 		}
-		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES"}, table)
+		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES", "TOOL", "TOOL NAME"}, table)
 	case model.KindMethodology:
 		ms, err := st.Methodologies(ctx)
 		if err != nil {

@@ -22,7 +22,7 @@ func reportCommand(env *Env) *ucli.Command {
 			"AgentLeak scans (risk index per channel, verdicts), and each agent's score, tier, components\n" +
 			"and a sparkline of its score history. It opens offline from a file URL.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
+			&ucli.StringFlag{Name: "out", Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -39,7 +39,7 @@ func reportCommand(env *Env) *ucli.Command {
 			if err := htmlreport.Write(&buf, d); err != nil {
 				return diag.Internal(err)
 			}
-			out := c.String("output")
+			out := c.String("out")
 			if out == "-" {
 				_, err := env.Stdout.Write(buf.Bytes())
 				return err

@@ -104,6 +104,9 @@ type EvaluationRun struct {
 	CreatedAt     time.Time `json:"created_at"`
 	Status        string    `json:"status"`
 	Results       []Result  `json:"results"`
+	// Metadata describes where an imported run came from (tool, version,
+	// source file digest, original names, notes). Nil for runs written by hand.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // UnmarshalJSON reads the string "all_latest" or a fine-grained scope object.

@@ -261,6 +261,12 @@ func exportItems(ctx context.Context, st *store.Store, kind model.Kind) ([]strin
 }
 
 // runValue is the YAML form of a run recorded by an evaluation.
+// RunYAML is the canonical YAML of a run, as `lf add` stores it and `lf
+// export` writes it; importers store their runs with it.
+func RunYAML(run *model.EvaluationRun) string {
+	return EntityYAML(model.KindEvaluationRun, runValue(run), nil)
+}
+
 func runValue(run *model.EvaluationRun) map[string]any {
 	results := make([]any, len(run.Results))
 	for i, r := range run.Results {
@@ -270,11 +276,15 @@ func runValue(run *model.EvaluationRun) map[string]any {
 		}
 		results[i] = map[string]any{"task_specification_key": r.TaskSpecificationKey, "scorer_key": r.ScorerKey, "metrics": metrics}
 	}
-	return map[string]any{
+	v := map[string]any{
 		"evaluation_key": run.EvaluationKey,
 		"id":             run.ID,
 		"created_at":     run.CreatedAt.UTC().Format(time.RFC3339Nano),
 		"status":         run.Status,
 		"results":        results,
 	}
+	if len(run.Metadata) > 0 {
+		v["metadata"] = run.Metadata // where an imported run came from
+	}
+	return v
 }

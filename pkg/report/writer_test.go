@@ -37,7 +37,7 @@ func TestWritersKeepFieldOrder(t *testing.T) {
 
 func TestNewUnknownFormatListsFormats(t *testing.T) {
 	_, err := New("xml", &bytes.Buffer{}, Options{})
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("json, table, yaml")) {
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("json, junit, markdown, sarif, table, yaml")) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/evaluation"
+	"github.com/lfcli/lf/pkg/importers"
 )
 
 // evaluations are every evaluation a run file may name under evaluations:,
@@ -14,6 +15,7 @@ import (
 var evaluations = []evaluation.Evaluation{
 	agentleak.Evaluation,
 	agentrisk.Evaluation,
+	importers.Evaluation,
 }
 
 // Lookup returns the evaluation a run file names name.

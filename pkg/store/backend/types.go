@@ -32,6 +32,10 @@ type RunRow struct {
 	Status        string
 	YAML          string
 	Values        int
+	Tool          string // metadata.tool of an imported run, "" otherwise
+	SourceFile    string // metadata.source_file
+	OriginalKey   string // metadata.original_names.evaluation_key: the tool's name, when the key differs
+	OriginalID    string // metadata.original_names.id
 }
 
 // AgentRow is one agent's aggregate.

@@ -105,7 +105,11 @@ func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
 // runs lists the stored runs sorted by evaluation key and id.
 func runs(ctx context.Context, q querier) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
+		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
+		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
+		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
+		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
+		coalesce(json_extract(r.body, '$.metadata.original_names.id'), '')
 		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -114,7 +118,7 @@ func runs(ctx context.Context, q querier) ([]RunRow, error) {
 	var out []RunRow
 	for rows.Next() {
 		var r RunRow
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values); err != nil {
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		out = append(out, r)

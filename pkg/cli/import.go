@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/importers"
+)
+
+func importCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "import",
+		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak or HELM as evaluation runs",
+		ArgsUsage: "[FORMAT] PATH...",
+		Description: "FORMAT is promptfoo, inspect, lm-eval, garak or helm; without it the format is detected from\n" +
+			"each file's content and printed. PATH is a result file, a HELM run folder, or - for standard input.\n" +
+			"Each run is upserted by its evaluation key and id: importing the same file twice changes nothing.\n" +
+			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning.\n" +
+			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
+			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
+			"See docs/importers.md for each format's mapping.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
+		},
+		Action: func(c *ucli.Context) error {
+			args := c.Args().Slice()
+			if len(args) == 0 {
+				return diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
+			}
+			var format importers.Format
+			if f, err := importers.ParseFormat(args[0]); err == nil {
+				if len(args) == 1 {
+					if _, statErr := os.Stat(args[0]); statErr != nil {
+						return diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
+					}
+				} else {
+					format, args = f, args[1:]
+				}
+			}
+			key := c.String("evaluation-key")
+			if key != "" && !importers.ValidKey(key) {
+				return diag.Usagef("--evaluation-key %q: keys match ^[a-zA-Z0-9_\\-]+$", key)
+			}
+			st, err := env.OpenStore(c.Context)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			res, err := importers.ImportToStore(c.Context, st, format, args, importers.Options{EvaluationKey: key, Stdin: env.Stdin})
+			var failed diag.List
+			for _, f := range res.Files {
+				if f.Detected {
+					fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
+				}
+				for _, d := range f.Diagnostics {
+					if d.Severity == diag.SevError {
+						failed = append(failed, d)
+					} else {
+						fmt.Fprintln(env.Stderr, d.String())
+					}
+				}
+				for _, r := range f.Runs {
+					fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %d results, %d values)\n",
+						res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, r.Results, r.Metrics)
+				}
+				if f.Skipped > 0 {
+					fmt.Fprintf(env.Stderr, "%s: %d value(s) skipped (see the warnings)\n", f.Path, f.Skipped)
+				}
+			}
+			if err != nil {
+				return diag.Internal(err)
+			}
+			fmt.Fprintf(env.Stdout, "%d created, %d updated, %d unchanged\n", res.Created, res.Updated, res.Unchanged)
+			if len(failed) > 0 {
+				return diag.Invalid(failed)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,252 @@
+package importers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+const (
+	maxKeyLen      = 250
+	keyPatternText = "^[a-zA-Z0-9_\\-]+$ (at most 250 characters)"
+)
+
+// ValidKey reports whether s is a valid lf key (and metric name).
+func ValidKey(s string) bool {
+	if s == "" || len(s) > maxKeyLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !keyByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// KeyOf maps a tool's name onto an lf key: a valid key stays as it is; any
+// other byte becomes "_" (so "dan.DanInTheWild" is "dan_DanInTheWild" and
+// "pii:direct" is "pii_direct"); a name longer than 250 bytes keeps its first
+// 241 bytes and ends with "-" and 8 hex digits of its SHA-256. Within one
+// namespace, names that would meet are told apart by keyNamespace.
+func KeyOf(name string) string {
+	if ValidKey(name) {
+		return name
+	}
+	b := []byte(name)
+	for i, c := range b {
+		if !keyByte(c) {
+			b[i] = '_'
+		}
+	}
+	k := string(b)
+	if k == "" {
+		k = "_"
+	}
+	if len(k) > maxKeyLen {
+		k = k[:maxKeyLen-9] + "-" + shortHash(name)
+	}
+	return k
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:4])
+}
+
+// keyNamespace maps every name of one namespace (the task names of a run, its
+// scorer names, the metric names of a result) to a distinct key: KeyOf, and
+// when two names meet, each of them that KeyOf changed gets "-" and 8 hex
+// digits of its SHA-256 appended. The result depends only on the set of names.
+func keyNamespace(names []string) map[string]string {
+	groups := map[string][]string{}
+	for _, n := range names {
+		k := KeyOf(n)
+		if !contains(groups[k], n) {
+			groups[k] = append(groups[k], n)
+		}
+	}
+	out := make(map[string]string, len(names))
+	for k, ns := range groups {
+		if len(ns) == 1 {
+			out[ns[0]] = k
+			continue
+		}
+		for _, n := range ns {
+			if n == k {
+				out[n] = k
+				continue
+			}
+			base := k
+			if len(base) > maxKeyLen-9 {
+				base = base[:maxKeyLen-9]
+			}
+			out[n] = base + "-" + shortHash(n)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// metricVal is one metric of a result, under the tool's own name.
+type metricVal struct {
+	name  string
+	value float64
+}
+
+// rawResult is one result under the tool's own names.
+type rawResult struct {
+	task, scorer string
+	metrics      []metricVal
+}
+
+// runBuilder collects a run under the tool's own names; build maps it onto keys.
+type runBuilder struct {
+	tool, toolVersion string
+	evaluation        string // the tool's name for the evaluation (becomes evaluation_key)
+	id                string // the tool's run id, or a content digest
+	createdAt         time.Time
+	status            string
+	results           []rawResult
+	meta              map[string]any
+	notes             []string
+	sha256            string
+}
+
+func newRun(tool, sum string) *runBuilder {
+	return &runBuilder{tool: tool, sha256: sum, status: model.StatusCompleted, meta: map[string]any{}}
+}
+
+func (b *runBuilder) add(task, scorer string, metrics []metricVal) {
+	b.results = append(b.results, rawResult{task: task, scorer: scorer, metrics: metrics})
+}
+
+func (b *runBuilder) note(format string, args ...any) {
+	b.notes = append(b.notes, fmt.Sprintf(format, args...))
+}
+
+// build maps names onto keys, records the original names that changed, and
+// fills the provenance metadata.
+func (b *runBuilder) build(src *source, evaluationKey string) (model.EvaluationRun, error) {
+	run := model.EvaluationRun{Status: b.status, CreatedAt: b.createdAt.UTC()}
+	orig := map[string]any{}
+	run.EvaluationKey = KeyOf(b.evaluation)
+	if run.EvaluationKey != b.evaluation {
+		orig["evaluation_key"] = b.evaluation
+	}
+	if evaluationKey != "" {
+		if run.EvaluationKey != evaluationKey {
+			orig["evaluation_key"] = b.evaluation
+		}
+		run.EvaluationKey = evaluationKey
+	}
+	run.ID = KeyOf(b.id)
+	if run.ID != b.id {
+		orig["id"] = b.id
+	}
+	var tasks, scorers []string
+	for _, r := range b.results {
+		tasks = append(tasks, r.task)
+		scorers = append(scorers, r.scorer)
+	}
+	tk, sk := keyNamespace(tasks), keyNamespace(scorers)
+	origTasks, origScorers, origMetrics := map[string]any{}, map[string]any{}, map[string]any{}
+	seen := map[[2]string]int{}
+	for _, r := range b.results {
+		res := model.Result{TaskSpecificationKey: tk[r.task], ScorerKey: sk[r.scorer], Metrics: map[string]float64{}}
+		if res.TaskSpecificationKey != r.task {
+			origTasks[res.TaskSpecificationKey] = r.task
+		}
+		if res.ScorerKey != r.scorer {
+			origScorers[res.ScorerKey] = r.scorer
+		}
+		names := make([]string, len(r.metrics))
+		for i, m := range r.metrics {
+			names[i] = m.name
+		}
+		mk := keyNamespace(names)
+		for _, m := range r.metrics {
+			if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
+				continue // parsers drop these with a located warning
+			}
+			k := mk[m.name]
+			res.Metrics[k] = m.value
+			if k != m.name {
+				origMetrics[k] = m.name
+			}
+		}
+		pair := [2]string{res.TaskSpecificationKey, res.ScorerKey}
+		if i, ok := seen[pair]; ok {
+			// the same pair twice (a tool repeating a row): the later values win
+			for k, v := range res.Metrics {
+				run.Results[i].Metrics[k] = v
+			}
+			continue
+		}
+		seen[pair] = len(run.Results)
+		run.Results = append(run.Results, res)
+	}
+	sort.SliceStable(run.Results, func(i, j int) bool {
+		a, c := run.Results[i], run.Results[j]
+		if a.TaskSpecificationKey != c.TaskSpecificationKey {
+			return a.TaskSpecificationKey < c.TaskSpecificationKey
+		}
+		return a.ScorerKey < c.ScorerKey
+	})
+	if run.Results == nil {
+		run.Results = []model.Result{}
+	}
+	if len(origTasks) > 0 {
+		orig["task_specification_keys"] = origTasks
+	}
+	if len(origScorers) > 0 {
+		orig["scorer_keys"] = origScorers
+	}
+	if len(origMetrics) > 0 {
+		orig["metrics"] = origMetrics
+	}
+	md := map[string]any{}
+	for k, v := range b.meta {
+		md[k] = v
+	}
+	md["tool"] = b.tool
+	if b.toolVersion != "" {
+		md["tool_version"] = b.toolVersion
+	}
+	md["source_file"] = src.name
+	if b.sha256 != "" {
+		md["source_sha256"] = b.sha256
+	}
+	if len(orig) > 0 {
+		md["original_names"] = orig
+	}
+	if len(b.notes) > 0 {
+		notes := make([]any, len(b.notes))
+		for i, n := range b.notes {
+			notes[i] = n
+		}
+		md["notes"] = notes
+	}
+	run.Metadata = md
+	if run.CreatedAt.IsZero() {
+		return run, src.errorf(0, 0, "", "run %s has no time stamp", run.ID)
+	}
+	return run, nil
+}

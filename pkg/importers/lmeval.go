@@ -1,0 +1,205 @@
+package importers
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+type lmEvalFile struct {
+	Results        map[string]map[string]json.RawMessage `json:"results"`
+	Groups         map[string]map[string]json.RawMessage `json:"groups"`
+	GroupSubtasks  map[string][]string                   `json:"group_subtasks"`
+	HigherIsBetter map[string]map[string]bool            `json:"higher_is_better"`
+	Config         struct {
+		Model     string          `json:"model"`
+		ModelArgs json.RawMessage `json:"model_args"`
+		Limit     json.RawMessage `json:"limit"`
+	} `json:"config"`
+	Date               json.RawMessage `json:"date"`
+	ModelName          string          `json:"model_name"`
+	ModelNameSanitized string          `json:"model_name_sanitized"`
+	Version            string          `json:"lm_eval_version"`
+}
+
+// lmEvalSkip are the keys of a task's results that are not metrics.
+var lmEvalSkip = map[string]bool{"alias": true, "name": true, "sample_len": true, "sample_count": true, "samples": true}
+
+var lmEvalStem = regexp.MustCompile(`results_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)`)
+
+func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
+	doc := lax(b)
+	var x lmEvalFile
+	if err := doc.decode(src, &x, "lm-evaluation-harness results"); err != nil {
+		return nil, err
+	}
+	if len(x.Results) == 0 {
+		return nil, src.errorf(1, 1, "/results", "not an lm-evaluation-harness results file: no results")
+	}
+	doc.nonFiniteWarnings(src)
+	run := newRun("lm-eval", sum)
+	run.toolVersion = x.Version
+
+	// Groups appear in results and again in groups: take each task once.
+	tasks := map[string]map[string]json.RawMessage{}
+	for k, v := range x.Results {
+		tasks[k] = v
+	}
+	for k, v := range x.Groups {
+		if _, ok := tasks[k]; !ok {
+			tasks[k] = v
+		}
+	}
+	modern := false
+	for _, m := range tasks {
+		for k := range m {
+			if strings.Contains(k, ",") {
+				modern = true
+			}
+		}
+	}
+	for _, task := range slices.Sorted(maps.Keys(tasks)) {
+		m := tasks[task]
+		var ms []metricVal
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if lmEvalSkip[k] {
+				continue
+			}
+			name := k
+			if modern {
+				metric, filter, ok := strings.Cut(k, ",")
+				if !ok {
+					continue // a non-metric field of a 0.4 layout
+				}
+				name = metric
+				if filter != "none" {
+					name = metric + "/" + filter
+				}
+			}
+			v, why, ok := num(m[k])
+			if !ok {
+				ptr := "/results/" + ptrEscape(task) + "/" + ptrEscape(k)
+				if _, inResults := x.Results[task]; !inResults {
+					ptr = "/groups/" + ptrEscape(task) + "/" + ptrEscape(k)
+				}
+				src.skip(0, 0, ptr, "metric %q dropped: %s", name, why)
+				continue
+			}
+			ms = append(ms, metricVal{name: name, value: v})
+		}
+		run.add(task, "lm-eval", ms)
+	}
+
+	// The evaluation is named by the root tasks (those no group contains).
+	inGroup := map[string]bool{}
+	for _, subs := range x.GroupSubtasks {
+		for _, s := range subs {
+			inGroup[s] = true
+		}
+	}
+	var roots []string
+	for t := range tasks {
+		if !inGroup[t] {
+			roots = append(roots, t)
+		}
+	}
+	sort.Strings(roots)
+	run.evaluation = "lm-eval"
+	if len(roots) > 0 && len(roots) <= 3 {
+		run.evaluation = strings.Join(roots, "-")
+	}
+	if len(x.GroupSubtasks) > 0 {
+		gs := map[string]any{}
+		for g, subs := range x.GroupSubtasks {
+			l := make([]any, len(subs))
+			for i, s := range subs {
+				l[i] = s
+			}
+			gs[g] = l
+		}
+		run.meta["group_subtasks"] = gs
+	}
+	if len(x.HigherIsBetter) > 0 {
+		hib := map[string]any{}
+		for t, m := range x.HigherIsBetter {
+			mm := map[string]any{}
+			for k, v := range m {
+				mm[k] = v
+			}
+			hib[t] = mm
+		}
+		run.meta["higher_is_better"] = hib
+	}
+	model := x.ModelName
+	if model == "" {
+		model = lmEvalModel(x.Config.ModelArgs)
+	}
+	if model != "" {
+		run.meta["model"] = model
+	}
+	if x.Config.Model != "" {
+		run.meta["model_type"] = x.Config.Model
+	}
+	if v, _, ok := num(x.Config.Limit); ok {
+		run.meta["limit"] = v
+		run.note("evaluated on at most %g samples per task (limit)", v)
+	}
+
+	// Time: `date` (Unix seconds), else the file name's results_<datetime>.
+	if d, _, ok := num(x.Date); ok {
+		sec, frac := math.Modf(d)
+		run.createdAt = time.Unix(int64(sec), int64(frac*1e9)).UTC().Truncate(time.Microsecond)
+	} else if m := lmEvalStem.FindStringSubmatch(src.name); m != nil {
+		t, err := time.Parse("2006-01-02T15-04-05.999999", m[1])
+		if err == nil {
+			run.createdAt = t
+			run.meta["created_at_time_zone"] = "assumed UTC (from the file name)"
+		}
+	}
+	if run.createdAt.IsZero() && src.r == nil {
+		if st, err := os.Stat(src.path); err == nil {
+			run.createdAt = st.ModTime().UTC().Truncate(time.Second)
+			run.meta["created_at_inferred"] = "file modification time"
+			src.warnf(0, 0, "", "no date in the file or its name: created_at is the file's modification time")
+		}
+	}
+	if run.createdAt.IsZero() {
+		return nil, src.errorf(0, 0, "/date", "no date in the file and no file name to read it from")
+	}
+
+	// Identity: the model and the run's time when the file has a date, else the content.
+	switch {
+	case len(x.Date) > 0 && x.ModelNameSanitized != "":
+		run.id = fmt.Sprintf("%s-%s%06d", x.ModelNameSanitized, run.createdAt.Format("20060102T150405"), run.createdAt.Nanosecond()/1000)
+	default:
+		run.id = "lm-eval-" + sum[:16]
+	}
+	return []*runBuilder{run}, nil
+}
+
+// lmEvalModel reads pretrained= from model_args, a "k=v,..." string or a dict.
+func lmEvalModel(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		for _, kv := range strings.Split(s, ",") {
+			if v, ok := strings.CutPrefix(kv, "pretrained="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil {
+		if v, ok := m["pretrained"].(string); ok {
+			return v
+		}
+	}
+	return ""
+}
