@@ -95,8 +95,10 @@ func BenchmarkScanVault10k(b *testing.B) {
 	benchScan(b, traces, events, NewScanner(nil, vs))
 }
 
-var _ = rand.Int
-var _ = strings.Repeat
+var (
+	_ = rand.Int
+	_ = strings.Repeat
+)
 
 // BenchmarkScanConformanceJSONL adds what `lf agentleak scan -o jsonl` does
 // per trace: redaction and JSON encoding.

@@ -319,7 +319,8 @@ func buildRules() []rule {
 	}
 	for _, k := range keyStems {
 		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
-		rs = append(rs, rule{family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
+		rs = append(rs, rule{
+			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
 			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
 			value: func(v string) string {
 				v = strings.TrimSpace(v)
@@ -329,7 +330,8 @@ func buildRules() []rule {
 					return ""
 				}
 				return v
-			}})
+			},
+		})
 	}
 	return rs
 }

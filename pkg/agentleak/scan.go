@@ -151,8 +151,10 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	sc := &Scanner{cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{},
-		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
+	sc := &Scanner{
+		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{},
+		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
+	}
 	sc.init()
 	return sc
 }
@@ -198,8 +200,10 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
 	ps.state = newRuleState() // the rules' scratch is per scanner
-	c := &Scanner{cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
-		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{}}
+	c := &Scanner{
+		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
+		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
+	}
 	c.init()
 	return c
 }
@@ -225,8 +229,10 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	}
 	sc.seen[fk] = struct{}{}
 	e := sc.ev
-	sc.res.Findings = append(sc.res.Findings, Finding{EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
-		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline})
+	sc.res.Findings = append(sc.res.Findings, Finding{
+		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
+		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline,
+	})
 	k := fk
 	if secretKey != nil {
 		k = *secretKey

@@ -101,7 +101,8 @@ type patKey struct {
 }
 
 func (a *agg) merger() *merger {
-	m := &merger{a: a,
+	m := &merger{
+		a:     a,
 		hours: make(map[[2]int64]int, len(a.hours)),
 		inj:   make(map[[2]int64]int, len(a.inj)),
 		sess:  make(map[[2]int64]int, len(a.sess)),

@@ -173,8 +173,10 @@ func (e *Engine) storeScores(ctx context.Context, tenantID, agentID string, at t
 			}
 			comps, _ := json.Marshal(c.comps[:])
 			base, _ := json.Marshal(c.baseline)
-			if err := w.Put(ctx, store.AgentScoreRow{TenantID: k.tenant, AgentID: k.agent, Score: c.score, Tier: string(tier),
-				TierSince: since, CalculatedAt: atStr, Components: string(comps), Baseline: string(base)}); err != nil {
+			if err := w.Put(ctx, store.AgentScoreRow{
+				TenantID: k.tenant, AgentID: k.agent, Score: c.score, Tier: string(tier),
+				TierSince: since, CalculatedAt: atStr, Components: string(comps), Baseline: string(base),
+			}); err != nil {
 				return err
 			}
 			changes = append(changes, ch)
@@ -194,8 +196,10 @@ func (e *Engine) listAll(ctx context.Context, tenantID string) ([]AgentSummary, 
 	}
 	out := make([]AgentSummary, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, AgentSummary{TenantID: r.TenantID, AgentID: r.AgentID, AgentName: r.AgentName,
-			RiskTier: Tier(r.Tier), Score: r.Score, CalculatedAt: parseTime(r.CalculatedAt)})
+		out = append(out, AgentSummary{
+			TenantID: r.TenantID, AgentID: r.AgentID, AgentName: r.AgentName,
+			RiskTier: Tier(r.Tier), Score: r.Score, CalculatedAt: parseTime(r.CalculatedAt),
+		})
 	}
 	if tenantID != "" && len(out) == 0 {
 		if ok, err := e.hasTenant(ctx, tenantID); err != nil {
@@ -236,8 +240,10 @@ func (e *Engine) loadScore(ctx context.Context, tenantID, agentID string) (score
 		}
 		return r, fmt.Errorf("agent %q in tenant %q: %w", agentID, tenantID, ErrNotFound)
 	}
-	r = scoreRow{score: row.Score, tier: row.Tier, since: row.TierSince, at: row.CalculatedAt, over: row.OverrideTier,
-		comps: row.Components, base: row.Baseline, name: row.AgentName}
+	r = scoreRow{
+		score: row.Score, tier: row.Tier, since: row.TierSince, at: row.CalculatedAt, over: row.OverrideTier,
+		comps: row.Components, base: row.Baseline, name: row.AgentName,
+	}
 	if err != nil {
 		return r, fmt.Errorf("agentrisk: %w", err)
 	}
@@ -256,8 +262,10 @@ func (e *Engine) getForAgent(ctx context.Context, tenantID, agentID string) (Age
 	if err != nil {
 		return AgentRisk{}, err
 	}
-	out := AgentRisk{TenantID: tenantID, AgentID: agentID, AgentName: r.name, Score: r.score, RiskTier: Tier(r.tier),
-		CalculatedAt: parseTime(r.at), OverrideTier: Tier(r.over), Components: []Component{}}
+	out := AgentRisk{
+		TenantID: tenantID, AgentID: agentID, AgentName: r.name, Score: r.score, RiskTier: Tier(r.tier),
+		CalculatedAt: parseTime(r.at), OverrideTier: Tier(r.over), Components: []Component{},
+	}
 	_ = json.Unmarshal([]byte(r.comps), &out.Components)
 	at := out.CalculatedAt
 	// Windows and trend from the snapshots up to the latest calculation.

@@ -177,8 +177,10 @@ func parseArray(file string, data []byte, fn func(*Event) error) diag.List {
 	end := dec.InputOffset()
 	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
 		at := end + int64(len(data[end:])-len(rest))
-		diags = append(diags, diag.Diagnostic{File: file, Line: lineAt(at), Col: colAt(data, at),
-			Msg: "data after the JSON array: events are one JSON array, or JSONL (one event object per line)"})
+		diags = append(diags, diag.Diagnostic{
+			File: file, Line: lineAt(at), Col: colAt(data, at),
+			Msg: "data after the JSON array: events are one JSON array, or JSONL (one event object per line)",
+		})
 	}
 	return diags
 }

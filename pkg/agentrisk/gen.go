@@ -146,12 +146,16 @@ func BenchAgents(agents, tenants int, callsPerHour float64) []AgentSpec {
 			Tenant: fmt.Sprintf("tenant-%03d", i%tenants),
 			ID:     fmt.Sprintf("agt_%05d", i),
 			Name:   fmt.Sprintf("bot-%05d", i),
-			Normal: Behaviour{CallsPerHour: callsPerHour, Tools: tools[i%len(tools)], HighImpact: []string{"write_file"},
-				DenyRate: 0.02, InjectionRate: 0.03, InjectionMin: 0.01, InjectionMax: 0.3, SessionLength: 20},
+			Normal: Behaviour{
+				CallsPerHour: callsPerHour, Tools: tools[i%len(tools)], HighImpact: []string{"write_file"},
+				DenyRate: 0.02, InjectionRate: 0.03, InjectionMin: 0.01, InjectionMax: 0.3, SessionLength: 20,
+			},
 		}
 		if i%50 == 49 {
-			a.Burst = &Behaviour{CallsPerHour: callsPerHour * 8, Tools: []string{"read_file", "delete_file", "exec_shell"},
-				HighImpact: []string{"delete_file", "exec_shell"}, DenyRate: 0.5, InjectionRate: 0.2, InjectionMin: 0.8, InjectionMax: 0.99, SessionLength: 30}
+			a.Burst = &Behaviour{
+				CallsPerHour: callsPerHour * 8, Tools: []string{"read_file", "delete_file", "exec_shell"},
+				HighImpact: []string{"delete_file", "exec_shell"}, DenyRate: 0.5, InjectionRate: 0.2, InjectionMin: 0.8, InjectionMax: 0.99, SessionLength: 30,
+			}
 			a.BurstHours = 6
 		}
 		out[i] = a

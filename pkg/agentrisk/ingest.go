@@ -236,8 +236,10 @@ func (in *ingester) finish() (IngestResult, error) {
 	for _, k := range keys {
 		f := in.agents[k]
 		f.m.finish()
-		row := store.AgentRow{TenantID: k.tenant, AgentID: k.agent, AgentName: f.name, Agg: f.a.encode(),
-			FirstEventAt: store.FormatTime(f.first), LastEventAt: store.FormatTime(f.last)}
+		row := store.AgentRow{
+			TenantID: k.tenant, AgentID: k.agent, AgentName: f.name, Agg: f.a.encode(),
+			FirstEventAt: store.FormatTime(f.first), LastEventAt: store.FormatTime(f.last),
+		}
 		if err := in.ins.PutAgent(in.ctx, row); err != nil {
 			return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 		}

@@ -25,18 +25,24 @@ func SampleAgents() []AgentSpec {
 	}
 	// Elevated: a new high-impact tool, some denials and a few probing inputs.
 	el := calm("agt_report", "report-bot", docs, 3)
-	el.Burst = &Behaviour{CallsPerHour: 16, Tools: []string{"read_file", "write_file", "http_post"},
-		HighImpact: []string{"write_file", "http_post"}, DenyRate: 0.5, InjectionRate: 0.15, InjectionMin: 0.7, InjectionMax: 0.9, SessionLength: 15}
+	el.Burst = &Behaviour{
+		CallsPerHour: 16, Tools: []string{"read_file", "write_file", "http_post"},
+		HighImpact: []string{"write_file", "http_post"}, DenyRate: 0.5, InjectionRate: 0.15, InjectionMin: 0.7, InjectionMax: 0.9, SessionLength: 15,
+	}
 	el.BurstHours = 6
 	// High: floods new high-impact tools with denied calls and strong injections.
 	hi := calm("agt_ops", "ops-bot", []string{"read_file", "search_docs"}, 3)
-	hi.Burst = &Behaviour{CallsPerHour: 25, Tools: []string{"read_file", "write_file", "delete_file", "exec_shell"},
-		HighImpact: []string{"write_file", "delete_file", "exec_shell"}, DenyRate: 0.6, InjectionRate: 0.25, InjectionMin: 0.85, InjectionMax: 0.98, SessionLength: 30}
+	hi.Burst = &Behaviour{
+		CallsPerHour: 25, Tools: []string{"read_file", "write_file", "delete_file", "exec_shell"},
+		HighImpact: []string{"write_file", "delete_file", "exec_shell"}, DenyRate: 0.6, InjectionRate: 0.25, InjectionMin: 0.85, InjectionMax: 0.98, SessionLength: 30,
+	}
 	hi.BurstHours = 6
 	// Critical: the same, harder.
 	cr := calm("agt_rogue", "rogue-bot", []string{"read_file", "search_docs"}, 3)
-	cr.Burst = &Behaviour{CallsPerHour: 60, Tools: []string{"delete_file", "exec_shell", "http_post", "write_file", "db_drop"},
-		HighImpact: []string{"write_file", "delete_file", "exec_shell", "http_post", "db_drop"}, DenyRate: 0.85, InjectionRate: 0.4, InjectionMin: 0.9, InjectionMax: 0.99, SessionLength: 40}
+	cr.Burst = &Behaviour{
+		CallsPerHour: 60, Tools: []string{"delete_file", "exec_shell", "http_post", "write_file", "db_drop"},
+		HighImpact: []string{"write_file", "delete_file", "exec_shell", "http_post", "db_drop"}, DenyRate: 0.85, InjectionRate: 0.4, InjectionMin: 0.9, InjectionMax: 0.99, SessionLength: 40,
+	}
 	cr.BurstHours = 6
 	out = append(out, el, hi, cr)
 	g1 := calm("agt_helper", "helper-bot", docs, 2)

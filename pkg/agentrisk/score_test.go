@@ -21,8 +21,10 @@ func steady(tenant, agent string, days, perHour int, tools ...string) []Event {
 	n := 0
 	for h := start; h.Before(t0); h = h.Add(time.Hour) {
 		for k := 0; k < perHour; k++ {
-			out = append(out, Event{Timestamp: h.Add(time.Duration(k) * time.Minute), TenantID: tenant, AgentID: agent,
-				SessionID: fmt.Sprintf("%s-%d", agent, n/10), Method: "tools/call", Tool: tools[n%len(tools)], Resource: "/docs/a.md", Decision: "allow"})
+			out = append(out, Event{
+				Timestamp: h.Add(time.Duration(k) * time.Minute), TenantID: tenant, AgentID: agent,
+				SessionID: fmt.Sprintf("%s-%d", agent, n/10), Method: "tools/call", Tool: tools[n%len(tools)], Resource: "/docs/a.md", Decision: "allow",
+			})
 			n++
 		}
 	}
@@ -120,8 +122,10 @@ func TestFloodingAgentIsHighOrCriticalAmongCalmPeers(t *testing.T) {
 	bad := steady("t", "bad", 10, 3, "read_file", "search_docs")
 	for i := 0; i < 120; i++ {
 		tool := []string{"delete_file", "exec_shell", "db_drop"}[i%3]
-		ev := Event{Timestamp: t0.Add(-time.Duration(i+1) * time.Minute), TenantID: "t", AgentID: "bad", SessionID: fmt.Sprintf("flood-%d", i/30),
-			Method: "tools/call", Tool: tool, HighImpact: true, Decision: "deny", Rule: "no-destructive"}
+		ev := Event{
+			Timestamp: t0.Add(-time.Duration(i+1) * time.Minute), TenantID: "t", AgentID: "bad", SessionID: fmt.Sprintf("flood-%d", i/30),
+			Method: "tools/call", Tool: tool, HighImpact: true, Decision: "deny", Rule: "no-destructive",
+		}
 		if i%10 == 0 {
 			ev.InjectionScore = f(0.97)
 		}

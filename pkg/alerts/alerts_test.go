@@ -128,9 +128,11 @@ func TestRuleCheck(t *testing.T) {
 }
 
 func webhookAlert(url string) Alert {
-	return Alert{AlertID: "alr_1", RuleID: "r1", TenantID: "t1", AgentID: "a1", AgentName: "bot",
+	return Alert{
+		AlertID: "alr_1", RuleID: "r1", TenantID: "t1", AgentID: "a1", AgentName: "bot",
 		OldScore: 70, NewScore: 93, OldTier: "elevated", NewTier: "critical", Time: time.Now().UTC(),
-		Rule: Rule{ID: "r1", TenantID: "t1", Channel: ChannelWebhook, URL: url, Secret: "topsecret"}}
+		Rule: Rule{ID: "r1", TenantID: "t1", Channel: ChannelWebhook, URL: url, Secret: "topsecret"},
+	}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -275,8 +277,10 @@ func TestEmailWithStartTLSAndAuth(t *testing.T) {
 	st := openStore(t)
 	cert, pool := selfSigned(t)
 	smtpd := startSMTP(t, &tls.Config{Certificates: []tls.Certificate{cert}})
-	m := &Mailer{Host: "127.0.0.1", Port: smtpd.port(), Username: "alerts", Password: "pw", From: "lf@example.com",
-		TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
+	m := &Mailer{
+		Host: "127.0.0.1", Port: smtpd.port(), Username: "alerts", Password: "pw", From: "lf@example.com",
+		TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"},
+	}
 	d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
 	a := webhookAlert("")
 	a.Rule = Rule{ID: "r1", TenantID: "t1", Channel: ChannelEmail, To: []string{"oncall@example.com"}}

@@ -60,8 +60,10 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 		Name:      "ingest",
 		Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
 		ArgsUsage: "FILE...",
-		Flags: []ucli.Flag{outputFlag("table", "table", "json"),
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"}},
+		Flags: []ucli.Flag{
+			outputFlag("table", "table", "json"),
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
+		},
 		Action: func(c *ucli.Context) error { return agentsIngest(c, env) },
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-
 const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-run (singular or plural)"
 
 func parseKind(s string) (project.KindInfo, error) {

@@ -9,7 +9,6 @@ import (
 	"github.com/lfcli/lf/pkg/project"
 )
 
-
 func initCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "init",

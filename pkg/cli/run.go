@@ -14,7 +14,6 @@ import (
 	"github.com/lfcli/lf/pkg/runfile"
 )
 
-
 func runCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "run",

@@ -16,7 +16,6 @@ import (
 	"github.com/lfcli/lf/pkg/server"
 )
 
-
 func serveCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "serve",

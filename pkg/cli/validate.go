@@ -12,7 +12,6 @@ import (
 	"github.com/lfcli/lf/pkg/project"
 )
 
-
 func validateCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "validate",

@@ -88,8 +88,10 @@ func importGarak(ctx context.Context, src *source) ([]*runBuilder, error) {
 		}
 		return garakDigestFile(src, b, hex.EncodeToString(h.Sum(nil)))
 	}
-	g := &garakReader{src: src, run: newRun("garak", ""), threshold: garakThreshold,
-		evals: map[string]garakEval{}, evalLine: map[string]int{}, attempts: map[string]*garakCount{}, seen: map[string]struct{}{}}
+	g := &garakReader{
+		src: src, run: newRun("garak", ""), threshold: garakThreshold,
+		evals: map[string]garakEval{}, evalLine: map[string]int{}, attempts: map[string]*garakCount{}, seen: map[string]struct{}{},
+	}
 	g.run.evaluation = "garak"
 	var buf []byte
 	lineNo := 0

@@ -174,8 +174,10 @@ type source struct {
 }
 
 func (s *source) warnf(line, col int, pointer, format string, args ...any) {
-	s.fr.Diagnostics = append(s.fr.Diagnostics, diag.Diagnostic{File: s.path, Line: line, Col: col, Pointer: pointer,
-		Msg: fmt.Sprintf(format, args...), Severity: diag.SevWarning})
+	s.fr.Diagnostics = append(s.fr.Diagnostics, diag.Diagnostic{
+		File: s.path, Line: line, Col: col, Pointer: pointer,
+		Msg: fmt.Sprintf(format, args...), Severity: diag.SevWarning,
+	})
 }
 
 // skip records a dropped metric value.

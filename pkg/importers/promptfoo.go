@@ -248,8 +248,10 @@ func promptfooRedteam(src *source, run *runBuilder, rows []pfRow, idx []int) {
 	for _, k := range order {
 		g := groups[k]
 		ms := []metricVal{
-			{"total", float64(g.total)}, {"passed", float64(g.passed)},
-			{"failed", float64(g.failed)}, {"errors", float64(g.errors)},
+			{"total", float64(g.total)},
+			{"passed", float64(g.passed)},
+			{"failed", float64(g.failed)},
+			{"errors", float64(g.errors)},
 		}
 		if graded := g.total - g.errors; graded > 0 {
 			allErr = false

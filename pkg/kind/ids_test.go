@@ -15,10 +15,25 @@ func TestIDRuleMatchesSchema(t *testing.T) {
 		id string
 		ok bool
 	}{
-		{"acme", true}, {"agent-1", true}, {"a.b", true}, {"a..b", true}, {"tenant x", true}, {"é", true},
-		{strings.Repeat("a", 128), true}, {strings.Repeat("é", 128), true},
-		{"", false}, {".", false}, {"..", false}, {"a/b", false}, {"../x", false}, {"a\\b", false},
-		{"a\x00b", false}, {"a\nb", false}, {"a\x7f", false}, {strings.Repeat("a", 129), false}, {strings.Repeat("a", 600), false},
+		{"acme", true},
+		{"agent-1", true},
+		{"a.b", true},
+		{"a..b", true},
+		{"tenant x", true},
+		{"é", true},
+		{strings.Repeat("a", 128), true},
+		{strings.Repeat("é", 128), true},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{"a/b", false},
+		{"../x", false},
+		{"a\\b", false},
+		{"a\x00b", false},
+		{"a\nb", false},
+		{"a\x7f", false},
+		{strings.Repeat("a", 129), false},
+		{strings.Repeat("a", 600), false},
 	}
 	for _, c := range ids {
 		err := CheckID("id", c.id)

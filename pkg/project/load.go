@@ -235,8 +235,10 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 		if f.Type != &EntityFileType {
 			diags = append(diags, parsed...)
 			if explicit[p] || p == "-" {
-				diags = append(diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1,
-					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", "))})
+				diags = append(diags, diag.Diagnostic{
+					File: f.Rel, Line: 1, Col: 1,
+					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", ")),
+				})
 			}
 			continue
 		}

@@ -73,8 +73,10 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 		}
 		f, ds := ReadFile(root, p, stdin)
 		if whole && sel.Include == nil && f != nil && !ds.HasErrors() && !Recognised(f) {
-			res.Diags = append(res.Diags, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
-				Msg: "skipped: not an lf file (none of its top-level keys is lf's); list lf's files in lf.yaml's include:, or this one in exclude:"})
+			res.Diags = append(res.Diags, diag.Diagnostic{
+				File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
+				Msg: "skipped: not an lf file (none of its top-level keys is lf's); list lf's files in lf.yaml's include:, or this one in exclude:",
+			})
 			continue
 		}
 		res.Files++

@@ -15,8 +15,10 @@ func perfMethodology() *model.Methodology {
 		Key: "perf", Function: "(1 - accuracy) * impact * deployment_reach", MetricKey: "accuracy",
 		ConfigSpec: []model.Param{
 			{Key: "impact", Type: "float", DefaultValue: 5.0, Min: fptr(0), Max: fptr(10)},
-			{Key: "deployment_reach", Type: "categorical", DefaultValue: "internal", AllowedValues: []string{"internal", "external"},
-				ValuesMapping: map[string]float64{"internal": 0.5, "external": 1.0}},
+			{
+				Key: "deployment_reach", Type: "categorical", DefaultValue: "internal", AllowedValues: []string{"internal", "external"},
+				ValuesMapping: map[string]float64{"internal": 0.5, "external": 1.0},
+			},
 		},
 	}
 }
@@ -68,9 +70,11 @@ func TestScore(t *testing.T) {
 	}
 	ms := map[string]*model.Methodology{"perf": perfMethodology()}
 	scorer := func(mod func(*model.RiskScorer)) *model.RiskScorer {
-		s := &model.RiskScorer{Key: "s", RiskScoringMethodologyKey: "perf", Metric: "accuracy", Aggregation: "mean",
+		s := &model.RiskScorer{
+			Key: "s", RiskScoringMethodologyKey: "perf", Metric: "accuracy", Aggregation: "mean",
 			Scope:  model.Scope{EvaluationKeys: []string{"qa"}},
-			Config: map[string]any{"impact": 4.0, "deployment_reach": "external"}}
+			Config: map[string]any{"impact": 4.0, "deployment_reach": "external"},
+		}
 		mod(s)
 		return s
 	}

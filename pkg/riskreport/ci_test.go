@@ -49,11 +49,13 @@ func TestScorersGate(t *testing.T) {
 }
 
 func TestTraceFindingsRedacted(t *testing.T) {
-	r := &agentleak.Result{ScenarioID: "s", RunID: "r", File: "t.jsonl", Line: 3, Blocked: true, Verdict: "Fail", BlockReasons: []string{"x"},
+	r := &agentleak.Result{
+		ScenarioID: "s", RunID: "r", File: "t.jsonl", Line: 3, Blocked: true, Verdict: "Fail", BlockReasons: []string{"x"},
 		Findings: []agentleak.Finding{
 			{EventID: "e1", Channel: "log", DataType: "email", Value: "jo@example.com", Redacted: "jo**********om", Level: 2, Leaked: true},
 			{EventID: "e2", Channel: "log", DataType: "ssn", Value: "123", Redacted: "1*3", Level: 4, Leaked: false},
-		}}
+		},
+	}
 	fs := Trace{Result: r}.Findings()
 	if len(fs) != 1 {
 		t.Fatalf("findings = %d, want 1 (only leaked)", len(fs))

@@ -25,8 +25,10 @@ func checkUTF8(file string, data []byte) *diag.Diagnostic {
 	for i := 0; i < len(data); {
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n <= 1 {
-			return &diag.Diagnostic{File: file, Line: line, Col: col,
-				Msg: fmt.Sprintf("not UTF-8: byte 0x%02x; save the file as UTF-8", data[i])}
+			return &diag.Diagnostic{
+				File: file, Line: line, Col: col,
+				Msg: fmt.Sprintf("not UTF-8: byte 0x%02x; save the file as UTF-8", data[i]),
+			}
 		}
 		if r == '\n' {
 			line, col = line+1, 1
@@ -136,8 +138,10 @@ func checkDepth(file string, data []byte, limit int) *diag.Diagnostic {
 var blockHeader = regexp.MustCompile(`(^|[:\-]\s+)[|>][-+0-9]*\s*(#.*)?\r?$`)
 
 func depthError(file string, line, col, limit int) *diag.Diagnostic {
-	return &diag.Diagnostic{File: file, Line: line, Col: col,
-		Msg: "nested deeper than " + strconv.Itoa(limit) + " levels; lf reads at most " + strconv.Itoa(limit)}
+	return &diag.Diagnostic{
+		File: file, Line: line, Col: col,
+		Msg: "nested deeper than " + strconv.Itoa(limit) + " levels; lf reads at most " + strconv.Itoa(limit),
+	}
 }
 
 // plainNumber is YAML 1.2's core-schema float without a dot, which the

@@ -184,8 +184,10 @@ func heat(d *riskreport.Data) heatMap {
 			if n[k] > 0 {
 				color = LevelColor[l]
 			}
-			h.Cells = append(h.Cells, heatCell{X: left + j*cw + 1, Y: top + i*ch + 1, W: cw - 2, H: ch - 2, Color: color, N: n[k],
-				Title: fmt.Sprintf("%s, %s: %s", dom, l, strings.Join(names[k], ", ")), TX: left + j*cw + cw/2, TY: top + i*ch + ch/2 + 5})
+			h.Cells = append(h.Cells, heatCell{
+				X: left + j*cw + 1, Y: top + i*ch + 1, W: cw - 2, H: ch - 2, Color: color, N: n[k],
+				Title: fmt.Sprintf("%s, %s: %s", dom, l, strings.Join(names[k], ", ")), TX: left + j*cw + cw/2, TY: top + i*ch + ch/2 + 5,
+			})
 		}
 	}
 	return h

@@ -38,8 +38,10 @@ func fixture() *riskreport.Data {
 			Verdicts: []riskreport.Count{{Label: "High risk", N: 1}}, Blocked: 1, Leaked: 5,
 		}},
 		Agents: []riskreport.Agent{{
-			AgentRisk: agentrisk.AgentRisk{TenantID: "acme", AgentID: "agt_1", AgentName: "ops-bot", Score: 85, RiskTier: "high", Trend: "rising",
-				Components: []agentrisk.Component{{Name: "injection", Value: 80}, {Name: "toolDrift", Value: 40}}},
+			AgentRisk: agentrisk.AgentRisk{
+				TenantID: "acme", AgentID: "agt_1", AgentName: "ops-bot", Score: 85, RiskTier: "high", Trend: "rising",
+				Components: []agentrisk.Component{{Name: "injection", Value: 80}, {Name: "toolDrift", Value: 40}},
+			},
 			History: hist,
 		}},
 	}
@@ -94,9 +96,11 @@ func browser(t *testing.T, bin, page string, args ...string) (stdout, stderr str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir(),
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir(),
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--disable-extensions", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0"}
+		"--disable-extensions", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
+	}
 	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -43,9 +43,11 @@ func Run(t *testing.T, open Opener) {
 var ctx = context.Background()
 
 func run(key, id string, day int, status string, acc float64) model.EvaluationRun {
-	return model.EvaluationRun{EvaluationKey: key, ID: id, Status: status,
+	return model.EvaluationRun{
+		EvaluationKey: key, ID: id, Status: status,
 		CreatedAt: time.Date(2026, 11, day, 0, 0, 0, 0, time.UTC),
-		Results:   []model.Result{{TaskSpecificationKey: "t", ScorerKey: "s", Metrics: map[string]float64{"accuracy": acc, "f1": 1}}}}
+		Results:   []model.Result{{TaskSpecificationKey: "t", ScorerKey: "s", Metrics: map[string]float64{"accuracy": acc, "f1": 1}}},
+	}
 }
 
 func must(t *testing.T, err error) {
