@@ -59,7 +59,29 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "ingest",
 		Usage:     "load agent events (JSONL or a JSON array) into the store; ingesting the same events twice counts them once",
-		ArgsUsage: "FILE...",
+		ArgsUsage: "FILE... (- for standard input)",
+		Description: "Each FILE holds agent events as JSONL (one JSON object per line, blank lines ignored)\n" +
+			"or as one JSON array of objects. One event is one request or tool call an AI gateway saw:\n" +
+			"\n" +
+			"  timestamp        RFC 3339 time, required (e.g. 2026-04-08T14:00:44Z; a fraction or an offset is allowed)\n" +
+			"  tenant_id        string, required\n" +
+			"  agent_id         string, required\n" +
+			"  agent_name       string, optional display name\n" +
+			"  session_id       string, optional (events without one: one pseudo-session per hour)\n" +
+			"  method           string, optional (e.g. tools/call)\n" +
+			"  tool, resource   strings, optional: the tool called and what it touched\n" +
+			"  high_impact      bool, optional (a tenant's risk config can also list highImpactTools)\n" +
+			"  decision         allow | deny, optional (default allow)\n" +
+			"  rule             string, optional: the policy rule that decided\n" +
+			"  injection_score  number 0..1, optional: the prompt-injection classifier's confidence\n" +
+			"  request_id       string, optional: keeps otherwise identical events apart\n" +
+			"\n" +
+			"Example line:\n" +
+			`  {"timestamp":"2026-04-08T14:00:44Z","tenant_id":"acme","agent_id":"agt_docs","tool":"write_file","decision":"allow"}` + "\n" +
+			"\n" +
+			"Unknown fields are ignored. A bad event is reported as file:line: /field: message and\n" +
+			"nothing of the command's files is stored (exit 3). Ingest is idempotent: an event already\n" +
+			"stored (same content hash) is counted once. See docs/agent-risk.md#events.",
 		Flags: []ucli.Flag{
 			outputFlag("table", "table", "json"),
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
@@ -172,7 +194,7 @@ func agentsRecalc(c *ucli.Context, env *Env) error {
 func agentsShowCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "show",
-		Usage:     "an agent's score, tier, trend, 1h/24h windows and explained components (risk.getForAgent())",
+		Usage:     "an agent's score, tier, trend, 1h/24h windows and explained components",
 		ArgsUsage: "AGENT",
 		Flags:     []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
 		Action: func(c *ucli.Context) error {
@@ -193,7 +215,7 @@ func agentsShowCommand(env *Env) *ucli.Command {
 func agentsBaselineCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:        "baseline",
-		Usage:       "an agent's tool-use baseline (anomalies.getBaseline()); `baseline reset AGENT` forgets it",
+		Usage:       "an agent's tool-use baseline: calls, mean and standard deviation per hour and common patterns of each tool; `baseline reset AGENT` forgets it",
 		ArgsUsage:   "AGENT",
 		Flags:       []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
 		Subcommands: []*ucli.Command{agentsBaselineResetCommand(env)},
@@ -343,7 +365,7 @@ func writeDecisions(w io.Writer, results []agentrisk.CaseResult, format string) 
 func overviewAgentsCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "agents",
-		Usage: "every agent's latest risk score and tier (risk.listAll()), highest first",
+		Usage: "every agent's latest risk score and tier, highest first",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "tenant", Usage: "only tenant `ID`"},
 			outputFlag("table", "table", "json"),
