@@ -181,7 +181,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 	if r.Blocked {
 		blocked = "yes: " + strings.Join(r.BlockReasons, "; ")
 	}
-	fmt.Fprintf(s.w, "== %s (run %s, %d events)\n", r.ScenarioID, r.RunID, r.Events)
+	fmt.Fprintf(s.w, "== %s (run %s, %s)\n", r.ScenarioID, r.RunID, count(r.Events, "event", "events"))
 	if err := report.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
 		strconv.FormatFloat(r.RiskIndex, 'f', 4, 64), strconv.Itoa(r.PrivacyScore), r.Verdict,
 		fmt.Sprintf("%d / %d", r.LeakedSecrets, r.VaultSecrets), blocked,
@@ -198,7 +198,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		}
 	}
 	if v := r.Vault; v != nil {
-		line := fmt.Sprintf("vault %s: %d of %d fields leaked (%.1f%%), %d canar%s leaked", v.Key, v.FieldsLeaked, v.Fields, 100*v.LeakShare, v.CanariesHit, map[bool]string{true: "y", false: "ies"}[v.CanariesHit == 1])
+		line := fmt.Sprintf("vault %s: %d of %s leaked (%.1f%%), %s leaked", v.Key, v.FieldsLeaked, count(v.Fields, "field", "fields"), 100*v.LeakShare, count(v.CanariesHit, "canary", "canaries"))
 		if len(v.LeaksByChannel) > 0 {
 			var parts []string
 			for _, ch := range agentleak.Channels {

@@ -130,7 +130,7 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if format == "json" {
 			return report.JSON(env.Stdout, res)
 		}
-		fmt.Fprintf(env.Stdout, "ingested %d events: %d new, %d already stored, %d agents\n", res.Events, res.New, res.Duplicates, res.Agents)
+		fmt.Fprintf(env.Stdout, "ingested %s: %d new, %d already stored, %s\n", count(res.Events, "event", "events"), res.New, res.Duplicates, count(res.Agents, "agent", "agents"))
 		return nil
 	})
 }
@@ -186,7 +186,7 @@ func agentsRecalc(c *ucli.Context, env *Env) error {
 		if err := report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%d agents recalculated at %s\n", len(changes), at.Format(time.RFC3339))
+		fmt.Fprintf(env.Stdout, "%s recalculated at %s\n", count(len(changes), "agent", "agents"), report.Time(at))
 		return nil
 	})
 }
@@ -244,9 +244,9 @@ func writeBaseline(w io.Writer, b agentrisk.Baseline) error {
 	}
 	upd := "never"
 	if !b.Baseline.UpdatedAt.IsZero() {
-		upd = b.Baseline.UpdatedAt.Format(time.RFC3339)
+		upd = report.Time(b.Baseline.UpdatedAt)
 	}
-	fmt.Fprintf(w, "agent %s: %d calls over %d days, updated %s\n", b.AgentID, b.Baseline.TotalCalls, b.Baseline.WindowDays, upd)
+	fmt.Fprintf(w, "agent %s: %s over %s, updated %s\n", b.AgentID, count(b.Baseline.TotalCalls, "call", "calls"), count(b.Baseline.WindowDays, "day", "days"), upd)
 	return nil
 }
 
@@ -268,7 +268,7 @@ func agentsBaselineResetCommand(env *Env) *ucli.Command {
 				if format == "json" {
 					return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at})
 				}
-				fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, at.Format(time.RFC3339))
+				fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, report.Time(at))
 				return nil
 			})
 		},
@@ -345,9 +345,9 @@ func agentsDecide(c *ucli.Context, env *Env) error {
 		fmt.Fprintln(env.Stderr, m)
 	}
 	if failed > 0 {
-		return diag.Gatef("%d of %d cases do not match their expect", failed, len(cases))
+		return diag.Gatef("%d of %s %s not match their expect", failed, count(len(cases), "case", "cases"), map[bool]string{true: "does", false: "do"}[failed == 1])
 	}
-	fmt.Fprintf(env.Stderr, "%d cases match\n", len(cases))
+	fmt.Fprintf(env.Stderr, "%s match%s\n", count(len(cases), "case", "cases"), map[bool]string{true: "es", false: ""}[len(cases) == 1])
 	return nil
 }
 
@@ -391,7 +391,7 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 				}
 				rows := make([][]string, 0, len(list))
 				for _, s := range list {
-					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), s.CalculatedAt.Format(time.RFC3339)})
+					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), report.Time(s.CalculatedAt)})
 				}
 				return report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows)
 			})
@@ -401,7 +401,7 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 
 func writeAgentRisk(w io.Writer, r agentrisk.AgentRisk) error {
 	fmt.Fprintf(w, "agent %s (%s), tenant %s\n", r.AgentID, r.AgentName, r.TenantID)
-	fmt.Fprintf(w, "score %d, tier %s, calculated %s, trend %s (%+d vs 24h)\n", r.Score, r.RiskTier, r.CalculatedAt.Format(time.RFC3339), r.Trend, r.DeltaVs24h)
+	fmt.Fprintf(w, "score %d, tier %s, calculated %s, trend %s (%+d vs 24h)\n", r.Score, r.RiskTier, report.Time(r.CalculatedAt), r.Trend, r.DeltaVs24h)
 	if r.OverrideTier != "" {
 		fmt.Fprintf(w, "released by an admin: effective tier %s until the next recalculation\n", r.OverrideTier)
 	}
@@ -522,7 +522,7 @@ func setRiskConfigs(ctx context.Context, env *Env, path string) error {
 		if err := agentrisk.SetRiskConfigs(ctx, e, cfgs); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%d risk configs set\n", len(cfgs))
+		fmt.Fprintf(env.Stdout, "%s set\n", count(len(cfgs), "risk config", "risk configs"))
 		return nil
 	})
 }

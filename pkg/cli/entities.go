@@ -204,7 +204,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			}
 			out := make([]row, len(rows))
 			for i, r := range rows {
-				out[i] = row{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, r.Values, r.Tool, r.SourceFile, r.OriginalKey, r.OriginalID}
+				out[i] = row{r.EvaluationKey, r.ID, storedTime(r.CreatedAt), r.Status, r.Values, r.Tool, r.SourceFile, r.OriginalKey, r.OriginalID}
 			}
 			return report.JSON(env.Stdout, out)
 		}
@@ -224,7 +224,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			case r.OriginalID != "":
 				orig = r.OriginalID
 			}
-			table = append(table, []string{r.EvaluationKey, r.ID, r.CreatedAt, r.Status, fmt.Sprint(r.Values), tool, orig})
+			table = append(table, []string{r.EvaluationKey, r.ID, storedTime(r.CreatedAt), r.Status, fmt.Sprint(r.Values), tool, orig})
 		}
 		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES", "TOOL", "TOOL NAME"}, table)
 	case model.KindMethodology:

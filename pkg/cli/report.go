@@ -63,7 +63,7 @@ func reportCommand(env *Env) *ucli.Command {
 				return diag.Usagef("report: %v", err)
 			}
 			_ = os.Chmod(out, 0o644)
-			fmt.Fprintf(env.Stderr, "wrote %s (%d scorers, %d AgentLeak runs, %d agents)\n", out, len(d.Scorers), len(d.AgentLeak), len(d.Agents))
+			fmt.Fprintf(env.Stderr, "wrote %s (%s, %s, %s)\n", out, count(len(d.Scorers), "scorer", "scorers"), count(len(d.AgentLeak), "AgentLeak run", "AgentLeak runs"), count(len(d.Agents), "agent", "agents"))
 			return nil
 		},
 	}

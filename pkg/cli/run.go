@@ -73,7 +73,7 @@ func runAction(c *ucli.Context, env *Env) error {
 		ProjectDir: env.ProjectDir(),
 		OnApplied: func(a runfile.Applied) {
 			printWarnings(env, a.Warnings)
-			fmt.Fprintf(info, "applied %d entities: %d created, %d updated, %d unchanged\n", a.Entities, a.Created, a.Updated, a.Unchanged)
+			fmt.Fprintf(info, "applied %s: %d created, %d updated, %d unchanged\n", count(a.Entities, "entity", "entities"), a.Created, a.Updated, a.Unchanged)
 		},
 		OnReport: func(rep evaluation.Report) { printEvaluation(info, rep) },
 	}, st)

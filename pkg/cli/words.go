@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/lfcli/lf/pkg/report"
+)
+
+// count renders n with the singular or plural noun: "1 entity", "2 entities".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// storedTime renders a time as the store keeps it (fixed-width nanoseconds,
+// so that text order is time order) the way lf prints times: RFC 3339 with
+// seconds unless the value has a fraction (report.Time). Text that is not a
+// time is returned as it is.
+func storedTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return report.Time(t)
+}
