@@ -35,7 +35,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 	head.Status = model.StatusRunning
 	host, _ := os.Hostname()
 	if err := s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := putRun(ctx, tx, head, ""); err != nil {
+		if err := putRun(ctx, newValueWriter(tx), head, "", true); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?

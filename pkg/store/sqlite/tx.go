@@ -14,8 +14,9 @@ import (
 // committed together or not at all. Domain packages write through Tx and
 // never see the database underneath.
 type Tx struct {
-	st *Store
-	tx *sql.Tx
+	st   *Store
+	tx   *sql.Tx
+	vals *valueWriter // metric-value inserts, prepared once per transaction
 }
 
 // Update runs fn in one transaction, committing when it returns nil and
@@ -73,8 +74,14 @@ func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (boo
 // PutRunYAML stores a run added from a file with its canonical YAML; a run
 // whose stored YAML is the same is left alone (Unchanged).
 func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText string) (Outcome, error) {
+	if t.vals == nil {
+		t.vals = newValueWriter(t.tx)
+	}
 	var yml string
-	err := t.tx.QueryRowContext(ctx, `SELECT yaml FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, run.EvaluationKey, run.ID).Scan(&yml)
+	sel, err := t.vals.stmt(ctx, `SELECT yaml FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`)
+	if err == nil {
+		err = sel.QueryRowContext(ctx, run.EvaluationKey, run.ID).Scan(&yml)
+	}
 	outcome := Updated
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -84,7 +91,7 @@ func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText s
 	case yml == yamlText:
 		return Unchanged, nil
 	}
-	return outcome, putRun(ctx, t.tx, run, yamlText)
+	return outcome, putRun(ctx, t.vals, run, yamlText, outcome == Updated)
 }
 
 // DeleteRun removes a run and its metric values.
