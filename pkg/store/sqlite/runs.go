@@ -62,14 +62,13 @@ const insertValuesSQL = `INSERT INTO metric_values (evaluation_key, run_id, metr
 // valueWriter inserts metric values inside one transaction. Its statements
 // are prepared once and reused for every run of the transaction (database/sql
 // closes them with it); each INSERT carries up to valuesPerInsert rows, in
-// primary-key order, so that a 50 MB file of runs costs about 6,000 statement
-// executions instead of 764,500.
+// primary-key order: a 50 MB file of runs (7,645 runs of 100 values) costs
+// 15,290 executions of two statements instead of 764,500 of one.
 type valueWriter struct {
-	tx         *sql.Tx
-	stmts      map[string]*sql.Stmt // the per-run statements, by SQL text
-	rows       []valueRow
-	args       []any
-	cachedSize bool
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt // the per-run statements, by SQL text
+	rows  []valueRow
+	args  []any
 }
 
 // stmt returns the statement of query, prepared on first use.
@@ -128,14 +127,6 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 	})
 	fail := func(err error) error {
 		return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
-	}
-	if !w.cachedSize {
-		// A large write touches many pages; SQLite's default 2 MB page cache
-		// makes it wait on I/O (this connection only).
-		if err := w.exec(ctx, `PRAGMA cache_size = -65536`); err != nil {
-			return fail(err)
-		}
-		w.cachedSize = true
 	}
 	for rows := w.rows; len(rows) > 0; {
 		n := min(len(rows), valuesPerInsert)
