@@ -63,7 +63,7 @@ const insertValuesSQL = `INSERT INTO metric_values (evaluation_key, run_id, metr
 // are prepared once and reused for every run of the transaction (database/sql
 // closes them with it); each INSERT carries up to valuesPerInsert rows, in
 // primary-key order: a 50 MB file of runs (7,645 runs of 100 values) costs
-// 15,290 executions of two statements instead of 764,500 of one.
+// 7,645 statement executions instead of 764,500.
 type valueWriter struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt // the per-run statements, by SQL text
