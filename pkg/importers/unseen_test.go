@@ -71,6 +71,21 @@ var unseenFiles = []unseenFile{
 		dropped: []string{"acc_stderr", "acc_norm_stderr", "perplexity_stderr", "word_perplexity_stderr"},
 	},
 	{
+		// lm-eval 0.4 group: regression_arc is in both "groups" and "results"
+		// (one result, not two). Tables: regression_arc acc 0.15, acc_norm
+		// 0.05; arc_challenge 0.00, 0.00; arc_easy 0.30, 0.10.
+		path: "lm-eval/cpu_group_regression_expected.json", format: LMEval, status: model.StatusCompleted, results: 3,
+		want: []unseenMetric{
+			{"regression_arc", "lm-eval", "acc", 0.15},
+			{"regression_arc", "lm-eval", "acc_norm", 0.05},
+			{"arc_challenge", "lm-eval", "acc", 0},
+			{"arc_challenge", "lm-eval", "acc_norm", 0},
+			{"arc_easy", "lm-eval", "acc", 0.3},
+			{"arc_easy", "lm-eval", "acc_norm", 0.1},
+		},
+		dropped: []string{"acc_stderr", "acc_norm_stderr"},
+	},
+	{
 		// lm-eval pre-0.4 layout (task version 1).
 		path: "lm-eval/boolq-v1-res.json", format: LMEval, status: model.StatusCompleted, results: 1,
 		want: []unseenMetric{
