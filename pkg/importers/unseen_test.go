@@ -54,6 +54,16 @@ var unseenFiles = []unseenFile{
 		},
 	},
 	{
+		// Inspect AI 0.3.95 log: eval_id present, metrics carry "params" (not
+		// "options"); includes accuracy 1.0, stderr 0.0.
+		path: "inspect/2025-05-12T20-27-36-04-00_browser.json", format: Inspect,
+		id: "ZB2vu5GNujYaBdPSReCeop", created: "2025-05-13T00:27:36Z", status: model.StatusCompleted, results: 1,
+		want: []unseenMetric{
+			{"browser", "includes", "accuracy", 1},
+			{"browser", "includes", "stderr", 0},
+		},
+	},
+	{
 		// lm-eval 0.4 layout: the harness's own table says arc_easy acc 0.3000,
 		// acc_norm 0.1000, lambada_openai acc 0.1000, perplexity 605.5452,
 		// wikitext bits_per_byte 1.3394, byte_perplexity 2.5304, word_perplexity
