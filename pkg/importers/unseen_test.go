@@ -142,6 +142,23 @@ var unseenFiles = []unseenFile{
 		},
 		dropped: []string{"training_co2_cost"},
 	},
+	{
+		// HELM bbq (multiple_choice_joint, max_eval_instances 2): bbq_accuracy
+		// 1.0, both bias metrics 0.0, exact_match@5 1.0 (stored as exact_match_5,
+		// the original name kept in the run's metadata).
+		path: "helm/bbq_subject_all_method_multiple_choice_joint__openai_gpt-4-turbo-2024-04-09__run_spec.json", format: HELM,
+		id: "bbq_subject_all_method_multiple_choice_joint_model_openai_gpt-4-turbo-2024-04-09", status: model.StatusCompleted, results: 1,
+		want: []unseenMetric{
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "bbq_accuracy", 1},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "bbq_metric_ambiguous_bias", 0},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "bbq_metric_unambiguous_bias", 0},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "exact_match", 1},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "exact_match_5", 1},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "num_prompt_tokens", 65.5},
+			{"bbq_subject_all_method_multiple_choice_joint", "helm", "inference_runtime", 0.5990194082260132},
+		},
+		dropped: []string{"training_energy_cost"},
+	},
 }
 
 // Real files of the same tools, not in the shared folder, import without
