@@ -39,7 +39,7 @@ func validateCommand(env *Env) *ucli.Command {
 					return diag.Internal(err)
 				}
 			}
-			res := project.Validate(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
+			res := project.ValidateWith(FileCheckers(), env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
 			if res.Err != nil {
 				return res.Err
 			}
