@@ -114,3 +114,57 @@ func TestIngestProgressOnTerminal(t *testing.T) {
 		t.Errorf("no progress on the terminal; it got %q", out)
 	}
 }
+
+// TestValidateProgressOnTerminal: lf validate shows the bytes it has checked
+// on a terminal, and nothing when standard error is a pipe.
+func TestValidateProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	t.Setenv("LF_PROGRESS_AFTER", "0s")
+	t.Setenv("LF_QUIET", "")
+	t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
+	run := func(stderr io.Writer, extra ...string) int {
+		args := append([]string{"lf", "validate"}, extra...)
+		return cli.Run(append(args, filepath.Join(root, "project")), strings.NewReader(""), io.Discard, stderr)
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &ptyOutput{}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	if code := run(tty); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out := term.String(); !strings.Contains(out, "validating files") {
+		t.Errorf("no progress on the terminal; it got %q", out)
+	}
+
+	ptmx2, tty2, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx2.Close()
+	defer tty2.Close()
+	term2 := &ptyOutput{}
+	go func() { _, _ = io.Copy(term2, ptmx2) }()
+	run(tty2, "--quiet")
+	if out := term2.String(); strings.Contains(out, "validating") {
+		t.Errorf("--quiet still showed progress: %q", out)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(w)
+	w.Close()
+	piped, _ := io.ReadAll(r)
+	if strings.Contains(string(piped), "validating") {
+		t.Errorf("progress written to a pipe: %q", piped)
+	}
+}

@@ -48,6 +48,12 @@ type ValidateResult struct {
 // for references, functions and configs (methodologies come from the files
 // and, when given, from stored).
 func Validate(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology) ValidateResult {
+	return ValidateEach(root, paths, stdin, stored, nil)
+}
+
+// ValidateEach is Validate calling onFile (when not nil) after each file is
+// read, with its path: the command shows progress with it.
+func ValidateEach(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology, onFile func(path string)) ValidateResult {
 	var res ValidateResult
 	whole := len(paths) == 0
 	if whole {
@@ -72,6 +78,9 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			continue
 		}
 		f, ds := ReadFile(root, p, stdin)
+		if onFile != nil {
+			onFile(p)
+		}
 		if whole && sel.Include == nil && f != nil && !ds.HasErrors() && !Recognised(f) {
 			res.Diags = append(res.Diags, diag.Diagnostic{
 				File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
