@@ -168,3 +168,41 @@ func TestValidateProgressOnTerminal(t *testing.T) {
 		t.Errorf("progress written to a pipe: %q", piped)
 	}
 }
+
+// TestImportProgressOnTerminal: lf import shows the bytes it has imported on
+// a terminal, and nothing with --quiet.
+func TestImportProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "pkg", "importers", "testdata", "promptfoo", "*.json"))
+	if len(files) == 0 {
+		t.Skip("no promptfoo test files")
+	}
+	t.Setenv("LF_PROGRESS_AFTER", "0s")
+	t.Setenv("LF_QUIET", "")
+	for _, quiet := range []bool{false, true} {
+		t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		term := &ptyOutput{}
+		go func() { _, _ = io.Copy(term, ptmx) }()
+		args := []string{"lf", "import"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		args = append(args, "promptfoo", files[0])
+		if code := cli.Run(args, strings.NewReader(""), io.Discard, tty); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		out := term.String()
+		ptmx.Close()
+		tty.Close()
+		if shown := strings.Contains(out, "importing results"); shown == quiet {
+			t.Errorf("%v: progress shown %v; the terminal got %q", args, shown, out)
+		}
+	}
+}
