@@ -28,13 +28,23 @@ type ValidateResult struct {
 // for references, functions and configs (methodologies come from the files
 // and, when given, from stored).
 func Validate(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology) ValidateResult {
-	return ValidateWith(nil, root, paths, stdin, stored)
+	return ValidateWith(root, paths, stdin, stored, ValidateOptions{})
 }
 
-// ValidateWith is Validate where the files of a type named in checkers (by
-// FileType.Name, e.g. "agentleak-config") are validated by that check
-// instead of by their schema alone.
-func ValidateWith(checkers map[string]Checker, root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology) ValidateResult {
+// ValidateOptions are what the command adds to Validate.
+type ValidateOptions struct {
+	// Checkers validate the files of the type they are named by
+	// (FileType.Name, e.g. "agentleak-config") instead of their schema
+	// alone; the CLI passes its list of file kinds (pkg/cli/filetypes.go).
+	Checkers map[string]Checker
+	// OnFile, when not nil, is called after each file is read, with its
+	// path: the command shows progress with it.
+	OnFile func(path string)
+}
+
+// ValidateWith is Validate with the options.
+func ValidateWith(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology, opts ValidateOptions) ValidateResult {
+	checkers, onFile := opts.Checkers, opts.OnFile
 	var res ValidateResult
 	whole := len(paths) == 0
 	if whole {
@@ -59,6 +69,9 @@ func ValidateWith(checkers map[string]Checker, root string, paths []string, stdi
 			continue
 		}
 		f, ds := ReadFile(root, p, stdin)
+		if onFile != nil {
+			onFile(p)
+		}
 		if whole && sel.Include == nil && f != nil && !ds.HasErrors() && !Recognised(f) {
 			res.Diags = append(res.Diags, diag.Diagnostic{
 				File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
