@@ -4,6 +4,9 @@
 //	go run ./cmd/lfgen project -dir /tmp/lf-bench-10 -runs 10
 //	go run ./cmd/lfgen files -dir /tmp/lf-files -n 1000       # 1,000 entity files for lf validate
 //	go run ./cmd/lfgen runs -dir /tmp/lf-runs -mb 50          # one 50 MB file of runs (runs.yaml)
+//	go run ./cmd/lfgen agent-events -agents 10000 -events 5000000 > events.jsonl
+//	go run ./cmd/lfgen agentleak -repeat 300 -o big.jsonl     # AgentLeak traces (see agentleak.go)
+//	go run ./cmd/lfgen loadgen -addr 127.0.0.1:8080 -key $LF_KEY_ACME -rate 5000   # load on lf serve
 package main
 
 import (
@@ -17,9 +20,26 @@ import (
 	"github.com/lfcli/lf/pkg/benchgen"
 )
 
+const usage = "usage: lfgen project|files|runs|agent-events|agentleak|loadgen [flags]"
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: lfgen project|files|runs [flags]")
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "agent-events":
+		agentEventsCmd(os.Args[2:])
+		return
+	case "agentleak":
+		agentleakCmd(os.Args[2:])
+		return
+	case "loadgen":
+		loadgenCmd(os.Args[2:])
+		return
+	case "project", "files", "runs":
+	default:
+		fmt.Fprintf(os.Stderr, "lfgen: unknown generator %q\n%s\n", os.Args[1], usage)
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -45,8 +65,6 @@ func main() {
 		err = benchgen.WriteFiles(*dir, *n)
 	case "runs":
 		err = writeRuns(*dir, *mb)
-	default:
-		err = fmt.Errorf("unknown generator %q: use project, files or runs", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lfgen:", err)

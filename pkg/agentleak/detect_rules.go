@@ -750,14 +750,14 @@ func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
 
-var (
-	trigMatcher *matcher
-	trigRules   [][]int // trigger word id -> rule indexes
-)
+// trigMatcher finds the trigger words of engineRules in one pass;
+// trigRules maps a trigger word id to the indexes of its rules.
+var trigMatcher, trigRules = buildTriggers()
 
-func init() {
+func buildTriggers() (*matcher, [][]int) {
 	idx := map[string]int{}
 	var words []string
+	var rules [][]int
 	for ri := range engineRules {
 		for _, w := range engineRules[ri].triggers {
 			id, ok := idx[w]
@@ -765,10 +765,10 @@ func init() {
 				id = len(words)
 				idx[w] = id
 				words = append(words, w)
-				trigRules = append(trigRules, nil)
+				rules = append(rules, nil)
 			}
-			trigRules[id] = append(trigRules[id], ri)
+			rules[id] = append(rules[id], ri)
 		}
 	}
-	trigMatcher = newMatcher(words)
+	return newMatcher(words), rules
 }

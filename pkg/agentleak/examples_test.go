@@ -3,6 +3,7 @@ package agentleak
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,7 +50,17 @@ func TestExamples(t *testing.T) {
 					t.Errorf("task specification key %q twice", r.TaskSpecificationKey)
 				}
 				seen[r.TaskSpecificationKey] = true
-				if r.ScorerKey != ScorerKey || len(r.Metrics) != 10 {
+				// 10 fixed metrics, plus leaks_<type> per leaked data type
+				// (as many as the leaked findings at most).
+				fixed, leaks := 0, 0.0
+				for k, v := range r.Metrics {
+					if strings.HasPrefix(k, LeaksMetricPrefix) {
+						leaks += v
+					} else {
+						fixed++
+					}
+				}
+				if r.ScorerKey != ScorerKey || fixed != 10 || (r.Metrics["leaked_secrets"] > 0) != (leaks > 0) {
 					t.Errorf("result %+v", r)
 				}
 			}

@@ -278,8 +278,10 @@ func (j *Job) parallel(ctx context.Context, inputs []Input) func() (item, bool) 
 }
 
 // Metrics are the metric values recorded for one trace: risk_index,
-// privacy_score, leaked_secrets, blocked (0/1) and leak_rate_<channel> for
-// every channel (its share of the audited vault that leaked there).
+// privacy_score, leaked_secrets, blocked (0/1), leak_rate_<channel> for
+// every channel (its share of the audited vault that leaked there) and
+// leaks_<data_type> for every data type that leaked (its leaked findings;
+// types that did not leak are left out).
 func Metrics(r *Result) map[string]float64 {
 	m := map[string]float64{
 		"risk_index":     r.RiskIndex,
@@ -298,8 +300,17 @@ func Metrics(r *Result) map[string]float64 {
 	for _, c := range r.RIByChannel {
 		m["leak_rate_"+c.Channel] = c.RI
 	}
+	for _, f := range r.Findings {
+		if f.Leaked {
+			m[LeaksMetricPrefix+f.DataType]++
+		}
+	}
 	return m
 }
+
+// LeaksMetricPrefix starts the metric that counts one data type's leaked
+// findings in a trace.
+const LeaksMetricPrefix = "leaks_"
 
 // BuildRun turns a collected scan into one evaluation run: a result per
 // trace, task specification keys from TaskKeys.

@@ -13,19 +13,6 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-func init() {
-	// `lf validate` checks AgentLeak files the way a scan reads them:
-	// schema, unknown-key warnings, regular expressions, vault values.
-	project.RegisterChecker("agentleak-config", func(file string, data []byte) diag.List {
-		_, ds, _ := ParseConfig(file, data)
-		return ds
-	})
-	project.RegisterChecker("vaults", func(file string, data []byte) diag.List {
-		_, ds := ParseVaults(file, data)
-		return ds
-	})
-}
-
 // RunSpec is the `agentleak:` entry of a run file's evaluations; paths are
 // relative to the run file.
 type RunSpec struct {

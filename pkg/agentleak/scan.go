@@ -23,6 +23,8 @@ type Finding struct {
 	Detector   string  `json:"detector"`
 	Tier       string  `json:"tier"`
 	Leaked     bool    `json:"leaked"`
+
+	Event int `json:"-"` // index of the event in its trace, for locations
 }
 
 // ChannelRisks is the risk index per leaking channel, written highest first.
@@ -76,8 +78,10 @@ type Result struct {
 	BlockReasons  []string     `json:"block_reasons,omitempty"`
 	Vault         *VaultStat   `json:"vault,omitempty"`
 
-	File string `json:"-"`
-	Line int    `json:"-"`
+	File    string `json:"-"`
+	Line    int    `json:"-"`
+	InDoc   bool   `json:"-"` // the trace came from a JSON document, located by Pointer
+	Pointer string `json:"-"` // the trace's JSON pointer in File ("" for the whole document)
 }
 
 // Verdicts by privacy score.
@@ -118,6 +122,7 @@ type Scanner struct {
 	res        *Result
 	vault      *Vault
 	ev         *Event
+	evIndex    int
 	chanBit    uint8
 	baseline   bool
 	txt        string
@@ -231,7 +236,7 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
-		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline,
+		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline, Event: sc.evIndex,
 	})
 	k := fk
 	if secretKey != nil {
@@ -286,7 +291,7 @@ func (sc *Scanner) emitVault(id, s, end int) {
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
-	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, Findings: []Finding{}}
+	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: []Finding{}}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
 		key = sc.VaultKey
@@ -352,7 +357,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 		return nil
 	}
 	{
-		sc.ev, sc.txt = e, txt
+		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = isBaseline(e.Channel)
 		sc.chanBit = channelBit(e.Channel)
 		clear(sc.seen)

@@ -39,9 +39,13 @@ type Trace struct {
 	Timestamp  string  `json:"timestamp"`
 	Events     []Event `json:"events"`
 
-	// Where the trace came from, for messages.
-	File string `json:"-"`
-	Line int    `json:"-"`
+	// Where the trace came from, for messages: the file and the line of a
+	// JSONL trace; for a trace in a JSON document (InDoc), Pointer is its
+	// JSON pointer in the file ("" for a document that is one trace).
+	File    string `json:"-"`
+	Line    int    `json:"-"`
+	InDoc   bool   `json:"-"`
+	Pointer string `json:"-"`
 }
 
 // Event is one message of a trace on one channel. Content stays raw JSON
@@ -63,6 +67,7 @@ type TraceReader struct {
 	line    int
 	dec     *json.Decoder // whole-document mode
 	arr     bool
+	n       int // traces read from the array so far
 	done    bool
 	decided bool
 	buf     []byte
@@ -154,7 +159,15 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 			return nil, err
 		}
 	}
-	return decodeTrace(tr.file, 0, raw)
+	t, err := decodeTrace(tr.file, 0, raw)
+	if t != nil {
+		t.InDoc = true
+		if tr.arr {
+			t.Pointer = "/" + strconv.Itoa(tr.n)
+		}
+	}
+	tr.n++
+	return t, err
 }
 
 // trailing returns io.EOF when nothing but space follows the document.

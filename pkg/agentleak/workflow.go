@@ -159,7 +159,7 @@ func loadVaultArgs(args []string, display func(string) string) (*Vaults, []strin
 
 // scanHashVersion changes when the same inputs would scan differently (new
 // detectors, new metrics), so that a new lf scans again.
-const scanHashVersion = "agentleak-scan/1"
+const scanHashVersion = "agentleak-scan/2"
 
 // contentHash hashes what decides a scan's results: the evaluation key, the
 // options and the bytes of the config, vault and trace files in order.

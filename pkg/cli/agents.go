@@ -18,11 +18,6 @@ import (
 	"github.com/lfcli/lf/pkg/report"
 )
 
-func init() {
-	RegisterOverview(overviewAgentsCommand)
-	RegisterKind(KindHandler{Names: []string{"risk-config", "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs})
-}
-
 // agentsFormula is the short form of the scoring formulas shown by `lf agents show`.
 const agentsFormula = `score = clamp(sum of weight x component, 0, 100), rounded; events of the 7 days before T,
 each weighted 2^(-age / half-life) (half-life 24 h by default), at hourly resolution.

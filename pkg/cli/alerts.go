@@ -16,10 +16,6 @@ import (
 	"github.com/lfcli/lf/pkg/report"
 )
 
-func init() {
-	RegisterKind(KindHandler{Names: []string{"alert-rules", "alert-rule"}, Set: setAlertRules, Export: exportAlertRules})
-}
-
 func alertsCommand(env *Env) *ucli.Command {
 	tenant := &ucli.StringFlag{Name: "tenant", Usage: "only tenant `ID`"}
 	return &ucli.Command{

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/project"
@@ -128,49 +127,30 @@ func storeError(err error) error {
 // Rel makes path relative to the project for messages.
 func (e *Env) Rel(path string) string { return project.Rel(e.ProjectDir(), path) }
 
-var (
-	regMu      sync.Mutex
-	overviews  []func(*Env) *ucli.Command
-	kindStores = map[string]KindHandler{}
-)
-
-// RegisterOverview adds a subcommand of `lf overview` (e.g. `overview agents`).
-func RegisterOverview(fn func(*Env) *ucli.Command) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	overviews = append(overviews, fn)
-}
-
 // KindHandler lets a domain plug an extra kind (e.g. risk-config) into the
-// generic `lf set KIND -f` and `lf export KIND` commands.
+// generic `lf set KIND -f` and `lf export KIND` commands; storeKinds
+// (filetypes.go) lists them.
 type KindHandler struct {
 	Names  []string // accepted spellings, singular and plural
 	Set    func(ctx context.Context, env *Env, path string) error
 	Export func(ctx context.Context, env *Env, w io.Writer) error
 }
 
-// RegisterKind plugs an extra kind into `lf set` and `lf export`.
-func RegisterKind(h KindHandler) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	for _, n := range h.Names {
-		kindStores[n] = h
-	}
-}
-
 func lookupKind(name string) (KindHandler, bool) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	h, ok := kindStores[name]
-	return h, ok
+	for _, h := range storeKinds() {
+		for _, n := range h.Names {
+			if n == name {
+				return h, true
+			}
+		}
+	}
+	return KindHandler{}, false
 }
 
 func extraKindNames() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
 	var out []string
-	for n := range kindStores {
-		out = append(out, n)
+	for _, h := range storeKinds() {
+		out = append(out, h.Names...)
 	}
 	sort.Strings(out)
 	return out
@@ -281,13 +261,10 @@ func plural(n int) string {
 	return "s"
 }
 
-// Overviews returns the registered overview subcommands for env.
+// overviewSubcommands builds the overviewCommands (filetypes.go) for env.
 func overviewSubcommands(env *Env) []*ucli.Command {
-	regMu.Lock()
-	fns := append([]func(*Env) *ucli.Command(nil), overviews...)
-	regMu.Unlock()
 	var out []*ucli.Command
-	for _, fn := range fns {
+	for _, fn := range overviewCommands {
 		out = append(out, fn(env))
 	}
 	return out

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -336,12 +338,40 @@ func exportCommand(env *Env) *ucli.Command {
 				}
 			}
 			if out := c.String("out"); out != "" {
-				return writeFileAtomic(out, data)
+				return writeFileAtomic(out, withExportModeline(env.ProjectDir(), out, data))
 			}
 			_, err := env.Stdout.Write(data)
 			return err
 		},
 	}
+}
+
+// withExportModeline starts YAML written to the file out with the
+// yaml-language-server line lf init writes, when the project has the
+// editor schemas (.schemas/project.schema.json) and data has no such line:
+// the exported file opens in an editor with completion and checks.
+// Standard output stays the canonical bytes.
+func withExportModeline(projectDir, out string, data []byte) []byte {
+	if ext := filepath.Ext(out); ext != ".yaml" && ext != ".yml" {
+		return data
+	}
+	if bytes.Contains(data, []byte(modelinePrefix)) {
+		return data
+	}
+	schema := filepath.Join(projectDir, SchemaDir, "project.schema.json")
+	if _, err := os.Stat(schema); err != nil {
+		return data
+	}
+	absOut, err1 := filepath.Abs(out)
+	absSchema, err2 := filepath.Abs(schema)
+	if err1 != nil || err2 != nil {
+		return data
+	}
+	rel, err := filepath.Rel(filepath.Dir(absOut), absSchema)
+	if err != nil {
+		return data
+	}
+	return append([]byte(modelinePrefix+filepath.ToSlash(rel)+"\n"), data...)
 }
 
 type bytesBuffer struct{ b []byte }

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
@@ -8,23 +11,62 @@ import (
 	"github.com/lfcli/lf/pkg/server"
 )
 
-// lf validate checks every file of a project the way the command that reads
-// it does. The agentleak package registers its own file types; the agent
-// risk and alert file types are wired here.
-func init() {
-	project.RegisterChecker("risk-config", func(file string, data []byte) diag.List {
+// fileKinds lists, in one place, every file kind whose whole-file check is
+// its domain's parser (the way the command that reads the file does it):
+// `lf validate` runs these instead of the bare schema check. Entity files
+// (methodologies, scorers, runs) are checked by pkg/project itself.
+// A new file kind: a schema in schemas/, a FileType in pkg/project/kinds.go,
+// and a line here.
+var fileKinds = []struct {
+	Name  string // project.FileType.Name
+	Check project.Checker
+}{
+	{"agentleak-config", func(file string, data []byte) diag.List {
+		_, ds, _ := agentleak.ParseConfig(file, data)
+		return ds
+	}},
+	{"vaults", func(file string, data []byte) diag.List {
+		_, ds := agentleak.ParseVaults(file, data)
+		return ds
+	}},
+	{"risk-config", func(file string, data []byte) diag.List {
 		_, ds := agentrisk.ParseRiskConfigFile(file, data)
 		return ds
-	})
-	project.RegisterChecker("agent-risk-cases", func(file string, data []byte) diag.List {
+	}},
+	{"agent-risk-cases", func(file string, data []byte) diag.List {
 		_, ds := agentrisk.ParseDecideCases(file, data)
 		return ds
-	})
-	project.RegisterChecker("alert-rules", func(file string, data []byte) diag.List {
+	}},
+	{"alert-rules", func(file string, data []byte) diag.List {
 		_, ds := alerts.ParseRulesFile(file, data, nil)
 		return ds
-	})
-	project.RegisterChecker("server-config", CheckServerConfig)
+	}},
+	{"server-config", CheckServerConfig},
+}
+
+// FileCheckers is fileKinds as the map project.ValidateWith takes.
+func FileCheckers() map[string]project.Checker {
+	m := make(map[string]project.Checker, len(fileKinds))
+	for _, k := range fileKinds {
+		m[k.Name] = k.Check
+	}
+	return m
+}
+
+// storeKinds lists the kinds beyond the entity kinds that `lf set KIND -f`
+// and `lf export KIND` handle. A function, not a var: the handlers reach
+// the list again through `lf export all`.
+func storeKinds() []KindHandler {
+	return []KindHandler{
+		{Names: []string{"alert-rules", "alert-rule"}, Set: setAlertRules, Export: exportAlertRules},
+		{Names: []string{"risk-config", "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs},
+	}
+}
+
+// overviewCommands lists the domain subcommands of `lf overview` beyond the
+// entity overviews.
+var overviewCommands = []func(*Env) *ucli.Command{
+	overviewAgentsCommand,
 }
 
 // CheckServerConfig checks a server config the way `lf serve -c` reads it

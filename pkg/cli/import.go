@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/importers"
+	"github.com/lfcli/lf/pkg/progress"
 )
 
 func importCommand(env *Env) *ucli.Command {
@@ -24,6 +27,7 @@ func importCommand(env *Env) *ucli.Command {
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 		},
 		Action: func(c *ucli.Context) error {
 			args := c.Args().Slice()
@@ -49,7 +53,20 @@ func importCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
-			res, err := importers.ImportToStore(c.Context, st, format, args, importers.Options{EvaluationKey: key, Stdin: env.Stdin})
+			// Progress in bytes imported, on a terminal, for imports longer than a second.
+			bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+			var total int64
+			for _, p := range args {
+				total += pathBytes(p)
+			}
+			if total > 0 {
+				bar.SetTotal(total)
+			}
+			res, err := importers.ImportToStore(c.Context, st, format, args, importers.Options{
+				EvaluationKey: key, Stdin: env.Stdin,
+				OnFile: func(p string) { bar.Add(pathBytes(p)) },
+			})
+			bar.Finish()
 			var failed diag.List
 			for _, f := range res.Files {
 				if f.Detected {
@@ -80,4 +97,25 @@ func importCommand(env *Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// pathBytes is the size of a result file, or of the files in a HELM run
+// folder; 0 for standard input or a path that cannot be read.
+func pathBytes(path string) int64 {
+	if path == "-" {
+		return 0
+	}
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

@@ -114,3 +114,95 @@ func TestIngestProgressOnTerminal(t *testing.T) {
 		t.Errorf("no progress on the terminal; it got %q", out)
 	}
 }
+
+// TestValidateProgressOnTerminal: lf validate shows the bytes it has checked
+// on a terminal, and nothing when standard error is a pipe.
+func TestValidateProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	t.Setenv("LF_PROGRESS_AFTER", "0s")
+	t.Setenv("LF_QUIET", "")
+	t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
+	run := func(stderr io.Writer, extra ...string) int {
+		args := append([]string{"lf", "validate"}, extra...)
+		return cli.Run(append(args, filepath.Join(root, "project")), strings.NewReader(""), io.Discard, stderr)
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &ptyOutput{}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	if code := run(tty); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out := term.String(); !strings.Contains(out, "validating files") {
+		t.Errorf("no progress on the terminal; it got %q", out)
+	}
+
+	ptmx2, tty2, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx2.Close()
+	defer tty2.Close()
+	term2 := &ptyOutput{}
+	go func() { _, _ = io.Copy(term2, ptmx2) }()
+	run(tty2, "--quiet")
+	if out := term2.String(); strings.Contains(out, "validating") {
+		t.Errorf("--quiet still showed progress: %q", out)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(w)
+	w.Close()
+	piped, _ := io.ReadAll(r)
+	if strings.Contains(string(piped), "validating") {
+		t.Errorf("progress written to a pipe: %q", piped)
+	}
+}
+
+// TestImportProgressOnTerminal: lf import shows the bytes it has imported on
+// a terminal, and nothing with --quiet.
+func TestImportProgressOnTerminal(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "pkg", "importers", "testdata", "promptfoo", "*.json"))
+	if len(files) == 0 {
+		t.Skip("no promptfoo test files")
+	}
+	t.Setenv("LF_PROGRESS_AFTER", "0s")
+	t.Setenv("LF_QUIET", "")
+	for _, quiet := range []bool{false, true} {
+		t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		term := &ptyOutput{}
+		go func() { _, _ = io.Copy(term, ptmx) }()
+		args := []string{"lf", "import"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		args = append(args, "promptfoo", files[0])
+		if code := cli.Run(args, strings.NewReader(""), io.Discard, tty); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		out := term.String()
+		ptmx.Close()
+		tty.Close()
+		if shown := strings.Contains(out, "importing results"); shown == quiet {
+			t.Errorf("%v: progress shown %v; the terminal got %q", args, shown, out)
+		}
+	}
+}

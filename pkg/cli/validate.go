@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/project"
 )
 
@@ -21,6 +22,9 @@ func validateCommand(env *Env) *ucli.Command {
 			"and exclude: globs; without include:, the YAML files whose top-level keys are lf's).\n" +
 			"Every problem is reported as FILE:LINE:COL: /json/pointer: message, then a count; exit 3 when any.\n" +
 			"Methodologies are looked up in the files checked and in the store, when it exists.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
+		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() == 0 {
 				if _, err := os.Stat(filepath.Join(env.ProjectDir(), project.MarkerFile)); err != nil {
@@ -39,7 +43,14 @@ func validateCommand(env *Env) *ucli.Command {
 					return diag.Internal(err)
 				}
 			}
-			res := project.Validate(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored)
+			// Progress in bytes checked, on a terminal, for validations longer than a second.
+			bar := progress.New(env.Stderr, progress.Options{Description: "validating files", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+			res := project.ValidateWith(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored, project.ValidateOptions{Checkers: FileCheckers(), OnFile: func(path string) {
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+					bar.Add(st.Size())
+				}
+			}})
+			bar.Finish()
 			if res.Err != nil {
 				return res.Err
 			}

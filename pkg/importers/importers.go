@@ -71,6 +71,9 @@ type Options struct {
 	EvaluationKey string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// OnFile, when set, is called with each path once it is imported (or
+	// has failed): the command shows progress with it.
+	OnFile func(path string)
 }
 
 // RunSummary names one run an import produced.
@@ -139,6 +142,9 @@ func Import(ctx context.Context, format Format, paths []string, opts Options, em
 		if err != nil {
 			fr.Err = err
 			rep.Files = append(rep.Files, fr)
+			if opts.OnFile != nil {
+				opts.OnFile(p)
+			}
 			continue
 		}
 		for _, r := range runs {
@@ -150,6 +156,9 @@ func Import(ctx context.Context, format Format, paths []string, opts Options, em
 			fr.Runs = append(fr.Runs, summarize(r))
 		}
 		rep.Files = append(rep.Files, fr)
+		if opts.OnFile != nil {
+			opts.OnFile(p)
+		}
 	}
 	return rep, nil
 }

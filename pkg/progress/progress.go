@@ -84,6 +84,9 @@ func (b *Bar) Add(n int64) {
 			return
 		}
 		b.bar = b.newBar()
+		// Draw at once: the throttle would otherwise hide a bar whose
+		// work ends within its first interval.
+		_ = b.bar.RenderBlank()
 		_ = b.bar.Set64(b.n)
 		return
 	}

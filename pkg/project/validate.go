@@ -3,7 +3,6 @@ package project
 import (
 	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
@@ -12,28 +11,9 @@ import (
 
 // Checker validates a whole file of one type (schema and semantic checks)
 // the way the command that reads it does, and returns located diagnostics.
-// Domains own their file types, so the CLI registers one per type.
+// Domains own their file types; the CLI passes the list of them
+// (pkg/cli/filetypes.go) to ValidateWith.
 type Checker func(file string, data []byte) diag.List
-
-var (
-	checkersMu sync.Mutex
-	checkers   = map[string]Checker{}
-)
-
-// RegisterChecker sets the check of a file type (by FileType.Name, e.g.
-// "agentleak-config"); files of that type are then validated by it instead of
-// by their schema alone.
-func RegisterChecker(fileType string, c Checker) {
-	checkersMu.Lock()
-	defer checkersMu.Unlock()
-	checkers[fileType] = c
-}
-
-func checkerFor(fileType string) Checker {
-	checkersMu.Lock()
-	defer checkersMu.Unlock()
-	return checkers[fileType]
-}
 
 // ValidateResult is what `lf validate` found.
 type ValidateResult struct {
@@ -48,6 +28,23 @@ type ValidateResult struct {
 // for references, functions and configs (methodologies come from the files
 // and, when given, from stored).
 func Validate(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology) ValidateResult {
+	return ValidateWith(root, paths, stdin, stored, ValidateOptions{})
+}
+
+// ValidateOptions are what the command adds to Validate.
+type ValidateOptions struct {
+	// Checkers validate the files of the type they are named by
+	// (FileType.Name, e.g. "agentleak-config") instead of their schema
+	// alone; the CLI passes its list of file kinds (pkg/cli/filetypes.go).
+	Checkers map[string]Checker
+	// OnFile, when not nil, is called after each file is read, with its
+	// path: the command shows progress with it.
+	OnFile func(path string)
+}
+
+// ValidateWith is Validate with the options.
+func ValidateWith(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology, opts ValidateOptions) ValidateResult {
+	checkers, onFile := opts.Checkers, opts.OnFile
 	var res ValidateResult
 	whole := len(paths) == 0
 	if whole {
@@ -72,6 +69,9 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			continue
 		}
 		f, ds := ReadFile(root, p, stdin)
+		if onFile != nil {
+			onFile(p)
+		}
 		if whole && sel.Include == nil && f != nil && !ds.HasErrors() && !Recognised(f) {
 			res.Diags = append(res.Diags, diag.Diagnostic{
 				File: f.Rel, Line: 1, Col: 1, Severity: diag.SevWarning,
@@ -84,7 +84,7 @@ func Validate(root string, paths []string, stdin io.Reader, stored map[string]*m
 			res.Diags = append(res.Diags, ds...)
 			continue
 		}
-		if c := checkerFor(f.Type.Name); c != nil && f.Type != &EntityFileType {
+		if c := checkers[f.Type.Name]; c != nil && f.Type != &EntityFileType {
 			res.Diags = append(res.Diags, c(f.Rel, f.Data)...)
 			continue
 		}

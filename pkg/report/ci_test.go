@@ -100,11 +100,25 @@ func TestJUnitValidAgainstJenkinsXSD(t *testing.T) {
 	}
 }
 
+// sarifSchema compiles the OASIS SARIF 2.1.0 JSON Schema, kept byte for byte
+// in testdata/schemas (see SOURCES.md there).
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
 	p := filepath.Join("testdata", "schemas", "sarif-schema-2.1.0.json")
-	if _, err := os.Stat(p); err != nil {
-		p = filepath.Join("testdata", "schemas", "sarif-2.1.0-subset.schema.json")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head struct {
+		ID    string `json:"$id"`
+		Title string `json:"title"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		t.Fatal(err)
+	}
+	if head.ID != "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json" ||
+		head.Title != "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema" {
+		t.Fatalf("%s is not the OASIS SARIF 2.1.0 schema: $id %q, title %q", p, head.ID, head.Title)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat = true
@@ -146,6 +160,25 @@ func TestSARIFValidAgainstSchema(t *testing.T) {
 	bad := map[string]any{"version": "2.1.0", "runs": []any{map[string]any{"tool": map[string]any{"driver": map[string]any{}}}}}
 	if err := schema.Validate(bad); err == nil {
 		t.Error("the schema accepted a driver without a name")
+	}
+	// Nor does it accept the output with a level SARIF does not define, a
+	// region starting at line 0, or a member SARIF does not have.
+	for _, c := range []struct{ from, to string }{
+		{`"level": "error"`, `"level": "critical"`},
+		{`"startLine": 3`, `"startLine": 0`},
+		{`"ruleId": `, `"rule_id": "x", "ruleId": `}, // additionalProperties false
+	} {
+		if !strings.Contains(buf.String(), c.from) {
+			t.Errorf("the output has no %s to spoil", c.from)
+			continue
+		}
+		var spoiled any
+		if err := json.Unmarshal([]byte(strings.Replace(buf.String(), c.from, c.to, 1)), &spoiled); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(spoiled); err == nil {
+			t.Errorf("the schema accepted the output with %s replaced by %s", c.from, c.to)
+		}
 	}
 }
 

@@ -150,11 +150,15 @@ func (t Trace) Findings() []report.Finding {
 			"eventId": f.EventID, "channel": f.Channel, "dataType": f.DataType, "sensitivityLevel": f.Level,
 			"detector": f.Detector, "confidence": f.Confidence, "scenarioId": r.ScenarioID, "runId": r.RunID, "value": value,
 		}
+		ptr := ""
+		if r.InDoc { // a JSON file: the line is where the document starts, the pointer names the event
+			ptr = r.Pointer + "/events/" + strconv.Itoa(f.Event)
+		}
 		out = append(out, report.Finding{
 			RuleID: "agentleak/" + f.DataType, RuleName: f.DataType, Description: "sensitive data of type " + f.DataType + " leaked",
 			Level:   sarifLevel(f.Level),
 			Message: fmt.Sprintf("%s leaked on channel %s in event %s of %s/%s (%s)", f.DataType, f.Channel, f.EventID, r.ScenarioID, r.RunID, value),
-			URI:     r.File, Line: r.Line, Properties: props,
+			URI:     r.File, Line: r.Line, Pointer: ptr, Properties: props,
 		})
 	}
 	return out

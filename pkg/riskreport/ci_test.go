@@ -75,3 +75,21 @@ func TestTraceFindingsRedacted(t *testing.T) {
 		t.Errorf("check = %+v", c)
 	}
 }
+
+// A trace read from a JSON document is located by the event's JSON pointer
+// (the document has no line per trace); a JSONL trace by its line alone.
+func TestTraceFindingsLocated(t *testing.T) {
+	leak := []agentleak.Finding{{EventID: "e3", Channel: "tool_input", DataType: "email", Redacted: "j***", Level: 2, Leaked: true, Event: 2}}
+	doc := &agentleak.Result{ScenarioID: "s", File: "traces.json", InDoc: true, Pointer: "/1", Findings: leak}
+	if f := (Trace{Result: doc}).Findings()[0]; f.URI != "traces.json" || f.Pointer != "/1/events/2" {
+		t.Errorf("JSON document trace: got %s %q, want traces.json /1/events/2", f.URI, f.Pointer)
+	}
+	one := &agentleak.Result{ScenarioID: "s", File: "trace.json", InDoc: true, Findings: leak}
+	if f := (Trace{Result: one}).Findings()[0]; f.Pointer != "/events/2" {
+		t.Errorf("single-trace document: got %q, want /events/2", f.Pointer)
+	}
+	jsonl := &agentleak.Result{ScenarioID: "s", File: "traces.jsonl", Line: 7, Findings: leak}
+	if f := (Trace{Result: jsonl}).Findings()[0]; f.Line != 7 || f.Pointer != "" {
+		t.Errorf("JSONL trace: got line %d pointer %q, want 7 and none", f.Line, f.Pointer)
+	}
+}

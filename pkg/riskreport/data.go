@@ -39,6 +39,9 @@ type LeakRun struct {
 	Verdicts []Count
 	Blocked  int
 	Leaked   int
+	// Types counts leaked findings by data type over the run's traces, most
+	// first (runs recorded before lf kept leaks_<type> have none).
+	Types []Count
 }
 
 // LeakTrace is one trace's scores in a recorded scan (values are never stored).
@@ -141,6 +144,7 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		}
 		lr := LeakRun{EvaluationKey: run.EvaluationKey, ID: run.ID, CreatedAt: run.CreatedAt.UTC().Format(time.RFC3339)}
 		sums := map[string]float64{}
+		types := map[string]int{}
 		verdicts := map[string]int{}
 		for _, r := range run.Results {
 			m := r.Metrics
@@ -155,6 +159,9 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 				if ch, ok := strings.CutPrefix(k, "leak_rate_"); ok {
 					sums[ch] += v
 				}
+				if dt, ok := strings.CutPrefix(k, agentleak.LeaksMetricPrefix); ok {
+					types[dt] += int(v)
+				}
 			}
 			lr.Traces = append(lr.Traces, t)
 		}
@@ -164,6 +171,15 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 			}
 		}
 		sort.SliceStable(lr.Channels, func(i, j int) bool { return lr.Channels[i].RI > lr.Channels[j].RI })
+		for dt, n := range types {
+			lr.Types = append(lr.Types, Count{Label: dt, N: n})
+		}
+		sort.Slice(lr.Types, func(i, j int) bool {
+			if lr.Types[i].N != lr.Types[j].N {
+				return lr.Types[i].N > lr.Types[j].N
+			}
+			return lr.Types[i].Label < lr.Types[j].Label
+		})
 		for _, v := range []string{agentleak.VerdictFail, agentleak.VerdictHighRisk, agentleak.VerdictConditional, agentleak.VerdictPass} {
 			if verdicts[v] > 0 {
 				lr.Verdicts = append(lr.Verdicts, Count{Label: v, N: verdicts[v]})

@@ -97,6 +97,7 @@ type leakView struct {
 	Bars        []bar
 	BarsHeight  int
 	VerdictText string
+	TopTypes    []riskreport.Count // the ten data types leaked most
 }
 
 type agentView struct {
@@ -130,6 +131,7 @@ func view(d *riskreport.Data) pageView {
 			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Label))
 		}
 		lv.VerdictText = strings.Join(parts, ", ")
+		lv.TopTypes = lr.Types[:min(len(lr.Types), 10)]
 		for i, ch := range lr.Channels {
 			w := int(math.Round(ch.RI * 300))
 			if ch.RI > 0 && w < 2 {

@@ -1,9 +1,9 @@
-// Command gen writes large AgentLeak inputs for benchmarks.
+// agentleak (lfgen agentleak) writes large AgentLeak inputs for benchmarks.
 //
-//	go run ./pkg/agentleak/gen -repeat 300 -o big.jsonl
+//	go run ./cmd/lfgen agentleak -repeat 300 -o big.jsonl
 //	    repeats the conformance traces (from $LF_SHARED or ../shared, else
 //	    the demo project's traces) 300 times (-src names other files);
-//	go run ./pkg/agentleak/gen -synthetic 10000 -traces 20000 -o syn.jsonl -vaults syn-vaults.yaml
+//	go run ./cmd/lfgen agentleak -synthetic 10000 -traces 20000 -o syn.jsonl -vaults syn-vaults.yaml
 //	    writes a vault with 10,000 field values and traces quoting some.
 package main
 
@@ -17,24 +17,25 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 )
 
-func main() {
-	repeat := flag.Int("repeat", 100, "how many times to repeat the source traces")
-	out := flag.String("o", "", "output JSONL `FILE` (required)")
-	synthetic := flag.Int("synthetic", 0, "write a synthetic vault with `N` values instead of repeating traces")
-	traces := flag.Int("traces", 10000, "synthetic traces to write")
-	vaults := flag.String("vaults", "", "synthetic vault `FILE` to write")
-	flag.Parse()
+func agentleakCmd(args []string) {
+	fs := flag.NewFlagSet("agentleak", flag.ExitOnError)
+	repeat := fs.Int("repeat", 100, "how many times to repeat the source traces")
+	out := fs.String("o", "", "output JSONL `FILE` (required)")
+	synthetic := fs.Int("synthetic", 0, "write a synthetic vault with `N` values instead of repeating traces")
+	traces := fs.Int("traces", 10000, "synthetic traces to write")
+	vaults := fs.String("vaults", "", "synthetic vault `FILE` to write")
+	fs.Parse(args)
 	if *out == "" {
-		fmt.Fprintln(os.Stderr, "gen: -o FILE is required")
+		fmt.Fprintln(os.Stderr, "lfgen agentleak: -o FILE is required")
 		os.Exit(2)
 	}
-	if err := run(*out, *repeat, *synthetic, *traces, *vaults, flag.Args()); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
+	if err := writeAgentleak(*out, *repeat, *synthetic, *traces, *vaults, fs.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "lfgen agentleak:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, repeat, synthetic, traces int, vaultsOut string, src []string) error {
+func writeAgentleak(out string, repeat, synthetic, traces int, vaultsOut string, src []string) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func run(out string, repeat, synthetic, traces int, vaultsOut string, src []stri
 		return w.Flush()
 	}
 	if len(src) == 0 {
-		src = defaultSources()
+		src = agentleakSources()
 	}
 	var data [][]byte
 	for _, s := range src {
@@ -83,7 +84,7 @@ func run(out string, repeat, synthetic, traces int, vaultsOut string, src []stri
 	return w.Flush()
 }
 
-func defaultSources() []string {
+func agentleakSources() []string {
 	shared := os.Getenv("LF_SHARED")
 	if shared == "" {
 		shared = "../shared"

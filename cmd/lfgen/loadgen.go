@@ -1,4 +1,4 @@
-// Command loadgen is an open-loop load generator for POST /verdict of
+// loadgen (lfgen loadgen) is an open-loop load generator for POST /verdict of
 // lf serve: it sends requests at a fixed rate regardless of how fast the
 // server answers, and measures each latency from the moment the request was
 // due (so a stalled server shows up as latency instead of a lower rate).
@@ -8,7 +8,7 @@
 // measures the generator. It only talks to loopback addresses and is bounded in rate, duration and
 // connections.
 //
-//	go run ./pkg/server/loadgen -addr 127.0.0.1:8080 -key $LF_KEY_ACME -tenant acme -rate 5000 -duration 20s
+//	go run ./cmd/lfgen loadgen -addr 127.0.0.1:8080 -key $LF_KEY_ACME -tenant acme -rate 5000 -duration 20s
 package main
 
 import (
@@ -28,20 +28,21 @@ import (
 	"time"
 )
 
-func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "lf serve address (loopback only)")
-	key := flag.String("key", os.Getenv("LF_KEY"), "bearer API key (default $LF_KEY)")
-	tenant := flag.String("tenant", "acme", "tenant id")
-	agents := flag.Int("agents", 50, "number of distinct agent ids (agent-0 .. agent-N-1); use -agent for one")
-	agent := flag.String("agent", "", "a single agent id")
-	method := flag.String("method", "tools/call", "request method")
-	rate := flag.Int("rate", 5000, "requests per second (at most 50000)")
-	duration := flag.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
-	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
-	conns := flag.Int("conns", 64, "keep-alive connections (at most 1000)")
-	flag.Parse()
+func loadgenCmd(args []string) {
+	fs := flag.NewFlagSet("loadgen", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:8080", "lf serve address (loopback only)")
+	key := fs.String("key", os.Getenv("LF_KEY"), "bearer API key (default $LF_KEY)")
+	tenant := fs.String("tenant", "acme", "tenant id")
+	agents := fs.Int("agents", 50, "number of distinct agent ids (agent-0 .. agent-N-1); use -agent for one")
+	agent := fs.String("agent", "", "a single agent id")
+	method := fs.String("method", "tools/call", "request method")
+	rate := fs.Int("rate", 5000, "requests per second (at most 50000)")
+	duration := fs.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
+	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
+	conns := fs.Int("conns", 64, "keep-alive connections (at most 1000)")
+	fs.Parse(args)
 
-	if err := run(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
+	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(2)
 	}
@@ -64,13 +65,13 @@ func loopback(addr string) error {
 	return nil
 }
 
-type result struct {
+type loadResult struct {
 	lat time.Duration // from when the request was due (includes generator lag and queueing)
 	svc time.Duration // from writing the request to reading the whole response
 	ok  bool
 }
 
-func run(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int) error {
+func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int) error {
 	if err := loopback(addr); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func run(addr, key, tenant, agent, method string, agents, rate int, duration, wa
 	total := int((warmup + duration).Seconds() * float64(rate))
 	warm := int(warmup.Seconds() * float64(rate))
 	interval := time.Second / time.Duration(rate)
-	results := make([]result, total)
+	results := make([]loadResult, total)
 	type job struct {
 		i   int
 		due time.Time
@@ -133,14 +134,14 @@ func run(addr, key, tenant, agent, method string, agents, rate int, duration, wa
 					var err error
 					if c, err = dial(addr); err != nil {
 						connErrs.Add(1)
-						results[j.i] = result{lat: time.Since(j.due)}
+						results[j.i] = loadResult{lat: time.Since(j.due)}
 						continue
 					}
 				}
 				sent := time.Now()
 				status, err := c.do(reqs[j.i%len(reqs)])
 				end := time.Now()
-				results[j.i] = result{lat: end.Sub(j.due), svc: end.Sub(sent), ok: err == nil && status == 200}
+				results[j.i] = loadResult{lat: end.Sub(j.due), svc: end.Sub(sent), ok: err == nil && status == 200}
 				if err != nil {
 					connErrs.Add(1)
 					c.close()
