@@ -34,6 +34,36 @@ func (p *ptyOutput) String() string {
 	return p.buf.String()
 }
 
+// onTerminal runs run with standard error on a pseudo-terminal and returns
+// what the terminal got and run's exit code; it skips the test where no
+// pseudo-terminal can be opened.
+func onTerminal(t *testing.T, run func(stderr io.Writer) int) (string, int) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	term := &ptyOutput{}
+	go func() { _, _ = io.Copy(term, ptmx) }()
+	code := run(tty)
+	return term.String(), code
+}
+
+// onPipe runs run with standard error a pipe and returns what the pipe got.
+func onPipe(t *testing.T, run func(stderr io.Writer) int) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(w)
+	w.Close()
+	piped, _ := io.ReadAll(r)
+	return string(piped)
+}
+
 // TestScanProgressOnTerminal runs lf agentleak scan with standard error on a
 // pseudo-terminal: progress appears there; with --quiet, or with standard
 // error a pipe, nothing does.
@@ -45,45 +75,19 @@ func TestScanProgressOnTerminal(t *testing.T) {
 	traces := filepath.Join(root, "project", "agentleak", "traces.jsonl")
 	t.Setenv("LF_PROGRESS_AFTER", "0s") // the demo scan is faster than the usual second
 	t.Setenv("LF_QUIET", "")
-	run := func(stderr io.Writer, extra ...string) int {
-		args := append([]string{"lf", "agentleak", "scan", "--no-record", "--workers", "1", "-o", "jsonl"}, extra...)
-		return cli.Run(append(args, traces), strings.NewReader(""), io.Discard, stderr)
+	run := func(extra ...string) func(io.Writer) int {
+		return func(stderr io.Writer) int {
+			args := append([]string{"lf", "agentleak", "scan", "--no-record", "--workers", "1", "-o", "jsonl"}, extra...)
+			return cli.Run(append(args, traces), strings.NewReader(""), io.Discard, stderr)
+		}
 	}
-
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	term := &ptyOutput{}
-	go func() { _, _ = io.Copy(term, ptmx) }()
-	run(tty)
-	if out := term.String(); !strings.Contains(out, "scanning traces") {
+	if out, _ := onTerminal(t, run()); !strings.Contains(out, "scanning traces") {
 		t.Errorf("no progress on the terminal; it got %q", out)
 	}
-
-	ptmx2, tty2, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx2.Close()
-	defer tty2.Close()
-	term2 := &ptyOutput{}
-	go func() { _, _ = io.Copy(term2, ptmx2) }()
-	run(tty2, "--quiet")
-	if out := term2.String(); strings.Contains(out, "scanning traces") {
+	if out, _ := onTerminal(t, run("--quiet")); strings.Contains(out, "scanning traces") {
 		t.Errorf("--quiet still showed progress: %q", out)
 	}
-
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run(w)
-	w.Close()
-	piped, _ := io.ReadAll(r)
-	if strings.Contains(string(piped), "scanning") {
+	if piped := onPipe(t, run()); strings.Contains(piped, "scanning") {
 		t.Errorf("progress written to a pipe: %q", piped)
 	}
 }
@@ -98,19 +102,13 @@ func TestIngestProgressOnTerminal(t *testing.T) {
 	t.Setenv("LF_PROGRESS_AFTER", "0s")
 	t.Setenv("LF_QUIET", "")
 	t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	term := &ptyOutput{}
-	go func() { _, _ = io.Copy(term, ptmx) }()
-	code := cli.Run([]string{"lf", "agents", "ingest", filepath.Join(root, "project", "agents", "events.jsonl")}, strings.NewReader(""), io.Discard, tty)
+	out, code := onTerminal(t, func(stderr io.Writer) int {
+		return cli.Run([]string{"lf", "agents", "ingest", filepath.Join(root, "project", "agents", "events.jsonl")}, strings.NewReader(""), io.Discard, stderr)
+	})
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if out := term.String(); !strings.Contains(out, "reading events") {
+	if !strings.Contains(out, "reading events") {
 		t.Errorf("no progress on the terminal; it got %q", out)
 	}
 }
@@ -125,46 +123,23 @@ func TestValidateProgressOnTerminal(t *testing.T) {
 	t.Setenv("LF_PROGRESS_AFTER", "0s")
 	t.Setenv("LF_QUIET", "")
 	t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
-	run := func(stderr io.Writer, extra ...string) int {
-		args := append([]string{"lf", "validate"}, extra...)
-		return cli.Run(append(args, filepath.Join(root, "project")), strings.NewReader(""), io.Discard, stderr)
+	run := func(extra ...string) func(io.Writer) int {
+		return func(stderr io.Writer) int {
+			args := append([]string{"lf", "validate"}, extra...)
+			return cli.Run(append(args, filepath.Join(root, "project")), strings.NewReader(""), io.Discard, stderr)
+		}
 	}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	term := &ptyOutput{}
-	go func() { _, _ = io.Copy(term, ptmx) }()
-	if code := run(tty); code != 0 {
+	out, code := onTerminal(t, run())
+	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if out := term.String(); !strings.Contains(out, "validating files") {
+	if !strings.Contains(out, "validating files") {
 		t.Errorf("no progress on the terminal; it got %q", out)
 	}
-
-	ptmx2, tty2, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx2.Close()
-	defer tty2.Close()
-	term2 := &ptyOutput{}
-	go func() { _, _ = io.Copy(term2, ptmx2) }()
-	run(tty2, "--quiet")
-	if out := term2.String(); strings.Contains(out, "validating") {
+	if out, _ := onTerminal(t, run("--quiet")); strings.Contains(out, "validating") {
 		t.Errorf("--quiet still showed progress: %q", out)
 	}
-
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run(w)
-	w.Close()
-	piped, _ := io.ReadAll(r)
-	if strings.Contains(string(piped), "validating") {
+	if piped := onPipe(t, run()); strings.Contains(piped, "validating") {
 		t.Errorf("progress written to a pipe: %q", piped)
 	}
 }
@@ -184,23 +159,17 @@ func TestImportProgressOnTerminal(t *testing.T) {
 	t.Setenv("LF_QUIET", "")
 	for _, quiet := range []bool{false, true} {
 		t.Setenv("LF_STORE", filepath.Join(t.TempDir(), "lf.db"))
-		ptmx, tty, err := pty.Open()
-		if err != nil {
-			t.Skipf("no pseudo-terminal: %v", err)
-		}
-		term := &ptyOutput{}
-		go func() { _, _ = io.Copy(term, ptmx) }()
 		args := []string{"lf", "import"}
 		if quiet {
 			args = append(args, "--quiet")
 		}
 		args = append(args, "promptfoo", files[0])
-		if code := cli.Run(args, strings.NewReader(""), io.Discard, tty); code != 0 {
+		out, code := onTerminal(t, func(stderr io.Writer) int {
+			return cli.Run(args, strings.NewReader(""), io.Discard, stderr)
+		})
+		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		out := term.String()
-		ptmx.Close()
-		tty.Close()
 		if shown := strings.Contains(out, "importing results"); shown == quiet {
 			t.Errorf("%v: progress shown %v; the terminal got %q", args, shown, out)
 		}
