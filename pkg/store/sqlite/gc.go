@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // CollectGarbage removes abandoned runs: runs still marked running whose
@@ -33,7 +33,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 				rows.Close()
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
-			if abandoned(pid, wh, hb, host, now) {
+			if backend.Abandoned(pid, wh, hb, host, now) {
 				dead = append(dead, r)
 			}
 		}
@@ -66,31 +66,6 @@ func execCount(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, e
 		return 0, err
 	}
 	return r.RowsAffected()
-}
-
-// abandoned tells whether a run's writer is gone.
-func abandoned(pid int, writerHost, heartbeat, host string, now time.Time) bool {
-	if writerHost == host && host != "" {
-		return !processAlive(pid)
-	}
-	t, err := time.Parse(TimeFormat, heartbeat)
-	return err != nil || now.Sub(t) > StaleAfter
-}
-
-// processAlive tells whether a process with this id runs on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Compact gives the space of deleted rows back to the file system (VACUUM).

@@ -49,38 +49,51 @@ func ServerDSN(t testing.TB) string {
 // and its subtests end.
 func New(t testing.TB) string {
 	t.Helper()
-	server := ServerDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		t.Fatalf("pgtest: connecting to %s: %v", Redact(server), err)
-	}
-	defer conn.Close(context.Background())
-	name := "lft_" + randomHex(8)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatalf("pgtest: creating database %s: %v", name, err)
-	}
-	t.Cleanup(func() { drop(t, server, name) })
-	dsn, err := WithDatabase(server, name)
+	dsn, drop, err := Create(context.Background(), ServerDSN(t))
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
 	return dsn
 }
 
-func drop(t testing.TB, server, name string) {
+// Create creates an empty database on the server named by the server DSN
+// and returns its DSN and the function that drops it, for callers without a
+// testing.TB (testscript set-up).
+func Create(ctx context.Context, server string) (dsn string, drop func() error, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return "", nil, fmt.Errorf("connecting to %s: %w", Redact(server), err)
+	}
+	defer conn.Close(context.Background())
+	name := "lft_" + randomHex(8)
+	if dsn, err = WithDatabase(server, name); err != nil {
+		return "", nil, err
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", nil, fmt.Errorf("creating database %s: %w", name, err)
+	}
+	return dsn, func() error { return dropDB(server, name) }, nil
+}
+
+func dropDB(server, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, server)
 	if err != nil {
-		t.Errorf("pgtest: dropping database %s: %v", name, err)
-		return
+		return fmt.Errorf("dropping database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		t.Errorf("pgtest: dropping database %s: %v", name, err)
+		return fmt.Errorf("dropping database %s: %w", name, err)
 	}
+	return nil
 }
 
 // WithDatabase returns dsn (URL form) naming database name instead.
