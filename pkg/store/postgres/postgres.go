@@ -21,7 +21,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
 )
 
 //go:embed schema/*.sql
@@ -234,7 +233,7 @@ func redactErr(err error, dsn string) error {
 }
 
 // forTenant appends "WHERE col = $n" to query when tenantID is not "" (all
-// tenants otherwise), then the rest; a condition like "$1 = '' OR col = $1"
+// tenants otherwise), then the rest; a condition like "$1 = ” OR col = $1"
 // would keep PostgreSQL's generic plan from using the index.
 func forTenant(query, col, tenantID, rest string, args ...any) (string, []any) {
 	if tenantID != "" {
