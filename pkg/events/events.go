@@ -4,7 +4,8 @@
 // The stream (default LF_EVENTS) holds one subject per tenant,
 // SUBJECTPREFIX.<tenant> (default lf.events.<tenant>); a message is one
 // event, a JSON array of events or NDJSON, as POST /tenants/{id}/events
-// takes them. Every replica of lf serve pulls from the same durable
+// takes them, and each event's tenant_id is the subject's tenant (a message
+// that is not so is rejected: logged and terminated, never redelivered). Every replica of lf serve pulls from the same durable
 // consumer (default lf-serve), so each message goes to one replica at a
 // time. A fetched batch is ingested in one store transaction through the
 // idempotent ingest (agentrisk.Engine.Ingest: an event already stored is
@@ -203,8 +204,11 @@ func (c *Consumer) Stats() Stats {
 // down) is not acknowledged: it is fetched again after AckWait, and Run
 // waits a little before fetching more.
 func (c *Consumer) Run(ctx context.Context) {
+	// A fetch returns when the batch is full or after wait; its messages'
+	// AckWait runs from their delivery, so the wait is a small part of it.
+	wait := min(time.Second, c.opt.AckWait/4)
 	for ctx.Err() == nil {
-		b, err := c.cons.Fetch(c.opt.Batch, jetstream.FetchMaxWait(time.Second))
+		b, err := c.cons.Fetch(c.opt.Batch, jetstream.FetchMaxWait(wait))
 		if err != nil {
 			c.opt.Logf("events: fetch: %v", err)
 			sleep(ctx, time.Second)
@@ -283,7 +287,7 @@ func (c *Consumer) handle(ctx context.Context, msgs []jetstream.Msg) error {
 }
 
 // parse reads a message's events and checks them against the subject's
-// tenant (an event without tenant_id takes it from the subject).
+// tenant.
 func (c *Consumer) parse(m jetstream.Msg) ([]agentrisk.Event, error) {
 	tenant, ok := strings.CutPrefix(m.Subject(), c.opt.SubjectPrefix+".")
 	if !ok || tenant == "" || strings.Contains(tenant, ".") {
