@@ -262,3 +262,59 @@ func TestReplicaStoreUnavailable(t *testing.T) {
 		t.Fatalf("ingest after recovery: %d", st)
 	}
 }
+
+// A tenant's rate limit holds across two replicas: together they admit at
+// most the limit, and at least 90% of it, whether the requests are spread
+// evenly or mostly sent to one replica.
+func TestReplicasRateLimit(t *testing.T) {
+	dsn := pgtest.New(t)
+	dir := replicaProject(t, "recalcInterval: 1h\n")
+	a := startReplica(t, "A", dir, dsn)
+	b := startReplica(t, "B", dir, dsn)
+	const limit = 500
+	for round, shareA := range []int{50, 90} {
+		tenant := "t1"
+		key := keyT1
+		if round == 1 {
+			tenant, key = "t2", keyT2
+		}
+		cfg := map[string]any{"rateLimit": map[string]any{"limit": limit, "windowSeconds": 3600}}
+		if st := a.call(t, key, "PUT", "/tenants/"+tenant+"/risk-config", cfg, nil); st != 200 {
+			t.Fatalf("PUT risk-config: %d", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+		hour := time.Now().Unix() / 3600
+		var mu sync.Mutex
+		allowed := map[string]int{}
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 3 * limit / 8 {
+					r := b
+					if (w*1000+i)%100 < shareA {
+						r = a
+					}
+					v := verdictOn(t, r, tenant, fmt.Sprintf("agent-%d", i%10))
+					mu.Lock()
+					if v.Action == agentrisk.ActionAllow {
+						allowed[r.name]++
+					} else if v.Reason != agentrisk.ReasonRateLimit {
+						t.Errorf("blocked for %q", v.Reason)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if time.Now().Unix()/3600 != hour {
+			t.Skip("the rate window (an hour) ended during the test; run it again")
+		}
+		total := allowed["A"] + allowed["B"]
+		t.Logf("%d%% of %d requests to A: admitted %d (A %d, B %d) with a limit of %d", shareA, 3*limit/8*8, total, allowed["A"], allowed["B"], limit)
+		if total > limit || total < limit*9/10 {
+			t.Errorf("two replicas admitted %d requests with a limit of %d; want %d..%d", total, limit, limit*9/10, limit)
+		}
+	}
+}
