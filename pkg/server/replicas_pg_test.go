@@ -293,7 +293,7 @@ func TestReplicasRateLimit(t *testing.T) {
 				defer wg.Done()
 				for i := range 3 * limit / 8 {
 					r := b
-					if (w*1000+i)%100 < shareA {
+					if (i+w)%10 < shareA/10 {
 						r = a
 					}
 					v := verdictOn(t, r, tenant, fmt.Sprintf("agent-%d", i%10))
