@@ -176,7 +176,7 @@ func NewApp(env *Env) *ucli.App {
 		Version:              version(),
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "project", Usage: "project `DIR` (default: nearest ancestor holding lf.yaml, else the current directory)", EnvVars: []string{"LF_PROJECT"}, Destination: &env.projectFlag},
-			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path or sqlite:PATH (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
+			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
 		},
 		ExitErrHandler: func(*ucli.Context, error) {}, // exit codes are ours; see Run
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {

@@ -25,6 +25,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	schemaCommand,
 	serveCommand,
 	setCommand,
+	storeCommand,
 	validateCommand,
 }
 
