@@ -46,7 +46,7 @@ func storeMigrateCommand(env *Env) *ucli.Command {
 				}
 				url = env.StoreURL()
 			}
-			start := store.FormatTime(time.Now().Add(-time.Second))
+			start := store.FormatTime(time.Now()) // versions applied by this Open are later
 			st, err := store.Open(c.Context, url)
 			if err != nil {
 				return storeError(err)
