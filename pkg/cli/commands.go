@@ -12,6 +12,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	addCommand,
 	agentleakCommand,
 	agentsCommand,
+	appsCommand,
 	alertsCommand,
 	deleteCommand,
 	exportCommand,

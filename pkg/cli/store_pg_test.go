@@ -16,6 +16,8 @@ import (
 // run again with LF_STORE naming a fresh PostgreSQL database.
 var onPostgres = []string{
 	"agents_flow",
+	"apps_flag_env",
+	"apps_two_projects",
 	"agents_two_tenants",
 	"core_reference_example",
 	"core_roundtrip",

@@ -90,11 +90,16 @@ func Copy(ctx context.Context, from, to *Store, progress func(table string)) (Co
 	for _, t := range dstTables {
 		byName[t.name] = t
 	}
-	for _, t := range tables {
+	for i, t := range tables {
 		d, ok := byName[t.name]
 		if !ok || !slices.Equal(sortedCopy(t.cols), sortedCopy(d.cols)) || !slices.Equal(t.pk, d.pk) {
 			return res, fmt.Errorf("%w: table %s differs between %s and %s", ErrUsage, t.name, from.Path, to.Path)
 		}
+		// Columns in name order: the checksum of a table is then the same
+		// in both engines whatever order migrations added its columns in.
+		tables[i].cols = sortedCopy(t.cols)
+		tables[i].index()
+		t = tables[i]
 		if progress != nil {
 			progress(t.name)
 		}

@@ -92,11 +92,11 @@ func sqliteQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`
 func pgQuote(s string) string { return pgx.Identifier{s}.Sanitize() }
 
 // refreshLatestSQL rebuilds latest_runs from evaluation_runs (both engines
-// run it): the latest completed run of each evaluation key.
-const refreshLatestSQL = `INSERT INTO latest_runs (evaluation_key, id, created_at)
-	SELECT evaluation_key, id, created_at FROM (
-		SELECT evaluation_key, id, created_at,
-			row_number() OVER (PARTITION BY evaluation_key ORDER BY created_at DESC, id DESC) AS n
+// run it): the latest completed run of each app's evaluation keys.
+const refreshLatestSQL = `INSERT INTO latest_runs (app, evaluation_key, id, created_at)
+	SELECT app, evaluation_key, id, created_at FROM (
+		SELECT app, evaluation_key, id, created_at,
+			row_number() OVER (PARTITION BY app, evaluation_key ORDER BY created_at DESC, id DESC) AS n
 		FROM evaluation_runs WHERE status = 'completed') latest
 	WHERE n = 1`
 

@@ -31,6 +31,7 @@ func Run(t *testing.T, open Opener) {
 		{"RiskConfigs", testRiskConfigs},
 		{"AgentsAndScores", testAgents},
 		{"GarbageOfLiveWriterKept", testGCKeepsLiveWriter},
+		{"Apps", testApps},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)
