@@ -19,7 +19,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	now := time.Now()
 	type ref struct {
 		app, key, id, host, heartbeat string
-		pid                      int
+		pid                           int
 	}
 	rows, err := s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
 		FROM evaluation_runs WHERE writer_pid <> 0`)
