@@ -174,5 +174,11 @@ type ScoreWriter interface {
 type AlertStates interface {
 	Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error)
 	Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error
+	// Swap is Set returning the state it replaced (known false: none was
+	// stored), decided atomically: of concurrent Swaps of one agent and
+	// rule (replicas recalculating at once), one sees the state before and
+	// the others the state it wrote. Alerts fire on Swap's answer, so a
+	// crossing fires once however many replicas see it.
+	Swap(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) (prev, known bool, err error)
 	Close()
 }
