@@ -92,12 +92,16 @@ func Copy(ctx context.Context, from, to *Store, progress func(table string)) (Co
 	}
 	for i, t := range tables {
 		d, ok := byName[t.name]
-		if !ok || !slices.Equal(sortedCopy(t.cols), sortedCopy(d.cols)) || !slices.Equal(t.pk, d.pk) {
+		if !ok || !slices.Equal(sortedCopy(t.cols), sortedCopy(d.cols)) || t.noKey != d.noKey ||
+			(!t.noKey && !slices.Equal(t.pk, d.pk)) {
 			return res, fmt.Errorf("%w: table %s differs between %s and %s", ErrUsage, t.name, from.Path, to.Path)
 		}
 		// Columns in name order: the checksum of a table is then the same
 		// in both engines whatever order migrations added its columns in.
 		tables[i].cols = sortedCopy(t.cols)
+		if t.noKey {
+			tables[i].pk = tables[i].cols
+		}
 		tables[i].index()
 		t = tables[i]
 		if progress != nil {

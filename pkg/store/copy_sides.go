@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,7 @@ type copyTableDef struct {
 	pkIdx []int           // positions of pk in cols
 	text  map[string]bool // text columns (ordered in the "C" collation on PostgreSQL)
 	ints  map[string]bool // integer columns
+	noKey bool            // the table has no primary key: pk is every column, rows are added when absent
 }
 
 type rowIter interface {
@@ -69,6 +71,10 @@ func copySide(ctx context.Context, st *Store, write bool) (copyDB, error) {
 }
 
 func (t *copyTableDef) index() {
+	if len(t.pk) == 0 || t.noKey {
+		t.noKey = true
+		t.pk = slices.Clone(t.cols)
+	}
 	t.pkIdx = nil
 	for _, k := range t.pk {
 		for i, c := range t.cols {
@@ -221,7 +227,17 @@ func (r *sqlRows) Values() ([]any, error) {
 
 func (s *sqliteSide) write(ctx context.Context, t copyTableDef, rows rowIter, empty bool) error {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(t.cols)), ", ")
-	st, err := s.tx.PrepareContext(ctx, `INSERT OR REPLACE INTO `+sqliteQuote(t.name)+` (`+quoteList(t.cols, sqliteQuote)+`) VALUES (`+marks+`)`)
+	q := `INSERT OR REPLACE INTO ` + sqliteQuote(t.name) + ` (` + quoteList(t.cols, sqliteQuote) + `) VALUES (` + marks + `)`
+	if t.noKey {
+		// No key to replace by: add the row unless an equal one is there.
+		same := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			same[i] = sqliteQuote(c) + ` IS ?`
+		}
+		q = `INSERT INTO ` + sqliteQuote(t.name) + ` (` + quoteList(t.cols, sqliteQuote) + `) SELECT ` + marks +
+			` WHERE NOT EXISTS (SELECT 1 FROM ` + sqliteQuote(t.name) + ` WHERE ` + strings.Join(same, " AND ") + `)`
+	}
+	st, err := s.tx.PrepareContext(ctx, q)
 	if err != nil {
 		return s.errf(err)
 	}
@@ -230,6 +246,9 @@ func (s *sqliteSide) write(ctx context.Context, t copyTableDef, rows rowIter, em
 		vals, err := rows.Values()
 		if err != nil {
 			return err
+		}
+		if t.noKey {
+			vals = append(vals, vals...)
 		}
 		if _, err := st.ExecContext(ctx, vals...); err != nil {
 			return s.errf(err)
@@ -380,8 +399,13 @@ func (s *pgSide) write(ctx context.Context, t copyTableDef, rows rowIter, empty 
 			action = `DO NOTHING`
 		}
 		cols := quoteList(t.cols, pgQuote)
-		if _, err := s.tx.Exec(ctx, `INSERT INTO `+pgQuote(t.name)+` (`+cols+`) SELECT `+cols+` FROM `+pgQuote(target)+
-			` ON CONFLICT (`+quoteList(t.pk, pgQuote)+`) `+action); err != nil {
+		q := `INSERT INTO ` + pgQuote(t.name) + ` (` + cols + `) SELECT ` + cols + ` FROM ` + pgQuote(target) +
+			` ON CONFLICT (` + quoteList(t.pk, pgQuote) + `) ` + action
+		if t.noKey {
+			q = `INSERT INTO ` + pgQuote(t.name) + ` (` + cols + `) SELECT ` + cols + ` FROM ` + pgQuote(target) +
+				` EXCEPT SELECT ` + cols + ` FROM ` + pgQuote(t.name)
+		}
+		if _, err := s.tx.Exec(ctx, q); err != nil {
 			return s.errf(err)
 		}
 		if _, err := s.tx.Exec(ctx, `DROP TABLE `+pgQuote(target)); err != nil {
@@ -390,7 +414,7 @@ func (s *pgSide) write(ctx context.Context, t copyTableDef, rows rowIter, empty 
 	}
 	// Identity and serial columns continue after the copied numbers.
 	for _, k := range t.pk {
-		if !t.ints[k] {
+		if !t.ints[k] || t.noKey {
 			continue
 		}
 		if _, err := s.tx.Exec(ctx, `SELECT setval(seq, m) FROM (SELECT pg_get_serial_sequence($1, $2) AS seq,

@@ -310,14 +310,14 @@ func (w *ScoreWriter) Put(ctx context.Context, r AgentScoreRow) error {
 // Close does nothing: every Put is written when it returns.
 func (w *ScoreWriter) Close() {}
 
-// EventIngest folds events into agents inside a Tx: it remembers each
-// event's hash (so an event is counted once however often it is ingested)
-// and writes the agents' aggregates.
+// EventIngest folds events into agents inside a Tx: it loads and writes
+// the per-(tenant, hour) hash sets that make ingest idempotent and the
+// agents' aggregates.
 type EventIngest struct{ t *Tx }
 
-// ingestLock is the advisory lock ingests take: an ingest reads agents'
-// aggregates, merges events into them and writes them back, so two ingests
-// of one agent at once would lose one's events. Ingests from all processes
+// ingestLock is the advisory lock ingests take: an ingest reads hash sets
+// and agents' aggregates, merges events into them and writes them back, so
+// two ingests of one tenant at once would lose one's events. Ingests from all processes
 // take turns, as SQLite's single writer makes them.
 const ingestLock = 0x6c66_696e_6773 // "lfings"
 
@@ -330,13 +330,79 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 	return &EventIngest{t: t}, nil
 }
 
-// Seen records an event's hash, telling whether it was new.
-func (in *EventIngest) Seen(ctx context.Context, hash []byte) (bool, error) {
-	tag, err := in.t.tx.Exec(ctx, `INSERT INTO agentrisk_seen (hash) VALUES ($1) ON CONFLICT DO NOTHING`, hash)
-	if err != nil {
+// HashSet returns the hashes of a tenant's hour (nil when none).
+func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error) {
+	var b []byte
+	err := in.t.tx.QueryRow(ctx, `SELECT hashes FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour = $2`, tenantID, hour).Scan(&b)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, in.t.st.errf("ingest", err)
+	}
+	return b, nil
+}
+
+// PutHashSet creates or replaces the hashes of a tenant's hour.
+func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error {
+	if _, err := in.t.tx.Exec(ctx, `INSERT INTO agentrisk_seen_hours (tenant_id, hour, hashes) VALUES ($1, $2, $3)
+		ON CONFLICT (tenant_id, hour) DO UPDATE SET hashes = excluded.hashes`, tenantID, hour, hashes); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// LatestHashHour returns the latest hour with a hash set of the tenant.
+func (in *EventIngest) LatestHashHour(ctx context.Context, tenantID string) (int64, bool, error) {
+	var h *int64
+	if err := in.t.tx.QueryRow(ctx, `SELECT max(hour) FROM agentrisk_seen_hours WHERE tenant_id = $1`, tenantID).Scan(&h); err != nil {
+		return 0, false, in.t.st.errf("ingest", err)
+	}
+	if h == nil {
+		return 0, false, nil
+	}
+	return *h, true, nil
+}
+
+// PruneHashSets deletes the tenant's hash sets of the hours before hour.
+func (in *EventIngest) PruneHashSets(ctx context.Context, tenantID string, before int64) error {
+	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour < $2`, tenantID, before); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// LegacyHashes describes the hashes of a store from before schema 60.
+func (in *EventIngest) LegacyHashes(ctx context.Context) (backend.LegacyHashes, bool, error) {
+	var l backend.LegacyHashes
+	err := in.t.tx.QueryRow(ctx, `SELECT until_hour, kept <> 0 FROM agentrisk_seen_legacy`).Scan(&l.Until, &l.Kept)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return l, false, nil
+	case err != nil:
+		return l, false, in.t.st.errf("ingest", err)
+	}
+	return l, true, nil
+}
+
+// LegacySeen tells whether the legacy set holds a hash.
+func (in *EventIngest) LegacySeen(ctx context.Context, hash []byte) (bool, error) {
+	var seen bool
+	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_seen WHERE hash = $1)`, hash).Scan(&seen); err != nil {
 		return false, in.t.st.errf("ingest", err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return seen, nil
+}
+
+// DropLegacyHashes deletes the legacy hashes, keeping their until hour.
+func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
+	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	if _, err := in.t.tx.Exec(ctx, `UPDATE agentrisk_seen_legacy SET kept = 0`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
 }
 
 // Agent returns an agent's stored row; ok is false for a new agent.
