@@ -14,12 +14,26 @@ import (
 type Tx struct {
 	st *Store
 	tx pgx.Tx
+	// beforeCommit are the writes buffered by the transaction's handles
+	// (EventIngest), sent before it commits.
+	beforeCommit []func(ctx context.Context) error
 }
 
 // Update runs fn in one transaction, committing when it returns nil and
 // rolling back otherwise.
 func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error { return fn(&Tx{st: s, tx: tx}) })
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		t := &Tx{st: s, tx: tx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		for _, f := range t.beforeCommit {
+			if err := f(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Entities lists the stored entities of a kind, sorted by key.
