@@ -32,6 +32,9 @@ func Run(t *testing.T, open Opener) {
 		{"AgentsAndScores", testAgents},
 		{"GarbageOfLiveWriterKept", testGCKeepsLiveWriter},
 		{"Apps", testApps},
+		{"UpdateIsAtomic", testAtomic},
+		{"LargeStreamedRun", testLargeStreamedRun},
+		{"ConcurrentWriters", testConcurrentWriters},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)
