@@ -39,8 +39,10 @@ func fill(t *testing.T, st *store.Store) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		r := model.EvaluationRun{EvaluationKey: "qa", ID: fmt.Sprintf("r%d", i), Status: model.StatusCompleted, CreatedAt: at.Add(time.Duration(i) * time.Hour),
-			Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "s", Metrics: map[string]float64{"acc": 0.1 * float64(i), "f1": 1.0 / 3}}}}
+		r := model.EvaluationRun{
+			EvaluationKey: "qa", ID: fmt.Sprintf("r%d", i), Status: model.StatusCompleted, CreatedAt: at.Add(time.Duration(i) * time.Hour),
+			Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "s", Metrics: map[string]float64{"acc": 0.1 * float64(i), "f1": 1.0 / 3}}},
+		}
 		if err := st.RecordRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +96,10 @@ func TestCopySQLitePostgresAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	sums := map[string]string{}
-	filled := map[string]bool{"entities": true, "evaluation_runs": true, "metric_values": true, "agentrisk_agents": true,
-		"agentrisk_seen_hours": true, "agentrisk_seen_legacy": true, "alert_rules": true, "alert_deliveries": true}
+	filled := map[string]bool{
+		"entities": true, "evaluation_runs": true, "metric_values": true, "agentrisk_agents": true,
+		"agentrisk_seen_hours": true, "agentrisk_seen_legacy": true, "alert_rules": true, "alert_deliveries": true,
+	}
 	for _, tb := range there.Tables {
 		sums[tb.Name] = tb.Checksum
 		if filled[tb.Name] && tb.Source == 0 {
