@@ -15,7 +15,7 @@ import (
 // generated data (benchmarks); evaluations use RecordRun or BeginRun.
 type BulkRuns struct {
 	tx         pgx.Tx
-	key        string
+	app, key   string
 	runs, vals [][]any
 }
 
@@ -24,21 +24,21 @@ const bulkBlock = 50_000
 
 // BulkRuns starts a bulk write of runs of evaluationKey; Close it.
 func (t *Tx) BulkRuns(ctx context.Context, evaluationKey string) (backend.BulkRuns, error) {
-	if err := lockKey(ctx, t.tx, evaluationKey); err != nil {
+	if err := lockKey(ctx, t.tx, t.st.app, evaluationKey); err != nil {
 		return nil, err
 	}
-	return &BulkRuns{tx: t.tx, key: evaluationKey}, nil
+	return &BulkRuns{tx: t.tx, app: t.st.app, key: evaluationKey}, nil
 }
 
 // Run adds a completed run (without results: add them with Value).
 func (b *BulkRuns) Run(ctx context.Context, id string, created time.Time) error {
-	b.runs = append(b.runs, []any{b.key, id, FormatTime(created), "completed", "{}"})
+	b.runs = append(b.runs, []any{b.app, b.key, id, FormatTime(created), "completed", "{}"})
 	return nil
 }
 
 // Value adds one metric value of run id.
 func (b *BulkRuns) Value(ctx context.Context, id, task, scorer, metric string, v float64) error {
-	b.vals = append(b.vals, []any{b.key, id, metric, task, scorer, v})
+	b.vals = append(b.vals, []any{b.app, b.key, id, metric, task, scorer, v})
 	if len(b.vals) >= bulkBlock {
 		return b.flushValues(ctx)
 	}
@@ -64,10 +64,10 @@ func (b *BulkRuns) Close(ctx context.Context) error {
 	}
 	if len(b.runs) > 0 {
 		if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"evaluation_runs"},
-			[]string{"evaluation_key", "id", "created_at", "status", "body"}, pgx.CopyFromRows(b.runs)); err != nil {
+			[]string{"app", "evaluation_key", "id", "created_at", "status", "body"}, pgx.CopyFromRows(b.runs)); err != nil {
 			return fmt.Errorf("store: bulk runs of %s: %w", b.key, err)
 		}
 		b.runs = nil
 	}
-	return refreshLatest(ctx, b.tx, b.key)
+	return refreshLatest(ctx, b.tx, b.app, b.key)
 }

@@ -16,12 +16,12 @@ import (
 // the same key at once both succeed (one creates, the other updates or
 // finds it unchanged). A row comes back only when something was written;
 // xmax = 0 tells an insert from an update.
-func putEntity(ctx context.Context, tx pgx.Tx, e Entity) (Outcome, error) {
+func putEntity(ctx context.Context, tx pgx.Tx, app string, e Entity) (Outcome, error) {
 	var inserted bool
-	err := tx.QueryRow(ctx, `INSERT INTO entities AS e (kind, key, body, yaml, updated_at) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (kind, key) DO UPDATE SET body = excluded.body, yaml = excluded.yaml, updated_at = excluded.updated_at
+	err := tx.QueryRow(ctx, `INSERT INTO entities AS e (app, kind, key, body, yaml, updated_at) VALUES ($6, $1, $2, $3, $4, $5)
+		ON CONFLICT (app, kind, key) DO UPDATE SET body = excluded.body, yaml = excluded.yaml, updated_at = excluded.updated_at
 		WHERE e.body <> excluded.body OR e.yaml <> excluded.yaml
-		RETURNING (xmax = 0)`, string(e.Kind), e.Key, e.Body, e.YAML, FormatTime(time.Now())).Scan(&inserted)
+		RETURNING (xmax = 0)`, string(e.Kind), e.Key, e.Body, e.YAML, FormatTime(time.Now()), app).Scan(&inserted)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Unchanged, nil
@@ -34,8 +34,8 @@ func putEntity(ctx context.Context, tx pgx.Tx, e Entity) (Outcome, error) {
 }
 
 // deleteEntity deletes an entity inside tx and reports whether it existed.
-func deleteEntity(ctx context.Context, tx pgx.Tx, kind model.Kind, key string) (bool, error) {
-	tag, err := tx.Exec(ctx, `DELETE FROM entities WHERE kind = $1 AND key = $2`, string(kind), key)
+func deleteEntity(ctx context.Context, tx pgx.Tx, app string, kind model.Kind, key string) (bool, error) {
+	tag, err := tx.Exec(ctx, `DELETE FROM entities WHERE app = $1 AND kind = $2 AND key = $3`, app, string(kind), key)
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
 	}
@@ -43,8 +43,8 @@ func deleteEntity(ctx context.Context, tx pgx.Tx, kind model.Kind, key string) (
 }
 
 // entities lists the entities of a kind, sorted by key.
-func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
-	rows, err := q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE kind = $1 ORDER BY key`, string(kind))
+func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]Entity, error) {
+	rows, err := q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`, app, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -61,8 +61,8 @@ func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error)
 }
 
 // methodologies returns the stored methodologies by key.
-func methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
-	es, err := entities(ctx, q, model.KindMethodology)
+func methodologies(ctx context.Context, q querier, app string) (map[string]*model.Methodology, error) {
+	es, err := entities(ctx, q, app, model.KindMethodology)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func methodologies(ctx context.Context, q querier) (map[string]*model.Methodolog
 }
 
 // riskScorers returns the stored risk scorers sorted by key.
-func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
-	es, err := entities(ctx, q, model.KindRiskScorer)
+func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScorer, error) {
+	es, err := entities(ctx, q, app, model.KindRiskScorer)
 	if err != nil {
 		return nil, err
 	}

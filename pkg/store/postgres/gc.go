@@ -18,10 +18,10 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	type ref struct {
-		key, id, host, heartbeat string
-		pid                      int
+		app, key, id, host, heartbeat string
+		pid                           int
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT evaluation_key, id, writer_pid, writer_host, heartbeat_at
+	rows, err := s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
 		FROM evaluation_runs WHERE writer_pid <> 0`)
 	if err != nil {
 		return res, s.errf("gc", err)
@@ -29,7 +29,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	var dead []ref
 	for rows.Next() {
 		var r ref
-		if err := rows.Scan(&r.key, &r.id, &r.pid, &r.host, &r.heartbeat); err != nil {
+		if err := rows.Scan(&r.app, &r.key, &r.id, &r.pid, &r.host, &r.heartbeat); err != nil {
 			rows.Close()
 			return res, s.errf("gc", err)
 		}
@@ -43,21 +43,21 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	}
 	for _, r := range dead {
 		err := s.withTx(ctx, func(tx pgx.Tx) error {
-			if err := lockKey(ctx, tx, r.key); err != nil {
+			if err := lockKey(ctx, tx, r.app, r.key); err != nil {
 				return err
 			}
 			// Still the same abandoned writer?
-			tag, err := tx.Exec(ctx, `SELECT 1 FROM evaluation_runs WHERE evaluation_key = $1 AND id = $2
-				AND writer_pid = $3 AND writer_host = $4 AND heartbeat_at = $5`, r.key, r.id, r.pid, r.host, r.heartbeat)
+			tag, err := tx.Exec(ctx, `SELECT 1 FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3
+				AND writer_pid = $4 AND writer_host = $5 AND heartbeat_at = $6`, r.app, r.key, r.id, r.pid, r.host, r.heartbeat)
 			if err != nil || tag.RowsAffected() == 0 {
 				return err
 			}
-			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE evaluation_key = $1 AND run_id = $2`, r.key, r.id)
+			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, r.app, r.key, r.id)
 			if err != nil {
 				return s.errf("gc", err)
 			}
 			res.Values += tag.RowsAffected()
-			if err := deleteRun(ctx, tx, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
 				return err
 			}
 			res.Runs = append(res.Runs, r.key+"/"+r.id)

@@ -34,6 +34,7 @@ const migrationLock = 0x6c66_6d69_6772 // "lfmigr"
 type Store struct {
 	Pool *pgxpool.Pool
 	loc  string // the URL without its password, for messages
+	app  string // the app this handle reads and writes (apps.go)
 }
 
 // querier is the pool or a transaction.

@@ -35,14 +35,14 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 	head.Status = model.StatusRunning
 	host, _ := os.Hostname()
 	if err := s.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, head.EvaluationKey); err != nil {
+		if err := lockKey(ctx, tx, s.app, head.EvaluationKey); err != nil {
 			return err
 		}
-		if err := putRun(ctx, tx, head, "", true); err != nil {
+		if err := putRun(ctx, tx, s.app, head, "", true); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET writer_pid = $1, writer_host = $2, heartbeat_at = $3
-			WHERE evaluation_key = $4 AND id = $5`, os.Getpid(), host, FormatTime(time.Now()), head.EvaluationKey, head.ID); err != nil {
+			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return s.errf("begin run "+head.EvaluationKey+"/"+head.ID, err)
 		}
 		return nil
@@ -72,11 +72,11 @@ func (w *RunWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	err := w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := copyValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
+		if err := copyValues(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE evaluation_key = $2 AND id = $3`,
-			FormatTime(time.Now()), w.run.EvaluationKey, w.run.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
+			FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 			return w.st.errf(fmt.Sprintf("run %s/%s", w.run.EvaluationKey, w.run.ID), err)
 		}
 		return nil
@@ -99,24 +99,24 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 		return nil
 	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, w.run.EvaluationKey); err != nil {
+		if err := lockKey(ctx, tx, w.st.app, w.run.EvaluationKey); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
-			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE evaluation_key = $2 AND id = $3`,
-			status, w.run.EvaluationKey, w.run.ID); err != nil {
+			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
+			status, w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
 		}
-		return refreshLatest(ctx, tx, w.run.EvaluationKey)
+		return refreshLatest(ctx, tx, w.st.app, w.run.EvaluationKey)
 	})
 }
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, w.run.EvaluationKey); err != nil {
+		if err := lockKey(ctx, tx, w.st.app, w.run.EvaluationKey); err != nil {
 			return err
 		}
-		return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID)
+		return deleteRun(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID)
 	})
 }

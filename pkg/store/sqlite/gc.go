@@ -18,18 +18,18 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT evaluation_key, id, writer_pid, writer_host, heartbeat_at
+		rows, err := tx.QueryContext(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
 			FROM evaluation_runs WHERE writer_pid <> 0`)
 		if err != nil {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
-		type ref struct{ key, id string }
+		type ref struct{ app, key, id string }
 		var dead []ref
 		for rows.Next() {
 			var r ref
 			var pid int
 			var wh, hb string
-			if err := rows.Scan(&r.key, &r.id, &pid, &wh, &hb); err != nil {
+			if err := rows.Scan(&r.app, &r.key, &r.id, &pid, &wh, &hb); err != nil {
 				rows.Close()
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
@@ -42,12 +42,12 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
 		for _, r := range dead {
-			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE evaluation_key = ? AND run_id = ?`, r.key, r.id)
+			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, r.app, r.key, r.id)
 			if err != nil {
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
 			res.Values += n
-			if err := deleteRun(ctx, tx, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
 				return err
 			}
 			res.Runs = append(res.Runs, r.key+"/"+r.id)

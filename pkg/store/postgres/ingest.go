@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/store/backend"
+)
+
+// EventIngest folds events into agents inside a Tx: it loads and writes the
+// per-(tenant, hour) hash sets that make ingest idempotent and the agents'
+// aggregates. Writes are buffered (reads see them) and sent in one pipelined
+// batch before the transaction commits, so an ingest of a million events
+// costs one round trip per agent and hour read, not per write.
+type EventIngest struct {
+	t      *Tx
+	agents map[[2]string]AgentRow // written aggregates, by tenant and agent
+	sets   map[hourKey][]byte     // written hash sets
+	order  []any                  // keys of agents and sets in write order
+}
+
+type hourKey struct {
+	tenant string
+	hour   int64
+}
+
+// ingestLock is the advisory lock ingests take: an ingest reads hash sets
+// and agents' aggregates, merges events into them and writes them back, so
+// two ingests of one tenant at once would lose one's events. Ingests from
+// all processes take turns, as SQLite's single writer makes them.
+const ingestLock = 0x6c66_696e_6773 // "lfings"
+
+// EventIngest returns the ingest of the transaction (holding the ingest
+// lock until it ends); Close it.
+func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
+	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(ingestLock)); err != nil {
+		return nil, t.st.errf("ingest", err)
+	}
+	in := &EventIngest{t: t, agents: map[[2]string]AgentRow{}, sets: map[hourKey][]byte{}}
+	t.beforeCommit = append(t.beforeCommit, in.flush)
+	return in, nil
+}
+
+// flush sends the buffered writes in one batch.
+func (in *EventIngest) flush(ctx context.Context) error {
+	if len(in.order) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, k := range in.order {
+		switch k := k.(type) {
+		case [2]string:
+			r := in.agents[k]
+			b.Queue(`INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
+				VALUES ($1, $2, $3, $4, $5, $6)
+				ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
+					first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`,
+				r.TenantID, r.AgentID, r.AgentName, r.Agg, r.FirstEventAt, r.LastEventAt)
+		case hourKey:
+			b.Queue(`INSERT INTO agentrisk_seen_hours (tenant_id, hour, hashes) VALUES ($1, $2, $3)
+				ON CONFLICT (tenant_id, hour) DO UPDATE SET hashes = excluded.hashes`, k.tenant, k.hour, in.sets[k])
+		}
+	}
+	in.order = in.order[:0]
+	clear(in.agents)
+	clear(in.sets)
+	if err := in.t.tx.SendBatch(ctx, b).Close(); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// HashSet returns the hashes of a tenant's hour (nil when none).
+func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error) {
+	if b, ok := in.sets[hourKey{tenantID, hour}]; ok {
+		return b, nil
+	}
+	var b []byte
+	err := in.t.tx.QueryRow(ctx, `SELECT hashes FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour = $2`, tenantID, hour).Scan(&b)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, in.t.st.errf("ingest", err)
+	}
+	return b, nil
+}
+
+// PutHashSet creates or replaces the hashes of a tenant's hour.
+func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error {
+	k := hourKey{tenantID, hour}
+	if _, ok := in.sets[k]; !ok {
+		in.order = append(in.order, k)
+	}
+	in.sets[k] = hashes
+	return nil
+}
+
+// LatestHashHour returns the latest hour with a hash set of the tenant.
+func (in *EventIngest) LatestHashHour(ctx context.Context, tenantID string) (int64, bool, error) {
+	if err := in.flush(ctx); err != nil {
+		return 0, false, err
+	}
+	var h *int64
+	if err := in.t.tx.QueryRow(ctx, `SELECT max(hour) FROM agentrisk_seen_hours WHERE tenant_id = $1`, tenantID).Scan(&h); err != nil {
+		return 0, false, in.t.st.errf("ingest", err)
+	}
+	if h == nil {
+		return 0, false, nil
+	}
+	return *h, true, nil
+}
+
+// PruneHashSets deletes the tenant's hash sets of the hours before hour.
+func (in *EventIngest) PruneHashSets(ctx context.Context, tenantID string, before int64) error {
+	if err := in.flush(ctx); err != nil {
+		return err
+	}
+	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour < $2`, tenantID, before); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// LegacyHashes describes the hashes of a store from before schema 60.
+func (in *EventIngest) LegacyHashes(ctx context.Context) (backend.LegacyHashes, bool, error) {
+	var l backend.LegacyHashes
+	err := in.t.tx.QueryRow(ctx, `SELECT until_hour, kept <> 0 FROM agentrisk_seen_legacy`).Scan(&l.Until, &l.Kept)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return l, false, nil
+	case err != nil:
+		return l, false, in.t.st.errf("ingest", err)
+	}
+	return l, true, nil
+}
+
+// LegacySeen tells whether the legacy set holds a hash.
+func (in *EventIngest) LegacySeen(ctx context.Context, hash []byte) (bool, error) {
+	var seen bool
+	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_seen WHERE hash = $1)`, hash).Scan(&seen); err != nil {
+		return false, in.t.st.errf("ingest", err)
+	}
+	return seen, nil
+}
+
+// DropLegacyHashes deletes the legacy hashes, keeping their until hour.
+func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
+	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	if _, err := in.t.tx.Exec(ctx, `UPDATE agentrisk_seen_legacy SET kept = 0`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// Agent returns an agent's row; ok is false for a new agent.
+func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error) {
+	if r, ok := in.agents[[2]string{tenantID, agentID}]; ok {
+		// Its baseline reset time is the stored one (PutAgent keeps it).
+		stored, _, err := in.t.AgentAggregate(ctx, tenantID, agentID)
+		if err != nil {
+			return r, false, err
+		}
+		r.BaselineResetAt = stored.BaselineResetAt
+		return r, true, nil
+	}
+	return in.t.AgentAggregate(ctx, tenantID, agentID)
+}
+
+// PutAgent writes an agent's aggregate (its baseline reset time is kept).
+func (in *EventIngest) PutAgent(ctx context.Context, r AgentRow) error {
+	k := [2]string{r.TenantID, r.AgentID}
+	if _, ok := in.agents[k]; !ok {
+		in.order = append(in.order, k)
+	}
+	in.agents[k] = r
+	return nil
+}
+
+// Close does nothing: the writes go with the transaction's commit.
+func (in *EventIngest) Close() {}
