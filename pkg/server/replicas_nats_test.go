@@ -20,11 +20,12 @@ import (
 	"github.com/lfcli/lf/pkg/store/postgres/pgtest"
 )
 
-// natsEvent is event i of the NATS test: 2 tenants x 20 agents, over the
-// two days before natsScoreTime, every event distinct.
+// natsEvent is event i of the NATS test: 2 tenants x 20 agents, within
+// 42 hours from two days before natsScoreTime (well inside the ingest's
+// dedup window however many events), every event distinct.
 func natsEvent(i int) (tenant, line string) {
 	tenant = []string{"t1", "t2"}[i%2]
-	ts := natsScoreTime.Add(-48 * time.Hour).Add(time.Duration(i) * 5 * time.Second)
+	ts := natsScoreTime.Add(-48 * time.Hour).Add(time.Duration(i%30000) * 5 * time.Second)
 	tool := []string{"read_file", "search", "exec", "send_mail"}[i%4]
 	decision := "allow"
 	if i%13 == 0 {
