@@ -173,7 +173,9 @@ func (c *rateCounter) takeAsync(w *tenantWindow, idx int64, length int, key stri
 // leaves the store alone for a second and may admit one chunk alone.
 func (w *tenantWindow) record(granted, total int64, err error, wall time.Time, chunk int64) {
 	if err != nil {
-		w.retry, w.quota = wall.Add(time.Second), chunk
+		if !wall.Before(w.retry) { // a new outage, not a second error of this one
+			w.retry, w.quota = wall.Add(time.Second), chunk
+		}
 		return
 	}
 	w.tokens += granted

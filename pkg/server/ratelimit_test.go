@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,8 +88,13 @@ func (unreachable) Take(context.Context, string, time.Time, int64, int64) (int64
 func TestSharedRateCounterUnreachable(t *testing.T) {
 	c := newRateCounter()
 	c.shared = unreachable{}
+	var mu sync.Mutex
 	var logs []string
-	c.logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	c.logf = func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, fmt.Sprintf(f, a...))
+	}
 	const limit = 1000
 	admitted := 0
 	for range limit {
@@ -104,6 +110,8 @@ func TestSharedRateCounterUnreachable(t *testing.T) {
 	if admitted != int(chunkOf(limit)) {
 		t.Fatalf("admitted %d within a second of outage, want one chunk (%d)", admitted, chunkOf(limit))
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(logs) == 0 || !strings.Contains(logs[0], "connection refused") {
 		t.Fatalf("logs: %q", logs)
 	}
