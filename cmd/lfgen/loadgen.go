@@ -40,13 +40,28 @@ func loadgenCmd(args []string) {
 	duration := fs.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
 	conns := fs.Int("conns", 64, "keep-alive connections (at most 1000)")
+	replicas := fs.String("replicas", "", "comma-separated `ADDRS` of lf serve replicas: the connections are spread over them in turn (overrides -addr)")
 	fs.Parse(args)
+	if *replicas != "" {
+		loadAddrs = strings.Split(*replicas, ",")
+		*addr = loadAddrs[0]
+		for _, a := range loadAddrs {
+			if err := loopback(a); err != nil {
+				fmt.Fprintln(os.Stderr, "loadgen:", err)
+				os.Exit(2)
+			}
+		}
+	}
 
 	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(2)
 	}
 }
+
+// loadAddrs are the replicas of -replicas (connection i goes to
+// loadAddrs[i % len]); empty: every connection goes to -addr.
+var loadAddrs []string
 
 func loopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -124,15 +139,19 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	queue := make(chan job, total)
 	var wg sync.WaitGroup
 	var connErrs atomic.Int64
-	for range conns {
+	for ci := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			connAddr := addr
+			if len(loadAddrs) > 0 {
+				connAddr = loadAddrs[ci%len(loadAddrs)]
+			}
 			var c *httpConn
 			for j := range queue {
 				if c == nil {
 					var err error
-					if c, err = dial(addr); err != nil {
+					if c, err = dial(connAddr); err != nil {
 						connErrs.Add(1)
 						results[j.i] = loadResult{lat: time.Since(j.due)}
 						continue

@@ -19,10 +19,11 @@ import (
 // store share each window's count through the store's coordinator (shared):
 // a replica admits a request only with a slot it leased from the shared
 // counter, leasing chunkOf(limit) slots at a time (Coordinator.Take never
-// grants past the limit). So the replicas together never admit more than
+// grants past the limit), the next chunk in the background when half of
+// the current one is used. So the replicas together never admit more than
 // the limit; they may admit less by the slots other replicas leased and
-// have not used yet, at most (replicas - 1) x limit/50 (2% of the limit
-// with two replicas). The count a decision sees (for the tier multipliers,
+// have not used yet, at most (replicas - 1) x 1.5 x limit/50 (3% of the
+// limit with two replicas). The count a decision sees (for the tier multipliers,
 // which compare it with a fraction of the limit) is the shared counter read
 // at most sharedRefresh ago minus this replica's unused slots. See
 // docs/serve.md, "Replicas".
@@ -53,6 +54,7 @@ type tenantWindow struct {
 	read    time.Time // when (wall clock) it was read
 	offline int64     // requests admitted while the store was unreachable
 	retry   time.Time // no store access before this (after an error)
+	busy    bool      // a background lease or read is in flight
 }
 
 func newRateCounter() *rateCounter { return &rateCounter{tenants: map[string]*tenantWindow{}} }
@@ -95,14 +97,24 @@ func (c *rateCounter) do(tenant string, windowSeconds, limit int, now time.Time,
 	// The counter may be forgotten one window after its own ends.
 	expires := time.Unix((idx+2)*int64(windowSeconds), 0)
 	wall := time.Now()
-	if wall.Sub(w.read) > sharedRefresh {
-		c.take(w, key, expires, 0, limit, wall)
+	// The store is read and written in the background, so that a verdict
+	// waits for it only when this replica ran out of slots: the next chunk
+	// is leased when half of the current one is used, and the shared count
+	// re-read every sharedRefresh.
+	chunk := chunkOf(limit)
+	if !w.busy && !wall.Before(w.retry) {
+		switch {
+		case w.tokens < (chunk+1)/2 && w.total < int64(limit):
+			c.takeAsync(w, idx, windowSeconds, key, expires, chunk, limit)
+		case wall.Sub(w.read) > sharedRefresh:
+			c.takeAsync(w, idx, windowSeconds, key, expires, 0, limit)
+		}
 	}
 	if !decide(int(w.total - w.tokens + w.offline)) {
 		return
 	}
 	if w.tokens == 0 {
-		c.take(w, key, expires, chunkOf(limit), limit, wall)
+		c.take(w, key, expires, chunk, limit, wall)
 	}
 	switch {
 	case w.tokens > 0:
@@ -118,22 +130,48 @@ func (c *rateCounter) do(tenant string, windowSeconds, limit int, now time.Time,
 	}
 }
 
-// take leases n slots (n = 0: reads the counter). After an error it leaves
-// the store alone for a second.
+// take leases n slots (n = 0: reads the counter), with w locked. After an
+// error it leaves the store alone for a second.
 func (c *rateCounter) take(w *tenantWindow, key string, expires time.Time, n int64, limit int, wall time.Time) {
 	if wall.Before(w.retry) {
 		return
 	}
+	granted, total, err := c.takeShared(key, expires, n, limit)
+	w.record(granted, total, err, wall)
+}
+
+func (c *rateCounter) takeShared(key string, expires time.Time, n int64, limit int) (granted, total int64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	granted, total, err := c.shared.Take(ctx, key, expires, n, int64(limit))
+	granted, total, err = c.shared.Take(ctx, key, expires, n, int64(limit))
+	if err != nil && c.logf != nil {
+		c.logf("rate limit: the shared counter is unreachable, counting locally for 1s: %v", err)
+	}
+	return granted, total, err
+}
+
+// takeAsync is take in the background (w locked by the caller; the result
+// is recorded under the lock later, if the window is still the same).
+func (c *rateCounter) takeAsync(w *tenantWindow, idx int64, length int, key string, expires time.Time, n int64, limit int) {
+	w.busy = true
+	go func() {
+		granted, total, err := c.takeShared(key, expires, n, limit)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.busy = false
+		if w.window == idx && w.length == length {
+			w.record(granted, total, err, time.Now())
+		}
+	}()
+}
+
+// record adds a lease's answer (w locked).
+func (w *tenantWindow) record(granted, total int64, err error, wall time.Time) {
 	if err != nil {
 		w.retry = wall.Add(time.Second)
-		if c.logf != nil {
-			c.logf("rate limit: the shared counter is unreachable, counting locally for 1s: %v", err)
-		}
 		return
 	}
 	w.tokens += granted
-	w.total, w.read = total, wall
+	w.total = max(w.total, total) // the shared counter only grows
+	w.read = wall
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	agentevents "github.com/lfcli/lf/pkg/events"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -142,4 +143,28 @@ func (s *Server) writeUnavailable(w http.ResponseWriter, r *http.Request, err er
 	s.logf("%s %s: store unavailable: %v", r.Method, r.URL.Path, err)
 	w.Header().Set("Retry-After", "1")
 	writeError(w, http.StatusServiceUnavailable, "store unavailable: "+reason+"; retry later", "")
+}
+
+// startEvents starts the JetStream consumer when the config names a NATS
+// URL; done is closed when it stopped (at once without one). A consumer
+// that cannot start (NATS down, no stream) fails the start of lf serve.
+func (s *Server) startEvents(ctx context.Context, done chan struct{}) error {
+	opt := s.cfg.EventOptions
+	if opt.URL == "" {
+		close(done)
+		return nil
+	}
+	opt.Logf = s.logf
+	c, err := agentevents.Dial(ctx, opt, s.engine)
+	if err != nil {
+		close(done)
+		return err
+	}
+	s.logf("lf serve: consuming agent events from %s (stream %s, durable consumer %s)", agentevents.Redact(opt.URL), c.Stream(), c.Durable())
+	go func() {
+		defer close(done)
+		defer c.Close()
+		c.Run(ctx)
+	}()
+	return nil
 }

@@ -110,6 +110,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		defer close(jobDone)
 		s.recalc.loop(jobCtx, s.cfg.Interval)
 	}()
+	eventsDone := make(chan struct{})
+	if err := s.startEvents(jobCtx, eventsDone); err != nil {
+		stopJob()
+		<-jobDone
+		<-followDone
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
@@ -128,6 +135,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	stopJob()
 	<-jobDone
 	<-followDone
+	<-eventsDone
 	// Waiting for the lock means waiting for an on-demand run started by a
 	// request that Shutdown already let finish, or for the background run.
 	s.recalc.mu.Lock()

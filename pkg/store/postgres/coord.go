@@ -23,8 +23,10 @@ import (
 //     fails (the server may have released the lock).
 //   - Notify is pg_notify; Listen holds a connection of its own with LISTEN
 //     and reconnects after losing it, then reports Missed.
-//   - Take is one upsert on coordCounters, an unlogged table (counters are
-//     worth nothing after a crash) created on first use.
+//   - Take is one upsert on lf_coord.counters, an unlogged table (counters
+//     are worth nothing after a crash) created on first use, in a schema of
+//     its own so that it is not part of the store's tables (lf store copy
+//     copies the store's schema).
 
 var _ backend.Coordinator = (*Store)(nil)
 
@@ -207,8 +209,9 @@ func (l *pgListener) Close() error {
 	return nil
 }
 
-// coordCounters is the counter table of Take.
-const coordCountersDDL = `CREATE UNLOGGED TABLE IF NOT EXISTS lf_coord_counters (
+// coordCountersDDL creates the counter table of Take.
+const coordCountersDDL = `CREATE SCHEMA IF NOT EXISTS lf_coord;
+CREATE UNLOGGED TABLE IF NOT EXISTS lf_coord.counters (
 	key     TEXT PRIMARY KEY,
 	value   BIGINT NOT NULL,
 	granted BIGINT NOT NULL,
@@ -221,7 +224,7 @@ var takes atomic.Int64
 // the SET expressions see the row before the update, and the row lock makes
 // concurrent Takes of one key wait for each other.
 func (s *Store) Take(ctx context.Context, key string, expires time.Time, n, limit int64) (granted, total int64, err error) {
-	const q = `INSERT INTO lf_coord_counters AS c (key, value, granted, expires)
+	const q = `INSERT INTO lf_coord.counters AS c (key, value, granted, expires)
 		VALUES ($1, LEAST(GREATEST($3, 0), $2), LEAST(GREATEST($3, 0), $2), $4)
 		ON CONFLICT (key) DO UPDATE SET
 			value = c.value + LEAST(GREATEST($3 - c.value, 0), $2),
@@ -231,7 +234,7 @@ func (s *Store) Take(ctx context.Context, key string, expires time.Time, n, limi
 	for attempt := 0; ; attempt++ {
 		err = s.Pool.QueryRow(ctx, q, key, n, limit, expires).Scan(&granted, &total)
 		var pe *pgconn.PgError
-		if attempt == 0 && errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
+		if attempt == 0 && errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000") { // undefined table or schema
 			if err := s.createCounters(ctx); err != nil {
 				return 0, 0, err
 			}
@@ -243,7 +246,7 @@ func (s *Store) Take(ctx context.Context, key string, expires time.Time, n, limi
 		return 0, 0, s.errf("counter "+key, err)
 	}
 	if takes.Add(1)%4096 == 0 {
-		s.Pool.Exec(ctx, `DELETE FROM lf_coord_counters WHERE expires < now()`)
+		s.Pool.Exec(ctx, `DELETE FROM lf_coord.counters WHERE expires < now()`)
 	}
 	return granted, total, nil
 }

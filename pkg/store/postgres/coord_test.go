@@ -30,6 +30,13 @@ func TestCoordinator(t *testing.T) {
 	storetest.Coordinator(t, a, b)
 }
 
+// Of two replicas swapping one alert state at once, one claims the
+// crossing.
+func TestAlertClaim(t *testing.T) {
+	_, a, b := openTwice(t)
+	storetest.AlertClaim(t, a, b)
+}
+
 // terminateOthers ends every other session on the database, as a
 // PostgreSQL restart or a dead network would.
 func terminateOthers(t *testing.T, dsn string) {

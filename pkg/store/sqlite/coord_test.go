@@ -22,3 +22,19 @@ func TestCoordinator(t *testing.T) {
 	}
 	storetest.Coordinator(t, open(), open())
 }
+
+// Of two transactions swapping one alert state at once, one claims the
+// crossing.
+func TestAlertClaim(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lf.db")
+	var sts [2]*sqlite.Store
+	for i := range sts {
+		st, err := sqlite.Open(context.Background(), path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		sts[i] = st
+	}
+	storetest.AlertClaim(t, sts[0], sts[1])
+}

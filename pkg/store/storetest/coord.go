@@ -121,3 +121,50 @@ func Coordinator(t *testing.T, a, b backend.Coordinator) {
 		}
 	})
 }
+
+// AlertClaim checks AlertStates.Swap with two handles a and b on one
+// store: while a's transaction has swapped an agent's state in (not yet
+// committed), b's Swap of the same state waits and then sees a's state, so
+// only a is told that the agent crossed.
+func AlertClaim(t *testing.T, a, b backend.Backend) {
+	ctx := context.Background()
+	at := time.Date(2026, 4, 16, 14, 0, 0, 0, time.UTC)
+	for round, want := range []bool{true, false, true} {
+		inside, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 2)
+		type answer struct{ prev, known bool }
+		var ra, rb answer
+		swap := func(st backend.Backend, out *answer, hold bool) {
+			done <- st.Update(ctx, func(tx backend.Tx) error {
+				s, err := tx.AlertStates(ctx)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				out.prev, out.known, err = s.Swap(ctx, "t1", "rule", "agent", want, at)
+				if hold {
+					close(inside)
+					<-release
+				}
+				return err
+			})
+		}
+		go swap(a, &ra, true)
+		<-inside
+		go swap(b, &rb, false)
+		time.Sleep(200 * time.Millisecond) // b is now waiting for a
+		close(release)
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		wantA := answer{prev: !want, known: round > 0}
+		if ra != wantA {
+			t.Errorf("round %d: the first Swap to %v saw %+v, want %+v", round, want, ra, wantA)
+		}
+		if rb != (answer{prev: want, known: true}) {
+			t.Errorf("round %d: the concurrent second Swap to %v saw %+v, want the first one's state {prev:%v known:true}", round, want, rb, want)
+		}
+	}
+}
