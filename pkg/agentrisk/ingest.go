@@ -12,24 +12,44 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/store"
 )
 
 // eventHash is the content hash that makes ingest idempotent: the same event
 // (all fields, timestamp to the nanosecond) from JSONL or a JSON array, in any
-// file, hashes the same. The bytes hashed are those of stores before schema
-// 60, so that their hashes (the legacy set) still match.
+// file, hashes the same.
 func eventHash(ev *Event) []byte {
 	var h hasher
 	sum := h.sum(ev)
 	return sum[:]
 }
 
+// legacyEventHash is the hash stores kept before schema 60 (the legacy set).
+func legacyEventHash(ev *Event) []byte {
+	var h hasher
+	h.sum(ev)
+	sum := h.legacy()
+	return sum[:]
+}
+
 type evHash [16]byte
 
-// hasher reuses its buffer: hashing allocates nothing.
-type hasher struct{ buf []byte }
+// hasher hashes an event's fields, length-prefixed, into 128 bits: two
+// 64-bit xxHash sums with different seeds. It is not a cryptographic hash:
+// the sets are per tenant, so a tenant that crafted a collision could only
+// make one of its own events look like another of its own. Stores before
+// schema 60 kept the first 16 bytes of the SHA-256 of the same bytes
+// (legacy). The buffer is reused: hashing allocates nothing.
+type hasher struct {
+	buf []byte
+	d   *xxhash.Digest
+}
+
+// seed2 seeds the second half of the hash.
+const seed2 = 0x9e3779b97f4a7c15
 
 func (h *hasher) sum(ev *Event) evHash {
 	b := h.buf[:0]
@@ -60,7 +80,20 @@ func (h *hasher) sum(ev *Event) evHash {
 		b = append(b, 0)
 	}
 	h.buf = b
-	full := sha256.Sum256(b)
+	if h.d == nil {
+		h.d = xxhash.NewWithSeed(seed2)
+	}
+	h.d.ResetWithSeed(seed2)
+	h.d.Write(b)
+	var out evHash
+	binary.LittleEndian.PutUint64(out[:8], xxhash.Sum64(b))
+	binary.LittleEndian.PutUint64(out[8:], h.d.Sum64())
+	return out
+}
+
+// legacy is the pre-schema-60 hash of the event last given to sum.
+func (h *hasher) legacy() evHash {
+	full := sha256.Sum256(h.buf)
 	return evHash(full[:16])
 }
 
@@ -201,15 +234,19 @@ type ingester struct {
 	sessions dict
 	patterns dict
 	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
-	recs     []record
+	recs     [][]record           // chunks of recordChunk
+	held     int
 
 	lastTenant *tenantIngest
 	lastHour   tenantHour
 	lastSet    *hourSet
 }
 
-// maxRecords bounds the records held between folds (24 bytes each).
+// maxRecords bounds the records held between folds (24 bytes each), kept
+// in chunks so that growing never copies them.
 var maxRecords = 1 << 21
+
+const recordChunk = 1 << 15
 
 type record struct {
 	agent, sess, pat, tool uint32 // sess, pat noPattern: none
@@ -231,6 +268,7 @@ type agentState struct {
 	namedAt     time.Time // that event's time
 	first, last time.Time
 	sess        uint32 // its last session
+	sessName    string // and its id
 	written     bool   // its aggregate was written by an earlier fold
 }
 
@@ -364,7 +402,8 @@ func (in *ingester) add(ev *Event) error {
 		return nil
 	}
 	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
-		old, err := in.ins.LegacySeen(in.ctx, h[:])
+		lh := in.h.legacy()
+		old, err := in.ins.LegacySeen(in.ctx, lh[:])
 		if err != nil {
 			return fmt.Errorf("agentrisk: ingest: %w", err)
 		}
@@ -402,11 +441,11 @@ func (in *ingester) add(ev *Event) error {
 	switch {
 	case ev.SessionID == "":
 		r.sess = noPattern
-	case a.sess != noPattern && ev.SessionID == in.sessions.names[a.sess]:
+	case a.sess != noPattern && ev.SessionID == a.sessName:
 		r.sess = a.sess
 	default:
 		r.sess = in.sessions.id(ev.SessionID)
-		a.sess = r.sess
+		a.sess, a.sessName = r.sess, in.sessions.names[r.sess]
 	}
 	if ev.Tool != "" && ev.Resource != "" {
 		pk := [2]string{ev.Tool, ev.Resource}
@@ -426,8 +465,12 @@ func (in *ingester) add(ev *Event) error {
 	if s := ev.InjectionScore; s != nil && *s > 0 {
 		r.q, r.flags = uint16(*s*1000+0.5), r.flags|recInj
 	}
-	in.recs = append(in.recs, r)
-	if len(in.recs) >= maxRecords {
+	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
+		in.recs = append(in.recs, make([]record, 0, recordChunk))
+	}
+	last := &in.recs[len(in.recs)-1]
+	*last = append(*last, r)
+	if in.held++; in.held >= maxRecords {
 		return in.fold()
 	}
 	return nil
@@ -436,24 +479,28 @@ func (in *ingester) add(ev *Event) error {
 // fold merges the records held into their agents' aggregates, agent by
 // agent in (tenant, agent) order, and writes them.
 func (in *ingester) fold() error {
-	if len(in.recs) == 0 {
+	if in.held == 0 {
 		return nil
 	}
 	// Counting sort of the records by agent, keeping their order.
 	start := make([]int, len(in.agents)+1)
-	for _, r := range in.recs {
-		start[r.agent+1]++
+	for _, c := range in.recs {
+		for _, r := range c {
+			start[r.agent+1]++
+		}
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := make([]record, len(in.recs))
+	sorted := make([]record, in.held)
 	next := append([]int(nil), start[:len(in.agents)]...)
-	for _, r := range in.recs {
-		sorted[next[r.agent]] = r
-		next[r.agent]++
+	for _, c := range in.recs {
+		for _, r := range c {
+			sorted[next[r.agent]] = r
+			next[r.agent]++
+		}
 	}
-	in.recs = in.recs[:0]
+	in.recs, in.held = nil, 0
 	order := make([]uint32, 0, len(in.agents))
 	for i := range in.agents {
 		if start[i+1] > start[i] {

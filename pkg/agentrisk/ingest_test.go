@@ -324,7 +324,7 @@ func TestIngestMigratesOldStore(t *testing.T) {
 	// Make it what the earlier ingest left: every hash in agentrisk_seen,
 	// no hour sets, migration 60 not applied.
 	for i := range evs {
-		if _, err := st.DB.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, eventHash(&evs[i])); err != nil {
+		if _, err := st.DB.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
