@@ -17,7 +17,6 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/schema"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -176,7 +175,7 @@ func schemaCheck(name string, f *File, parsed diag.List) diag.List {
 		at[d.Pointer] = true
 	}
 	out := parsed
-	for _, d := range schema.Validate(name, f.Doc) {
+	for _, d := range validate(name, f) {
 		if !at[d.Pointer] {
 			out = append(out, d)
 		}
@@ -279,10 +278,13 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				continue
 			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
-			raw, err := json.Marshal(m)
-			if err != nil {
-				diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
-				continue
+			var raw []byte
+			var err error
+			if k.Kind != model.KindEvaluationRun { // runs: decodeRun, without JSON
+				if raw, err = json.Marshal(m); err != nil {
+					diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
+					continue
+				}
 			}
 			switch k.Kind {
 			case model.KindMethodology:
@@ -294,16 +296,16 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				err = json.Unmarshal(raw, e.Scorer)
 				e.Key = e.Scorer.Key
 			case model.KindEvaluationRun:
-				e.Run = &model.EvaluationRun{}
-				err = json.Unmarshal(raw, e.Run)
+				e.Run, err = decodeRun(m)
 				if err != nil {
 					var perr *time.ParseError
 					if asParseError(err, &perr) {
 						diags = append(diags, f.Doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err))
 						continue
 					}
+				} else {
+					e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
 				}
-				e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
 			}
 			if err != nil {
 				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
