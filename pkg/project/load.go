@@ -54,6 +54,7 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+	invalid []invalidEntity // those entities, decoded as far as they go, for Check (invalid.go)
 
 	// checkOnly is set by Validate: nothing will be written, so runs are
 	// checked as they are read and then dropped, and no YAML is rendered.
@@ -275,6 +276,7 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 					}
 					b.skipped[string(k.Kind)+"\x00"+key] = true
 				}
+				diags = append(diags, b.keepInvalid(f, k.Kind, ptr, m, invalid)...)
 				continue
 			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
@@ -404,7 +406,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
 		}
 	}
-	return diags
+	return append(diags, b.checkInvalid(seen, methods)...)
 }
 
 // duplicateResults reports a (task, scorer, metric) given twice in one run:
