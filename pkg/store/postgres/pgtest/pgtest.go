@@ -26,9 +26,9 @@ const EnvVar = "LF_TEST_POSTGRES"
 
 // HowToStart is the message a test skips with when EnvVar is unset.
 const HowToStart = EnvVar + " is not set: PostgreSQL tests skipped. To run them, start a server " +
-	"(Debian: pg_ctlcluster 15 main start; createuser/createdb as postgres: " +
-	"CREATE ROLE lf LOGIN SUPERUSER PASSWORD 'lf'; CREATE DATABASE lf_test OWNER lf) and set " +
-	EnvVar + "=postgres://lf:lf@127.0.0.1:5432/lf_test?sslmode=disable, or run .ci/run which does both"
+	"(Debian: pg_ctlcluster 15 main start; then as user postgres: psql -c \"CREATE ROLE lf LOGIN SUPERUSER PASSWORD 'lf'\" " +
+	"-c 'CREATE DATABASE lf_test OWNER lf') and set " +
+	EnvVar + "=postgres://lf:lf@127.0.0.1:5432/lf_test?sslmode=disable; .ci/run does all of it"
 
 // ServerDSN returns the server DSN from the environment. It skips the test
 // when the variable is unset, and fails it instead when CI=true.
