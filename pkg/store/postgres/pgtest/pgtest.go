@@ -14,11 +14,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/store/postgres"
 )
 
 // EnvVar names the server DSN the helper creates databases from.
@@ -107,16 +108,7 @@ func WithDatabase(dsn, name string) (string, error) {
 }
 
 // Redact returns dsn with any password replaced, for messages.
-func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable DSN)"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return strings.Replace(u.String(), "xxxxx", "***", 1)
-}
+func Redact(dsn string) string { return postgres.Redact(dsn) }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
