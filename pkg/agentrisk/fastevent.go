@@ -19,15 +19,11 @@ import (
 // line with decodeEvent, which gives the same Event for valid input and the
 // located problems for bad input. TestFastDecoderAgrees checks the two agree.
 //
-// Low-cardinality strings (tenant, agent, name, method, tool, decision,
-// rule, session) are interned, so that a million events allocate a few
-// thousand strings. With volatile set, Resource and RequestID alias the
-// line and InjectionScore points into the decoder: the event is valid only
-// until the next decode (the ingester keeps none of them).
+// With volatile set the event's strings alias the line and InjectionScore
+// points into the decoder: nothing is allocated, and the event is valid only
+// until the next decode (the ingester copies what it keeps).
 type fastDecoder struct {
 	volatile bool
-	intern   map[string]string
-	ids      map[string]string // tenant and agent ids that passed kind.CheckID
 	score    float64
 
 	tsPrefix [14]byte // "2006-01-02T15:" of tsBase
@@ -36,7 +32,7 @@ type fastDecoder struct {
 }
 
 func newFastDecoder(volatile bool) *fastDecoder {
-	return &fastDecoder{volatile: volatile, intern: map[string]string{}, ids: map[string]string{}}
+	return &fastDecoder{volatile: volatile}
 }
 
 const (
@@ -202,14 +198,10 @@ func (d *fastDecoder) value(line []byte, p, f int, ev *Event) (int, bool) {
 		}
 		ev.Timestamp = t
 	case fTenant, fAgent:
-		id, ok := d.ids[string(s)]
-		if !ok {
-			id = string(s)
-			if strings.TrimSpace(id) == "" || kind.CheckID("id", id) != nil {
-				return p, false
-			}
-			d.ids[id] = id
+		if !validID(s) {
+			return p, false
 		}
+		id := d.str(s)
 		if f == fTenant {
 			ev.TenantID = id
 		} else {
@@ -236,30 +228,36 @@ func (d *fastDecoder) value(line []byte, p, f int, ev *Event) (int, bool) {
 	case fRule:
 		ev.Rule = d.str(s)
 	case fResource:
-		ev.Resource = d.volatileStr(s)
+		ev.Resource = d.str(s)
 	case fRequest:
-		ev.RequestID = d.volatileStr(s)
+		ev.RequestID = d.str(s)
 	}
 	return end, true
 }
 
 func (d *fastDecoder) str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if s, ok := d.intern[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	d.intern[s] = s
-	return s
-}
-
-func (d *fastDecoder) volatileStr(b []byte) string {
 	if d.volatile {
 		return unsafeString(b)
 	}
 	return string(b)
+}
+
+// validID is what decodeEvent checks of a tenant or agent id: not blank,
+// and kind.CheckID, done here without allocating for ASCII ids.
+func validID(b []byte) bool {
+	blank := true
+	for _, c := range b {
+		switch {
+		case c >= 0x80:
+			id := string(b)
+			return strings.TrimSpace(id) != "" && kind.CheckID("id", id) == nil
+		case c == '/' || c == '\\' || c < 0x20 || c == 0x7f:
+			return false
+		case c != ' ':
+			blank = false
+		}
+	}
+	return !blank && len(b) <= kind.MaxIDLength && string(b) != "." && string(b) != ".."
 }
 
 // timestamp parses "2006-01-02T15:04:05[.fraction]Z" as time.Parse with
@@ -353,24 +351,45 @@ func hasLit(b []byte, p int, lit string) bool {
 // scanPlainString reads the string starting at b[p] == '"'; ok is false
 // for escapes, control characters, invalid UTF-8 or no closing quote.
 func scanPlainString(b []byte, p int) (s []byte, end int, ok bool) {
-	ascii := true
+	var seen byte
 	for i := p + 1; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '"':
+		c := strByte[b[i]]
+		if c == 0 {
+			continue
+		}
+		seen |= c
+		if c&strQuote != 0 {
 			s = b[p+1 : i]
-			if !ascii && !utf8.Valid(s) {
+			if seen&strNonASCII != 0 && !utf8.Valid(s) {
 				return nil, 0, false
 			}
 			return s, i + 1, true
-		case c == '\\' || c < 0x20:
+		}
+		if c&strBad != 0 {
 			return nil, 0, false
-		case c >= 0x80:
-			ascii = false
 		}
 	}
 	return nil, 0, false
 }
+
+const (
+	strQuote = 1 << iota
+	strBad
+	strNonASCII
+)
+
+// strByte classes the bytes of a JSON string: 0 for the plain ones.
+var strByte = func() (t [256]byte) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = strBad
+	}
+	t['\\'] = strBad
+	t['"'] = strQuote
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = strNonASCII
+	}
+	return t
+}()
 
 // scanNumber checks the JSON number grammar at b[p:] and returns its end.
 func scanNumber(b []byte, p int) (int, bool) {

@@ -12,24 +12,44 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/store"
 )
 
 // eventHash is the content hash that makes ingest idempotent: the same event
 // (all fields, timestamp to the nanosecond) from JSONL or a JSON array, in any
-// file, hashes the same. The bytes hashed are those of stores before schema
-// 60, so that their hashes (the legacy set) still match.
+// file, hashes the same.
 func eventHash(ev *Event) []byte {
 	var h hasher
 	sum := h.sum(ev)
 	return sum[:]
 }
 
+// legacyEventHash is the hash stores kept before schema 60 (the legacy set).
+func legacyEventHash(ev *Event) []byte {
+	var h hasher
+	h.sum(ev)
+	sum := h.legacy()
+	return sum[:]
+}
+
 type evHash [16]byte
 
-// hasher reuses its buffer: hashing allocates nothing.
-type hasher struct{ buf []byte }
+// hasher hashes an event's fields, length-prefixed, into 128 bits: two
+// 64-bit xxHash sums with different seeds. It is not a cryptographic hash:
+// the sets are per tenant, so a tenant that crafted a collision could only
+// make one of its own events look like another of its own. Stores before
+// schema 60 kept the first 16 bytes of the SHA-256 of the same bytes
+// (legacy). The buffer is reused: hashing allocates nothing.
+type hasher struct {
+	buf []byte
+	d   *xxhash.Digest
+}
+
+// seed2 seeds the second half of the hash.
+const seed2 = 0x9e3779b97f4a7c15
 
 func (h *hasher) sum(ev *Event) evHash {
 	b := h.buf[:0]
@@ -60,7 +80,20 @@ func (h *hasher) sum(ev *Event) evHash {
 		b = append(b, 0)
 	}
 	h.buf = b
-	full := sha256.Sum256(b)
+	if h.d == nil {
+		h.d = xxhash.NewWithSeed(seed2)
+	}
+	h.d.ResetWithSeed(seed2)
+	h.d.Write(b)
+	var out evHash
+	binary.LittleEndian.PutUint64(out[:8], xxhash.Sum64(b))
+	binary.LittleEndian.PutUint64(out[8:], h.d.Sum64())
+	return out
+}
+
+// legacy is the pre-schema-60 hash of the event last given to sum.
+func (h *hasher) legacy() evHash {
+	full := sha256.Sum256(h.buf)
 	return evHash(full[:16])
 }
 
@@ -177,20 +210,86 @@ func unixHour(t time.Time) int64 {
 }
 
 // ingester folds events into the aggregates of their agents inside one
-// transaction: each agent's aggregate is read once, merged in memory and
-// written once at the end; so is the hash set of each (tenant, hour).
+// transaction, in two steps. Each event is checked against the hash set of
+// its tenant and hour (loaded once) and, when new, reduced to a compact
+// record (agent, hour, tool, session, resource pattern, flags) with its
+// strings interned. Then (at the end, or whenever maxRecords records are
+// held) the records are grouped by agent and each agent's aggregate is read
+// once, merged and written once: one agent's maps at a time stay in the
+// CPU's cache, where folding the events in their file order would jump
+// between ten thousand agents' maps.
 type ingester struct {
 	ctx     context.Context
 	ins     store.EventIngest
-	agents  map[agentKey]*agentFold
 	tenants map[string]*tenantIngest
 	hours   map[tenantHour]*hourSet
-	seen    hashTable // every hash of the loaded hour sets and of this ingest
 	h       hasher
 	legacy  store.LegacyHashes
 	hasLeg  bool
 	now     int64
 	res     IngestResult
+
+	agents   []agentState
+	tools    dict
+	sessions dict
+	patterns dict
+	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
+	recs     [][]record           // chunks of recordChunk
+	held     int
+
+	lastTenant *tenantIngest
+	lastHour   tenantHour
+	lastSet    *hourSet
+}
+
+// maxRecords bounds the records held between folds (24 bytes each), kept
+// in chunks so that growing never copies them.
+var maxRecords = 1 << 21
+
+const recordChunk = 1 << 15
+
+type record struct {
+	agent, sess, pat, tool uint32 // sess, pat noPattern: none
+	hour                   int32
+	q                      uint16
+	flags                  uint8
+}
+
+const (
+	recHighImpact = 1 << iota
+	recDeny
+	recInj
+	noPattern = ^uint32(0)
+)
+
+type agentState struct {
+	key         agentKey
+	name        string    // of the latest event with a name
+	namedAt     time.Time // that event's time
+	first, last time.Time
+	sess        uint32 // its last session
+	sessName    string // and its id
+	written     bool   // its aggregate was written by an earlier fold
+}
+
+// dict interns strings as small integers.
+type dict struct {
+	idx   map[string]uint32
+	names []string
+}
+
+func (d *dict) id(s string) uint32 {
+	if i, ok := d.idx[s]; ok {
+		return i
+	}
+	if d.idx == nil {
+		d.idx = map[string]uint32{}
+	}
+	s = strings.Clone(s)
+	i := uint32(len(d.names))
+	d.names = append(d.names, s)
+	d.idx[s] = i
+	return i
 }
 
 type tenantHour struct {
@@ -199,21 +298,16 @@ type tenantHour struct {
 }
 
 type tenantIngest struct {
-	horizon int64 // events of earlier hours are expired
-	latest  int64 // latest hour with a hash set (before and during this ingest)
+	id      string
+	agents  map[string]uint32 // index in ingester.agents
+	horizon int64             // events of earlier hours are expired
+	latest  int64             // latest hour with a hash set (before and during this ingest)
 	has     bool
 }
 
 type hourSet struct {
-	stored []byte // as loaded
-	added  []byte // hashes of this ingest's new events
-}
-
-type agentFold struct {
-	a           *agg
-	m           *merger
-	name        string
-	first, last time.Time
+	seen  hashTable // the stored hashes and the new ones
+	dirty bool      // new ones were added
 }
 
 func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
@@ -223,7 +317,8 @@ func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
 	}
 	in := &ingester{
 		ctx: ctx, ins: ins, now: nowHour(),
-		agents: map[agentKey]*agentFold{}, tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
+		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
+		patOf: map[[2]string]uint32{},
 	}
 	if in.legacy, in.hasLeg, err = ins.LegacyHashes(ctx); err != nil {
 		ins.Close()
@@ -235,10 +330,15 @@ func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
 func (in *ingester) close() { in.ins.Close() }
 
 func (in *ingester) tenant(id string) (*tenantIngest, error) {
-	if t := in.tenants[id]; t != nil {
+	if t := in.lastTenant; t != nil && t.id == id {
 		return t, nil
 	}
-	t := &tenantIngest{horizon: math.MinInt64}
+	if t := in.tenants[id]; t != nil {
+		in.lastTenant = t
+		return t, nil
+	}
+	id = strings.Clone(id)
+	t := &tenantIngest{id: id, horizon: math.MinInt64, agents: map[string]uint32{}}
 	latest, ok, err := in.ins.LatestHashHour(in.ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
@@ -252,23 +352,29 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		t.horizon = max(t.horizon, in.legacy.Until+1)
 	}
 	in.tenants[id] = t
+	in.lastTenant = t
 	return t, nil
 }
 
-func (in *ingester) hourSet(tenant string, hour int64) (*hourSet, error) {
-	k := tenantHour{tenant, hour}
-	if s := in.hours[k]; s != nil {
-		return s, nil
+func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
+	k := tenantHour{t.id, hour}
+	if in.lastSet != nil && in.lastHour == k {
+		return in.lastSet, nil
 	}
-	b, err := in.ins.HashSet(in.ctx, tenant, hour)
-	if err != nil {
-		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	s := in.hours[k]
+	if s == nil {
+		b, err := in.ins.HashSet(in.ctx, t.id, hour)
+		if err != nil {
+			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+		s = &hourSet{}
+		s.seen.reserve(len(b) / 16)
+		for i := 0; i+16 <= len(b); i += 16 {
+			s.seen.insert(evHash(b[i : i+16]))
+		}
+		in.hours[k] = s
 	}
-	s := &hourSet{stored: b}
-	for i := 0; i+16 <= len(b); i += 16 {
-		in.seen.insert(evHash(b[i : i+16]))
-	}
-	in.hours[k] = s
+	in.lastHour, in.lastSet = k, s
 	return s, nil
 }
 
@@ -286,17 +392,18 @@ func (in *ingester) add(ev *Event) error {
 		in.res.Expired++
 		return nil
 	}
-	hs, err := in.hourSet(ev.TenantID, hour)
+	hs, err := in.hourSet(t, hour)
 	if err != nil {
 		return err
 	}
 	h := in.h.sum(ev)
-	if !in.seen.insert(h) {
+	if !hs.seen.insert(h) {
 		in.res.Duplicates++
 		return nil
 	}
 	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
-		old, err := in.ins.LegacySeen(in.ctx, h[:])
+		lh := in.h.legacy()
+		old, err := in.ins.LegacySeen(in.ctx, lh[:])
 		if err != nil {
 			return fmt.Errorf("agentrisk: ingest: %w", err)
 		}
@@ -305,78 +412,182 @@ func (in *ingester) add(ev *Event) error {
 			return nil
 		}
 	}
-	hs.added = append(hs.added, h[:]...)
+	hs.dirty = true
 	in.res.New++
-	k := agentKey{ev.TenantID, ev.AgentID}
-	f := in.agents[k]
-	if f == nil {
-		if f, err = in.load(k); err != nil {
-			return err
+
+	ai, ok := t.agents[ev.AgentID]
+	if !ok {
+		ai = uint32(len(in.agents))
+		k := agentKey{t.id, strings.Clone(ev.AgentID)}
+		t.agents[k.agent] = ai
+		in.agents = append(in.agents, agentState{key: k, sess: noPattern})
+	}
+	a := &in.agents[ai]
+	if a.first.IsZero() || ev.Timestamp.Before(a.first) {
+		a.first = ev.Timestamp
+	}
+	if ev.Timestamp.After(a.last) {
+		a.last = ev.Timestamp
+	}
+	if ev.AgentName != "" && (a.name == "" || !ev.Timestamp.Before(a.namedAt)) {
+		a.namedAt = ev.Timestamp
+		if ev.AgentName != a.name {
+			a.name = strings.Clone(ev.AgentName)
 		}
-		in.agents[k] = f
 	}
-	if _, ok := f.a.sessIdx[ev.SessionID]; !ok && ev.SessionID != "" {
-		ev.SessionID = strings.Clone(ev.SessionID) // the agg keeps it; the event may alias its line
+	r := record{agent: ai, hour: int32(hour), tool: in.tools.id(ev.Tool), pat: noPattern}
+	// Events of one session tend to come together: the agent's last
+	// session spares most lookups in the dictionary of sessions.
+	switch {
+	case ev.SessionID == "":
+		r.sess = noPattern
+	case a.sess != noPattern && ev.SessionID == a.sessName:
+		r.sess = a.sess
+	default:
+		r.sess = in.sessions.id(ev.SessionID)
+		a.sess, a.sessName = r.sess, in.sessions.names[r.sess]
 	}
-	f.m.add(ev)
-	if f.first.IsZero() || ev.Timestamp.Before(f.first) {
-		f.first = ev.Timestamp
-	}
-	if !ev.Timestamp.Before(f.last) {
-		f.last = ev.Timestamp
-		if ev.AgentName != "" {
-			f.name = strings.Clone(ev.AgentName)
+	if ev.Tool != "" && ev.Resource != "" {
+		pk := [2]string{ev.Tool, ev.Resource}
+		p, ok := in.patOf[pk]
+		if !ok {
+			p = in.patterns.id(resourcePattern(ev.Tool, ev.Resource))
+			in.patOf[[2]string{strings.Clone(ev.Tool), strings.Clone(ev.Resource)}] = p
 		}
+		r.pat = p
 	}
-	if f.name == "" {
-		f.name = strings.Clone(ev.AgentName)
+	if ev.HighImpact {
+		r.flags |= recHighImpact
+	}
+	if ev.Decision == "deny" {
+		r.flags |= recDeny
+	}
+	if s := ev.InjectionScore; s != nil && *s > 0 {
+		r.q, r.flags = uint16(*s*1000+0.5), r.flags|recInj
+	}
+	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
+		in.recs = append(in.recs, make([]record, 0, recordChunk))
+	}
+	last := &in.recs[len(in.recs)-1]
+	*last = append(*last, r)
+	if in.held++; in.held >= maxRecords {
+		return in.fold()
 	}
 	return nil
 }
 
-func (in *ingester) load(k agentKey) (*agentFold, error) {
-	f := &agentFold{}
-	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
-	case !ok:
-		f.a = newAgg()
-	default:
-		if f.a, err = decodeAgg(row.Agg, true); err != nil {
-			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
-		}
-		f.name, f.first, f.last = row.AgentName, parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
+// fold merges the records held into their agents' aggregates, agent by
+// agent in (tenant, agent) order, and writes them.
+func (in *ingester) fold() error {
+	if in.held == 0 {
+		return nil
 	}
-	f.m = f.a.merger()
-	return f, nil
+	// Counting sort of the records by agent, keeping their order.
+	start := make([]int, len(in.agents)+1)
+	for _, c := range in.recs {
+		for _, r := range c {
+			start[r.agent+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := make([]record, in.held)
+	next := append([]int(nil), start[:len(in.agents)]...)
+	for _, c := range in.recs {
+		for _, r := range c {
+			sorted[next[r.agent]] = r
+			next[r.agent]++
+		}
+	}
+	in.recs, in.held = nil, 0
+	order := make([]uint32, 0, len(in.agents))
+	for i := range in.agents {
+		if start[i+1] > start[i] {
+			order = append(order, uint32(i))
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		ki, kj := in.agents[order[i]].key, in.agents[order[j]].key
+		if ki.tenant != kj.tenant {
+			return ki.tenant < kj.tenant
+		}
+		return ki.agent < kj.agent
+	})
+	for _, ai := range order {
+		if err := in.foldAgent(ai, sorted[start[ai]:start[ai+1]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (in *ingester) foldAgent(ai uint32, recs []record) error {
+	st := &in.agents[ai]
+	k := st.key
+	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
+	if err != nil {
+		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	// The agent's name is that of its latest event with a name (the stored
+	// one counts as of the stored last event; a tie goes to this ingest).
+	var a *agg
+	name, first, last := st.name, st.first, st.last
+	if !ok {
+		a = newAgg()
+	} else {
+		if a, err = decodeAgg(row.Agg, true); err != nil {
+			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		}
+		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
+		if f.Before(first) {
+			first = f
+		}
+		if row.AgentName != "" && (name == "" || l.After(st.namedAt)) {
+			name = row.AgentName
+		}
+		if l.After(last) {
+			last = l
+		}
+	}
+	m := a.merger()
+	for _, r := range recs {
+		sess, pat := "", ""
+		if r.sess != noPattern {
+			sess = in.sessions.names[r.sess]
+		}
+		if r.pat != noPattern {
+			pat = in.patterns.names[r.pat]
+		}
+		m.addParts(r.hour, in.tools.names[r.tool], sess, pat, r.flags&recHighImpact != 0, r.flags&recDeny != 0, r.flags&recInj != 0, r.q)
+	}
+	m.finish()
+	if !st.written {
+		st.written = true
+		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
+	}
+	err = in.ins.PutAgent(in.ctx, store.AgentRow{
+		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
+		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
+	})
+	if err != nil {
+		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	return nil
 }
 
 func (in *ingester) finish() (IngestResult, error) {
-	keys := make([]agentKey, 0, len(in.agents))
-	for k := range in.agents {
-		keys = append(keys, k)
+	if err := in.fold(); err != nil {
+		return in.res, err
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].tenant != keys[j].tenant {
-			return keys[i].tenant < keys[j].tenant
+	sort.Slice(in.res.Touched, func(i, j int) bool {
+		a, b := in.res.Touched[i], in.res.Touched[j]
+		if a.TenantID != b.TenantID {
+			return a.TenantID < b.TenantID
 		}
-		return keys[i].agent < keys[j].agent
+		return a.AgentID < b.AgentID
 	})
-	in.res.Touched = make([]AgentRef, 0, len(keys))
-	for _, k := range keys {
-		f := in.agents[k]
-		f.m.finish()
-		row := store.AgentRow{
-			TenantID: k.tenant, AgentID: k.agent, AgentName: f.name, Agg: f.a.encode(),
-			FirstEventAt: store.FormatTime(f.first), LastEventAt: store.FormatTime(f.last),
-		}
-		if err := in.ins.PutAgent(in.ctx, row); err != nil {
-			return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
-		}
-		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
-	}
-	in.res.Agents = len(keys)
+	in.res.Agents = len(in.res.Touched)
 	if err := in.writeHashSets(); err != nil {
 		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
@@ -389,7 +600,7 @@ func (in *ingester) finish() (IngestResult, error) {
 func (in *ingester) writeHashSets() error {
 	latest := map[string]int64{}
 	for k, s := range in.hours {
-		if len(s.added) == 0 {
+		if !s.dirty {
 			continue
 		}
 		t := in.tenants[k.tenant]
@@ -399,7 +610,7 @@ func (in *ingester) writeHashSets() error {
 	}
 	keys := make([]tenantHour, 0, len(in.hours))
 	for k, s := range in.hours {
-		if len(s.added) > 0 {
+		if s.dirty {
 			keys = append(keys, k)
 		}
 	}
@@ -414,14 +625,12 @@ func (in *ingester) writeHashSets() error {
 			latest[id] = min(t.latest, in.now)
 		}
 	}
+	var buf []byte
 	for _, k := range keys {
 		if k.hour < latest[k.tenant]-DedupHours+1 {
 			continue // pruned below anyway
 		}
-		s := in.hours[k]
-		b := make([]byte, 0, len(s.stored)+len(s.added))
-		b = append(append(b, s.stored...), s.added...)
-		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, b); err != nil {
+		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].seen.appendTo(buf[:0])); err != nil {
 			return err
 		}
 	}
@@ -474,13 +683,36 @@ func (t *hashTable) insert(h evHash) bool {
 	}
 }
 
-func (t *hashTable) grow() {
+func (t *hashTable) grow() { t.reserve(max(12, 2*t.n)) }
+
+// reserve sizes the table for n hashes.
+func (t *hashTable) reserve(n int) {
+	size := 16
+	for size*3 < n*4+4 {
+		size *= 2
+	}
+	if size <= len(t.slots) {
+		return
+	}
 	old := t.slots
-	t.slots = make([]evHash, max(1024, 2*len(old)))
+	t.slots = make([]evHash, size)
 	t.n = 0
 	for _, h := range old {
 		if h != (evHash{}) {
 			t.insert(h)
 		}
 	}
+}
+
+// appendTo appends the hashes to b.
+func (t *hashTable) appendTo(b []byte) []byte {
+	if t.zero {
+		b = append(b, make([]byte, 16)...)
+	}
+	for i := range t.slots {
+		if t.slots[i] != (evHash{}) {
+			b = append(b, t.slots[i][:]...)
+		}
+	}
+	return b
 }

@@ -355,8 +355,8 @@ func (w *ScoreWriter) Close() {
 // per-(tenant, hour) hash sets that make ingest idempotent and the agents'
 // aggregates.
 type EventIngest struct {
-	t                       *Tx
-	set, putSet, up, legacy *sql.Stmt
+	t                            *Tx
+	set, putSet, get, up, legacy *sql.Stmt
 }
 
 // EventIngest prepares an ingest; Close it.
@@ -374,6 +374,7 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 			ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
 				first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`},
 		{&in.legacy, `SELECT count(*) FROM agentrisk_seen WHERE hash = ?`},
+		{&in.get, `SELECT agg, agent_name, first_event_at, last_event_at, baseline_reset_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`},
 	} {
 		st, err := t.tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -457,8 +458,16 @@ func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
 }
 
 // Agent returns an agent's stored row; ok is false for a new agent.
-func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error) {
-	return in.t.AgentAggregate(ctx, tenantID, agentID)
+func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+	r.TenantID, r.AgentID = tenantID, agentID
+	err = in.get.QueryRowContext(ctx, tenantID, agentID).Scan(&r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, nil
+	case err != nil:
+		return r, false, in.t.st.errf("agent", err)
+	}
+	return r, true, nil
 }
 
 // PutAgent writes an agent's aggregate (FirstEventAt and LastEventAt in
@@ -472,7 +481,7 @@ func (in *EventIngest) PutAgent(ctx context.Context, r AgentRow) error {
 
 // Close releases the statements.
 func (in *EventIngest) Close() {
-	for _, st := range []*sql.Stmt{in.set, in.putSet, in.up, in.legacy} {
+	for _, st := range []*sql.Stmt{in.set, in.putSet, in.get, in.up, in.legacy} {
 		if st != nil {
 			st.Close()
 		}

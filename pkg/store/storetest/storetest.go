@@ -35,6 +35,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateIsAtomic", testAtomic},
 		{"LargeStreamedRun", testLargeStreamedRun},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"IngestReads", testIngestReads},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)

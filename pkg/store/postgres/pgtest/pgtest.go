@@ -14,11 +14,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/store/postgres"
 )
 
 // EnvVar names the server DSN the helper creates databases from.
@@ -26,9 +27,9 @@ const EnvVar = "LF_TEST_POSTGRES"
 
 // HowToStart is the message a test skips with when EnvVar is unset.
 const HowToStart = EnvVar + " is not set: PostgreSQL tests skipped. To run them, start a server " +
-	"(Debian: pg_ctlcluster 15 main start; createuser/createdb as postgres: " +
-	"CREATE ROLE lf LOGIN SUPERUSER PASSWORD 'lf'; CREATE DATABASE lf_test OWNER lf) and set " +
-	EnvVar + "=postgres://lf:lf@127.0.0.1:5432/lf_test?sslmode=disable, or run .ci/run which does both"
+	"(Debian: pg_ctlcluster 15 main start; then as user postgres: psql -c \"CREATE ROLE lf LOGIN SUPERUSER PASSWORD 'lf'\" " +
+	"-c 'CREATE DATABASE lf_test OWNER lf') and set " +
+	EnvVar + "=postgres://lf:lf@127.0.0.1:5432/lf_test?sslmode=disable; .ci/run does all of it"
 
 // ServerDSN returns the server DSN from the environment. It skips the test
 // when the variable is unset, and fails it instead when CI=true.
@@ -107,16 +108,7 @@ func WithDatabase(dsn, name string) (string, error) {
 }
 
 // Redact returns dsn with any password replaced, for messages.
-func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable DSN)"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return strings.Replace(u.String(), "xxxxx", "***", 1)
-}
+func Redact(dsn string) string { return postgres.Redact(dsn) }
 
 func randomHex(n int) string {
 	b := make([]byte, n)

