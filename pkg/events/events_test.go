@@ -143,9 +143,11 @@ func TestAckAfterCommit(t *testing.T) {
 		publish(t, js, prefix+".t1", event("t1", i))
 	}
 	// Had the failed batches been acknowledged, their events would be lost.
-	s := waitStats(t, c, "30 messages stored", func(s events.Stats) bool { return s.Messages >= 30 })
-	if s.New != 30 || s.Duplicates != 0 {
-		t.Fatalf("stats %+v, want 30 new events", s)
+	// (A batch stored but acknowledged after AckWait, on a loaded machine,
+	// comes back and is counted as duplicates: at least once, stored once.)
+	s := waitStats(t, c, "30 events stored", func(s events.Stats) bool { return s.New >= 30 })
+	if s.New != 30 || s.Messages != s.New+s.Duplicates {
+		t.Fatalf("stats %+v, want 30 new events, every other delivery a duplicate", s)
 	}
 	if !strings.Contains(logs.String(), "not stored (redelivered") {
 		t.Errorf("the failed ingest was not logged:\n%s", logs.String())

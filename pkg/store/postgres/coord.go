@@ -253,8 +253,11 @@ func (s *Store) Take(ctx context.Context, key string, expires time.Time, n, limi
 
 // createCounters creates the counter table under a transaction-scoped
 // advisory lock (two replicas creating it at once would otherwise collide).
+// Even so a replica may still find the schema created under its feet (the
+// IF NOT EXISTS check can miss a creation committed while it waited): a
+// duplicate is success.
 func (s *Store) createCounters(ctx context.Context) error {
-	return s.withTx(ctx, func(tx pgx.Tx) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, sessionLockKey("coord counters")); err != nil {
 			return s.errf("counter table", err)
 		}
@@ -263,4 +266,9 @@ func (s *Store) createCounters(ctx context.Context) error {
 		}
 		return nil
 	})
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P06" || pe.Code == "42P07") {
+		return nil // unique_violation on the catalog, duplicate_schema, duplicate_table
+	}
+	return err
 }
