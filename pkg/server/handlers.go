@@ -464,6 +464,9 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 		s.writeEngineError(w, r, err)
 		return
 	}
+	if res.New > 0 {
+		s.liveIngested(r.Context(), events) // live scores: the touched agents' verdicts reflect these events on return
+	}
 	if v := r.URL.Query().Get("recalculate"); v == "true" || v == "1" {
 		if _, err := s.recalc.run(r.Context(), tenant, "", at); err != nil {
 			s.writeEngineError(w, r, err)
