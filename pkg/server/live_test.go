@@ -87,4 +87,3 @@ func TestLiveVerdictMatchesRecalculation(t *testing.T) {
 		t.Errorf("verdict after the recalculation: %d, want %d", v.Score, live.Score)
 	}
 }
-
