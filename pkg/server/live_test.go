@@ -2,12 +2,15 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 func ndjson(t *testing.T, evs []agentrisk.Event) []byte {
@@ -85,5 +88,59 @@ func TestLiveVerdictMatchesRecalculation(t *testing.T) {
 	}
 	if v := verdict(); v.Score != live.Score {
 		t.Errorf("verdict after the recalculation: %d, want %d", v.Score, live.Score)
+	}
+}
+
+// A live score read after the latest recalculation began survives that
+// recalculation's refresh of the verdict state; one read before it gives way
+// to the stored score, keeping the earlier tierSince of the same tier.
+func TestRefreshKeepsNewerLiveScores(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	now := time.Now().UTC()
+	if _, err := s.engine.Ingest(ctx, []agentrisk.Event{{Timestamp: now.Add(-time.Minute), TenantID: "t1", AgentID: "a", Tool: "read_file"}}); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.recalc.run(ctx, "t1", "", time.Time{})
+	if err != nil || len(changes) != 1 || changes[0].NewScore != 0 {
+		t.Fatal(err, changes)
+	}
+	get := func() agentEntry {
+		e, err := s.state.agent(ctx, "t1", "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	live := []agentrisk.LiveScore{{TenantID: "t1", AgentID: "a", Score: 70, Tier: agentrisk.TierElevated, At: now}}
+	since := now.Add(-time.Hour)
+	// Read after the recalculation began: kept.
+	if err := s.state.applyLive(ctx, live, s.engine.LastRecalcRead().Add(time.Millisecond), since); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.state.refresh(ctx, "t1", changes); err != nil {
+		t.Fatal(err)
+	}
+	if e := get(); e.state.Score != 70 || !e.state.TierSince.Equal(since) {
+		t.Errorf("live score read after the recalculation began was replaced: %+v", e.state)
+	}
+	// Read before it: the stored score wins.
+	if err := s.state.applyLive(ctx, live, s.engine.LastRecalcRead().Add(-time.Millisecond), since); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.state.refresh(ctx, "t1", changes); err != nil {
+		t.Fatal(err)
+	}
+	if e := get(); e.state.Score != 0 || e.state.Tier != agentrisk.TierNormal || !e.liveRead.IsZero() {
+		t.Errorf("stale live score survived the refresh: %+v", e)
 	}
 }
