@@ -94,6 +94,9 @@ func TestMostAgentsMisbehavingStillCritical(t *testing.T) {
 	for _, c := range ch {
 		var n int
 		fmt.Sscanf(c.AgentID, "a%d", &n)
+		if n == 0 {
+			t.Logf("%s: %d %s, components %v %v %v %v %v", c.AgentID, c.NewScore, c.NewTier, c.Components[0].Value, c.Components[1].Value, c.Components[2].Value, c.Components[3].Value, c.Components[4].Value)
+		}
 		if n < 20 && c.NewTier != TierCritical {
 			t.Errorf("%s (misbehaving with 19 others): %d %s, anomaly %v", c.AgentID, c.NewScore, c.NewTier, comp(c, CompAnomaly).Value)
 		}
