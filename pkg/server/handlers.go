@@ -448,13 +448,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
-	res, err := s.engine.Ingest(r.Context(), events)
+	res, err := liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
-	}
-	if res.New > 0 {
-		s.liveIngested(r.Context(), events) // live scores: the touched agents' verdicts reflect these events on return
 	}
 	if v := r.URL.Query().Get("recalculate"); v == "true" || v == "1" {
 		if _, err := s.recalc.run(r.Context(), tenant, "", at); err != nil {

@@ -85,3 +85,16 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 		s.logf("live update of %d agents: %v (the next recalculation catches up)", len(refs), err)
 	}
 }
+
+// liveIngester ingests like the engine and then feeds the live path, for
+// ingest paths other than POST .../events (the event stream consumer takes
+// an Ingester).
+type liveIngester struct{ s *Server }
+
+func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, error) {
+	res, err := l.s.engine.Ingest(ctx, events)
+	if err == nil && res.New > 0 {
+		l.s.liveIngested(ctx, events)
+	}
+	return res, err
+}

@@ -16,8 +16,9 @@ import (
 // README), and allocations are what the garbage collector pauses for. The
 // common body, a flat object of plain ASCII strings and a boolean, is read
 // into a pooled buffer and parsed by hand; the answer is appended into a
-// pooled buffer. Anything else (escapes, non-ASCII, unknown or differently
-// cased keys, wrong types, a body without Content-Length or over 1 KiB) goes
+// pooled buffer. Anything else (escapes, non-ASCII, '<' or '>', strings over
+// 256 bytes, unknown or differently cased keys, wrong types, another
+// Content-Type, a body without Content-Length or over 1 KiB) goes
 // through encoding/json exactly as before, so the error messages do not
 // change. TestVerdictFastPathMatchesEncodingJSON compares both paths.
 
@@ -37,7 +38,7 @@ var jsonContentType = []string{"application/json"}
 func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictRequest, bool) {
 	var req VerdictRequest
 	var b []byte
-	if n := r.ContentLength; verdictFastPath && n > 0 && n <= maxFastBody && n <= s.cfg.MaxBodyBytes {
+	if n := r.ContentLength; verdictFastPath && n > 0 && n <= maxFastBody && n <= s.cfg.MaxBodyBytes && jsonOrNoType(r) {
 		buf := verdictBufs.Get().(*[maxFastBody]byte)
 		defer verdictBufs.Put(buf)
 		if _, err := io.ReadFull(r.Body, buf[:n]); err != nil {
@@ -66,6 +67,12 @@ func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictR
 		return req, false
 	}
 	return req, true
+}
+
+// jsonOrNoType: the request has no Content-Type or exactly application/json.
+func jsonOrNoType(r *http.Request) bool {
+	ct := r.Header["Content-Type"]
+	return len(ct) == 0 || (len(ct) == 1 && ct[0] == "application/json")
 }
 
 // parseVerdictFast parses {"tenantId": "...", "agentId": "...", "method":
@@ -149,25 +156,29 @@ func (p *fastParser) end() bool {
 	return p.i == len(p.b)
 }
 
-// str reads a string of printable ASCII without escapes.
+// str reads a string of at most maxFastID bytes of printable ASCII without
+// escapes, '<' or '>' (ids: anything else is for the full checks).
 func (p *fastParser) str() ([]byte, bool) {
 	if !p.byte('"') {
 		return nil, false
 	}
 	start := p.i
-	for p.i < len(p.b) {
+	for p.i < len(p.b) && p.i-start <= maxFastID {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
 			return p.b[start : p.i-1], true
-		case c < 0x20 || c > 0x7e || c == '\\':
+		case c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>':
 			return nil, false
 		}
 		p.i++
 	}
 	return nil, false
 }
+
+// maxFastID is the longest string the fast path takes.
+const maxFastID = 256
 
 // writeVerdict answers 200 with v, byte for byte what writeJSON would write.
 func writeVerdict(w http.ResponseWriter, v *VerdictResponse) {
