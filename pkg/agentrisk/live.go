@@ -28,6 +28,11 @@ type Live struct {
 	e       *Engine
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
+
+	// WriteLock, when set, is held while Update reads the aggregates back
+	// (a store transaction): the server serialises its own writers with it,
+	// so that they queue in Go instead of polling SQLite's busy handler.
+	WriteLock sync.Locker
 }
 
 type liveTenant struct {
@@ -135,6 +140,10 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 // one transaction; unknown agents are skipped.
 func (l *Live) readAggregates(ctx context.Context, refs []AgentRef) ([]store.AgentRow, error) {
 	var rows []store.AgentRow
+	if l.WriteLock != nil {
+		l.WriteLock.Lock()
+		defer l.WriteLock.Unlock()
+	}
 	err := l.e.st.Update(ctx, func(tx store.Tx) error {
 		var prev AgentRef
 		for i, r := range refs {

@@ -19,6 +19,12 @@ import (
 type liveUpdater struct {
 	live *agentrisk.Live
 
+	// writeMu serialises the server's ingests and the live path's reads:
+	// SQLite takes one writer at a time, and writers that wait in its busy
+	// handler sleep up to 100 ms between tries; under 10,000 events/s of
+	// concurrent ingest requests that sleeping grew into 10 s timeouts.
+	writeMu sync.Mutex
+
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending map[agentrisk.AgentRef]struct{}
@@ -30,6 +36,7 @@ type liveUpdater struct {
 func newLiveUpdater(l *agentrisk.Live) *liveUpdater {
 	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]struct{}{}}
 	u.cond = sync.NewCond(&u.mu)
+	l.WriteLock = &u.writeMu
 	return u
 }
 
@@ -92,7 +99,10 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 type liveIngester struct{ s *Server }
 
 func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, error) {
+	mu := &l.s.state.live.writeMu
+	mu.Lock()
 	res, err := l.s.engine.Ingest(ctx, events)
+	mu.Unlock()
 	if err == nil && res.New > 0 {
 		l.s.liveIngested(ctx, events)
 	}
