@@ -189,7 +189,7 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 	}
 	t := &liveTenant{cfg: cfg, agents: make(map[string]*liveAgent, len(rows)), keep: c.ref.lo}
 	for i := range rows {
-		la, err := t.agentOf(&rows[i])
+		la, _, err := t.agentOf(&rows[i])
 		if err != nil {
 			return nil, err
 		}
@@ -200,19 +200,20 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 }
 
 // agentOf keeps what the agent needs as a peer: the buckets from t.keep on.
-func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, error) {
+// It also returns the whole decoded aggregate.
+func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
 	full, err := decodeAgg(r.Agg, false)
 	if err != nil {
-		return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
+		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
 	}
 	a := &agg{tools: full.tools}
 	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
-	a.hours = full.hours[i:len(full.hours):len(full.hours)]
+	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
-	a.inj = full.inj[j:len(full.inj):len(full.inj)]
+	a.inj = append([]injBin(nil), full.inj[j:]...)
 	in := inputOf(r)
 	in.blob = nil
-	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, nil
+	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil
 }
 
 func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
@@ -226,16 +227,19 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		return nil, err
 	}
 	atStr := store.FormatTime(at)
-	touched := make(map[string]*scoreInput, len(rows))
+	type touchedAgent struct {
+		in   scoreInput
+		full *agg
+	}
+	touched := make(map[string]*touchedAgent, len(rows))
 	for i := range rows {
-		la, err := t.agentOf(&rows[i])
+		la, full, err := t.agentOf(&rows[i])
 		if err != nil {
 			return nil, err
 		}
 		t.agents[la.in.agent] = la
 		if rows[i].FirstEventAt <= atStr {
-			in := inputOf(&rows[i])
-			touched[in.agent] = &in
+			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i]), full}
 		}
 	}
 	// Every agent of the tenant with an event at or before at, as the full
@@ -245,8 +249,8 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		if la.firstAt > atStr {
 			continue
 		}
-		if in := touched[la.in.agent]; in != nil {
-			calcs = append(calcs, scoreOwn(t.cfg, c, in))
+		if ta := touched[la.in.agent]; ta != nil {
+			calcs = append(calcs, scoreDecoded(t.cfg, c, &ta.in, ta.full))
 			continue
 		}
 		calc := agentCalc{in: &la.in, peerOnly: true}
