@@ -48,6 +48,13 @@ type liveAgent struct {
 	firstAt string     // FirstEventAt, to leave out agents with no event at or before T
 	a       *agg       // tools, hours and inj only, from keep on
 	hiTool  []bool
+
+	// The agent as a peer at score time refAt (features as of refAt minus
+	// the peer lag), kept so that updates at the same score time (the server
+	// scores at whole seconds) recompute only the touched agents.
+	refAt       time.Time
+	refFeatures [5]float64
+	established bool
 }
 
 // LiveScore is one agent rescored by the live path.
@@ -250,12 +257,16 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 			continue
 		}
 		if ta := touched[la.in.agent]; ta != nil {
-			calcs = append(calcs, scoreDecoded(t.cfg, c, &ta.in, ta.full))
+			calc := scoreDecoded(t.cfg, c, &ta.in, ta.full)
+			la.refAt, la.refFeatures, la.established = at, calc.refFeatures, calc.established
+			calcs = append(calcs, calc)
 			continue
 		}
-		calc := agentCalc{in: &la.in, peerOnly: true}
-		calc.refFeatures, calc.established = peerFeatures(c, &la.in, la.a, la.hiTool)
-		calcs = append(calcs, calc)
+		if !la.refAt.Equal(at) {
+			la.refFeatures, la.established = peerFeatures(c, &la.in, la.a, la.hiTool)
+			la.refAt = at
+		}
+		calcs = append(calcs, agentCalc{in: &la.in, peerOnly: true, refFeatures: la.refFeatures, established: la.established})
 	}
 	group := make([]*agentCalc, len(calcs))
 	for i := range calcs {

@@ -83,8 +83,14 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 			s.logf("live update: internal error: %v", v)
 		}
 	}()
+	// Scored at whole seconds (rounded up, so that every committed event is
+	// in the window): updates within the same second reuse the peers' features.
+	at := s.scoreTime()
+	if sec := at.Truncate(time.Second); !sec.Equal(at) {
+		at = sec.Add(time.Second)
+	}
 	read := time.Now()
-	scores, err := s.state.live.live.Update(ctx, refs, s.scoreTime())
+	scores, err := s.state.live.live.Update(ctx, refs, at)
 	if err == nil {
 		err = s.state.applyLive(ctx, scores, read, s.now())
 	}
