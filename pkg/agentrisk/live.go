@@ -20,7 +20,7 @@ import (
 // The components come out exactly as a full recalculation at the same time
 // would compute them: the touched agents are scored from their stored
 // aggregate (read after the ingest committed) by the same functions
-// (scoreOwn, featuresAt, scoreAnomaly), and the peers' features are computed
+// (scoreDecoded, featuresAt, scoreAnomaly), and the peers' features are computed
 // from the same buckets at the same reference time. Live scores are not
 // written to the store: the periodic recalculation stays the authoritative
 // pass (it also rescores agents that had no events, whose scores only decay).
@@ -75,18 +75,6 @@ type AgentRef struct{ TenantID, AgentID string }
 // their first update.
 func (e *Engine) NewLive() *Live {
 	return &Live{e: e, tenants: map[string]*liveTenant{}}
-}
-
-// Forget drops a tenant's live state ("" = all), so that the next update
-// reloads it: after a risk-config change or a baseline reset.
-func (l *Live) Forget(tenant string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if tenant == "" {
-		l.tenants = map[string]*liveTenant{}
-		return
-	}
-	delete(l.tenants, tenant)
 }
 
 // TouchedAgents lists the distinct agents of events, sorted.
