@@ -76,7 +76,9 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 			"\n" +
 			"Unknown fields are ignored. A bad event is reported as file:line: /field: message and\n" +
 			"nothing of the command's files is stored (exit 3). Ingest is idempotent: an event already\n" +
-			"stored (same content hash) is counted once. See docs/agent-risk.md#events.",
+			"stored (same content hash) is counted once, within the dedup window of its tenant: the 8 days\n" +
+			"(7-day score window + 1 day) before the tenant's latest event, at most now. Older events are\n" +
+			"not stored and are counted as expired. See docs/agent-risk.md#events.",
 		Flags: []ucli.Flag{
 			outputFlag("table", "table", "json"),
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
@@ -125,7 +127,11 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if format == "json" {
 			return report.JSON(env.Stdout, res)
 		}
-		fmt.Fprintf(env.Stdout, "ingested %s: %d new, %d already stored, %s\n", count(res.Events, "event", "events"), res.New, res.Duplicates, count(res.Agents, "agent", "agents"))
+		expired := ""
+		if res.Expired > 0 {
+			expired = fmt.Sprintf(", %d older than the dedup window (not stored)", res.Expired)
+		}
+		fmt.Fprintf(env.Stdout, "ingested %s: %d new, %d already stored%s, %s\n", count(res.Events, "event", "events"), res.New, res.Duplicates, expired, count(res.Agents, "agent", "agents"))
 		return nil
 	})
 }

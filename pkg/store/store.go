@@ -44,6 +44,7 @@ type (
 	AlertDelivery = backend.AlertDelivery
 	GCResult      = backend.GCResult
 	EventIngest   = backend.EventIngest
+	LegacyHashes  = backend.LegacyHashes
 	ScoreWriter   = backend.ScoreWriter
 	AlertStates   = backend.AlertStates
 	BulkRuns      = backend.BulkRuns

@@ -133,11 +133,44 @@ type BulkRuns interface {
 }
 
 // EventIngest folds agent events into aggregates inside a Tx.
+//
+// Idempotence: the content hash of every ingested event (16 bytes) goes into
+// the hash set of its tenant and hour (Unix hour, seconds / 3600), stored as
+// one value: the hashes concatenated, in no particular order. Ingest loads
+// the sets of the hours its events fall in, and prunes the sets that fell
+// out of the dedup window (see pkg/agentrisk/ingest.go).
+//
+// Stores from before the hour sets (SQLite schema 60) keep their old hashes
+// in one legacy set with no hours, consulted for events up to its Until
+// hour until the window has passed it.
 type EventIngest interface {
-	Seen(ctx context.Context, hash []byte) (bool, error)
+	// HashSet returns the hashes of a tenant's hour (nil when none).
+	HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error)
+	// PutHashSet creates or replaces the hashes of a tenant's hour.
+	PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error
+	// LatestHashHour returns the latest hour with a hash set of the tenant; ok is false when it has none.
+	LatestHashHour(ctx context.Context, tenantID string) (hour int64, ok bool, err error)
+	// PruneHashSets deletes the tenant's hash sets of the hours before hour.
+	PruneHashSets(ctx context.Context, tenantID string, before int64) error
+
+	// LegacyHashes describes the legacy set; ok is false when the store never had one.
+	LegacyHashes(ctx context.Context) (l LegacyHashes, ok bool, err error)
+	// LegacySeen tells whether the legacy set holds a hash.
+	LegacySeen(ctx context.Context, hash []byte) (bool, error)
+	// DropLegacyHashes deletes the legacy hashes, keeping their Until hour (Kept false).
+	DropLegacyHashes(ctx context.Context) error
+
 	Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error)
 	PutAgent(ctx context.Context, r AgentRow) error
 	Close()
+}
+
+// LegacyHashes is the hash set of a store from before the hour sets: it
+// covers the events up to hour Until; Kept is false once it was dropped
+// (events up to Until can then no longer be told apart from duplicates).
+type LegacyHashes struct {
+	Until int64
+	Kept  bool
 }
 
 // ScoreWriter writes agents' scores and history snapshots inside a Tx.
