@@ -68,28 +68,11 @@ type LiveScore struct {
 	Components []Component
 }
 
-// AgentRef names one agent.
-type AgentRef struct{ TenantID, AgentID string }
 
 // NewLive returns an empty live state on the engine; tenants are loaded on
 // their first update.
 func (e *Engine) NewLive() *Live {
 	return &Live{e: e, tenants: map[string]*liveTenant{}}
-}
-
-// TouchedAgents lists the distinct agents of events, sorted.
-func TouchedAgents(events []Event) []AgentRef {
-	seen := map[AgentRef]bool{}
-	var out []AgentRef
-	for i := range events {
-		r := AgentRef{events[i].TenantID, events[i].AgentID}
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	sortRefs(out)
-	return out
 }
 
 func sortRefs(rs []AgentRef) {

@@ -101,9 +101,9 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ingest(t, e, batch)
+		res := ingest(t, e, batch)
 		events += n
-		scores, err := live.Update(ctx, TouchedAgents(batch), at)
+		scores, err := live.Update(ctx, res.Touched, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,8 +159,7 @@ func TestLiveBurstCountsNow(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		burst = append(burst, Event{Timestamp: now.Add(-time.Duration(i) * time.Second), TenantID: "t", AgentID: "a", Tool: "read_file", InjectionScore: f(0.97)})
 	}
-	ingest(t, e, burst)
-	after, err := live.Update(ctx, TouchedAgents(burst), now)
+	after, err := live.Update(ctx, ingest(t, e, burst).Touched, now)
 	if err != nil || len(after) != 1 {
 		t.Fatal(err, after)
 	}

@@ -40,13 +40,13 @@ func newLiveUpdater(l *agentrisk.Live) *liveUpdater {
 	return u
 }
 
-// liveIngested is the post-ingest hook: it rescores the agents of events
-// (which committed) and waits until their scores are in the verdict state.
+// liveIngested is the post-ingest hook: it rescores the agents an ingest
+// wrote (refs, after the commit) and waits until their scores are in the
+// verdict state.
 // A failed update is logged; the next recalculation catches up.
-func (s *Server) liveIngested(ctx context.Context, events []agentrisk.Event) {
+func (s *Server) liveIngested(ctx context.Context, refs []agentrisk.AgentRef) {
 	u := s.state.live
 	ctx = context.WithoutCancel(ctx)
-	refs := agentrisk.TouchedAgents(events)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, r := range refs {
@@ -109,8 +109,8 @@ func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (age
 	mu.Lock()
 	res, err := l.s.engine.Ingest(ctx, events)
 	mu.Unlock()
-	if err == nil && res.New > 0 {
-		l.s.liveIngested(ctx, events)
+	if err == nil && len(res.Touched) > 0 {
+		l.s.liveIngested(ctx, res.Touched) // the agents with new events (duplicates change nothing)
 	}
 	return res, err
 }
