@@ -68,7 +68,6 @@ type LiveScore struct {
 	Components []Component
 }
 
-
 // NewLive returns an empty live state on the engine; tenants are loaded on
 // their first update.
 func (e *Engine) NewLive() *Live {
