@@ -35,6 +35,10 @@ type Live struct {
 	WriteLock sync.Locker
 }
 
+// liveReloadHours is how far the window may move on before a tenant's live
+// state is reloaded (and pruned).
+const liveReloadHours = 24
+
 type liveTenant struct {
 	cfg    *RiskConfig
 	agents map[string]*liveAgent
@@ -156,7 +160,9 @@ func inputOf(r *store.AgentRow) scoreInput {
 // tenant returns the tenant's live state, loading every agent of it (one read
 // of the store) when it is not loaded or was pruned past c's reference time.
 func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskConfig) (*liveTenant, error) {
-	if t := l.tenants[tenant]; t != nil && t.keep <= c.ref.lo && sameConfig(t.cfg, cfg) {
+	// Reloaded once a day as well, which drops the buckets that left the
+	// window since (touched agents keep theirs from t.keep on).
+	if t := l.tenants[tenant]; t != nil && t.keep <= c.ref.lo && c.ref.lo-t.keep <= liveReloadHours && sameConfig(t.cfg, cfg) {
 		t.cfg = cfg // thresholds and weights may have changed; they only matter for the touched agents
 		return t, nil
 	}

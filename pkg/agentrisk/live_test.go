@@ -94,6 +94,9 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 		for i := range batch {
 			batch[i] = s.event(at)
 		}
+		if batches == 100 { // a day and a half without events: the live state reloads and prunes
+			at = at.Add(36 * time.Hour)
+		}
 		if batches == 50 { // a config change mid-stream
 			cfg := DefaultRiskConfig()
 			cfg.HighImpactTools = []string{"db_drop", "write_file"}
