@@ -59,6 +59,7 @@ type shape struct {
 	maxItems int               // array
 	maxBytes int               // string
 	id       bool              // string: printable, no '<' or '>'
+	scalar   string            // "string", "number" or "boolean": no object or array here
 }
 
 // shapeOf derives the shape of a JSON value decoded into t: struct fields by
@@ -73,7 +74,7 @@ func shapeOf(t reflect.Type, path string, over map[string]func(*shape)) *shape {
 	switch t.Kind() {
 	case reflect.Struct:
 		if t == reflect.TypeOf(time.Time{}) {
-			sh.maxBytes = 64
+			sh.maxBytes, sh.scalar = 64, "string"
 			break
 		}
 		sh.keys = map[string]*shape{}
@@ -100,7 +101,14 @@ func shapeOf(t reflect.Type, path string, over map[string]func(*shape)) *shape {
 	case reflect.Map:
 		sh.anyKey = true
 		sh.elem = shapeOf(t.Elem(), path+"/*", over)
-	default:
+	case reflect.String:
+		sh.maxBytes, sh.scalar = maxTextBytes, "string"
+	case reflect.Bool:
+		sh.scalar = "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		sh.scalar = "number"
+	default: // interfaces: any JSON value, still within the general limits
 		sh.maxBytes = maxTextBytes
 	}
 	if f := over[path]; f != nil {
@@ -179,7 +187,7 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			if len(stack) > 0 {
-				return &bodyError{Pointer: pointer(false), Msg: "body ends inside a JSON value"}
+				return &bodyError{Pointer: pointer(true), Msg: "not valid JSON: the body ends inside a value"}
 			}
 			if values == 0 {
 				return &bodyError{Msg: "empty body: expected JSON"}
@@ -187,7 +195,7 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 			return nil
 		}
 		if err != nil {
-			return &bodyError{Pointer: pointer(false), Msg: jsonSyntaxMsg(err, dec.InputOffset())}
+			return &bodyError{Pointer: pointer(true), Msg: jsonSyntaxMsg(err, dec.InputOffset())}
 		}
 		if len(stack) == 0 && values > 0 && !stream {
 			return &bodyError{Msg: "more than one JSON value in the body"}
@@ -240,6 +248,19 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 		}
 		switch v := tok.(type) {
 		case json.Delim: // '{' or '['
+			if cur != nil && cur.scalar != "" {
+				what := "an object"
+				if v == '[' {
+					what = "an array"
+				}
+				return &bodyError{Pointer: pointer(true), Msg: fmt.Sprintf("expected a %s, got %s", cur.scalar, what)}
+			}
+			if cur != nil && v == '[' && (cur.keys != nil || cur.anyKey) {
+				return &bodyError{Pointer: pointer(true), Msg: "expected an object, got an array"}
+			}
+			if cur != nil && v == '{' && cur.elem != nil && !cur.anyKey {
+				return &bodyError{Pointer: pointer(true), Msg: "expected an array, got an object"}
+			}
 			if len(stack) >= maxBodyDepth {
 				return &bodyError{Pointer: pointer(true), Msg: fmt.Sprintf("nested deeper than %d levels", maxBodyDepth)}
 			}

@@ -365,7 +365,7 @@ func scoreAt(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("at: not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", v), "at")
 		return time.Time{}, false
 	}
-	return t.UTC(), true
+	return t.UTC().Truncate(time.Second), true
 }
 
 func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant string) {
@@ -397,7 +397,7 @@ func (s *Server) getBaseline(w http.ResponseWriter, r *http.Request, tenant stri
 }
 
 func (s *Server) resetBaseline(w http.ResponseWriter, r *http.Request, tenant string) {
-	if err := s.engine.ResetBaseline(r.Context(), tenant, r.PathValue("agentId"), s.now()); err != nil {
+	if err := s.engine.ResetBaseline(r.Context(), tenant, r.PathValue("agentId"), s.now().UTC().Truncate(time.Second)); err != nil {
 		s.writeEngineError(w, r, err)
 		return
 	}

@@ -61,7 +61,7 @@ func (s *Server) scoreTime() time.Time {
 	if !s.cfg.At.IsZero() {
 		return s.cfg.At
 	}
-	return s.now()
+	return s.now().UTC().Truncate(time.Second) // the API's times have second precision, like the reference
 }
 
 // Handler returns the HTTP handler (for tests and embedding).
