@@ -36,6 +36,12 @@ func Load(path, rel string) (*Spec, diag.List) {
 	if err != nil {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read run file: %v", err)}}
 	}
+	return Parse(path, rel, data)
+}
+
+// Parse validates the run file data read from path; rel names it in
+// messages, and relative apply: paths start from path's folder.
+func Parse(path, rel string, data []byte) (*Spec, diag.List) {
 	doc, diags := yamlsrc.Parse(rel, data)
 	if diags.HasErrors() {
 		return nil, diags
