@@ -107,22 +107,13 @@ func ParseDecideCases(file string, data []byte) ([]DecideCase, diag.List) {
 			diags = append(diags, doc.Errorf(p, "missing name"))
 		}
 		if _, ok := m["config"]; ok {
-			// The config is a risk config like any other: validate it.
-			b, _ := json.Marshal(m["config"])
-			sub, _ := yamlsrc.Parse(file, b)
-			if d := schemaCheck(sub); d.HasErrors() {
-				for _, x := range d {
-					diags = append(diags, doc.Errorf(p+"/config"+x.Pointer, "%s", x.Msg))
-				}
-				continue
+			// The config is a risk config like any other.
+			res := ConfigBody.ParseAt(doc, p+"/config", struct{}{})
+			diags = append(diags, res.Diags...)
+			if len(res.Values) == 0 {
+				continue // schema problems: the rest would be guesses
 			}
-			if err := doc.Decode(p+"/config", &c.Config); err != nil {
-				diags = append(diags, doc.Errorf(p+"/config", "%v", err))
-				continue
-			}
-			for _, x := range validateRiskConfig(c.Config, p+"/config") {
-				diags = append(diags, doc.Errorf(x.Pointer, "%s", x.Msg))
-			}
+			c.Config = res.Values[0]
 		}
 		var agent struct {
 			Score         *float64 `json:"score"`
