@@ -174,4 +174,3 @@ func MarshalConfigFile(cfgs []RiskConfig) map[string]any {
 	}
 	return map[string]any{"risk_configs": list}
 }
-

@@ -190,4 +190,3 @@ func Skip(ds diag.List, ptr string) bool {
 	}
 	return false
 }
-
