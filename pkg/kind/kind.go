@@ -31,9 +31,11 @@ type Kind[T, C any] struct {
 	// Without List, the document is one T.
 	List, NotMapping, Missing string
 
-	// Empty is the message for an empty document of a kind without List;
-	// "" reads an empty document as {} (every field at its default).
-	Empty string
+	// Empty is the message for an empty document of a kind without List.
+	// Without it, an empty document is null to the schema, or {} (every
+	// field at its default) with EmptyOK.
+	Empty   string
+	EmptyOK bool
 
 	// What names a value in decode errors ("cannot decode <What>: ..."); ""
 	// gives the decoder's message alone.
@@ -112,13 +114,12 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 	value, _ := doc.Get(base)
 	if k.List == "" || base != "" {
 		if value == nil {
-			if k.Empty != "" {
-				if base != "" {
-					return fail(doc.Errorf(base, "%s", k.Empty))
-				}
+			switch {
+			case k.Empty != "" && base != "":
+				return fail(doc.Errorf(base, "%s", k.Empty))
+			case k.Empty != "":
 				return fail(diag.Diagnostic{File: doc.File, Line: 1, Col: 1, Msg: k.Empty})
-			}
-			if base == "" {
+			case k.EmptyOK && base == "":
 				doc.Value = map[string]any{}
 			}
 		}
