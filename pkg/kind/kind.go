@@ -191,3 +191,17 @@ func Skip(ds diag.List, ptr string) bool {
 	}
 	return false
 }
+
+// File is a kind as `lf validate` runs it on a whole file: its name and the
+// pipeline with the check's context fixed.
+type File struct {
+	Name  string
+	Check func(file string, data []byte) diag.List
+}
+
+// File returns k as `lf validate` runs it, with c for its check.
+func (k *Kind[T, C]) File(c C) File {
+	return File{Name: k.Name, Check: func(file string, data []byte) diag.List {
+		return k.Parse(file, data, c).Diags
+	}}
+}
