@@ -10,7 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -89,46 +89,44 @@ type Key struct {
 	Secret        string
 }
 
+// ConfigFile is the file kind server.yaml; its defaults are the schema's
+// (schemas/server-config.schema.json), its check checkConfig, which
+// resolves keys and SMTP credentials through the getenv it is given.
+var ConfigFile = kind.Kind[Config, func(string) string]{
+	Name:   "server-config",
+	Schema: "server-config",
+	Empty:  "empty server config; it needs at least apiKeys",
+	Check:  checkConfig,
+}
+
 // LoadConfig parses and validates server.yaml (named file in messages),
 // resolving keys and SMTP credentials from the environment through getenv.
 // Every problem is a located diagnostic.
 func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, diag.List) {
-	doc, diags := yamlsrc.Parse(file, data)
-	if diags.HasErrors() {
-		return nil, diags
+	cfg, ds := ConfigFile.Parse(file, data, getenv).One()
+	if ds.HasErrors() {
+		return nil, ds
 	}
-	if doc.Value == nil {
-		return nil, diag.List{{File: file, Line: 1, Col: 1, Msg: "empty server config; it needs at least apiKeys"}}
-	}
-	if d := schema.Validate("server-config", doc); d.HasErrors() {
-		return nil, d
-	}
-	var cfg Config
-	if err := doc.Decode("", &cfg); err != nil {
-		return nil, diag.List{doc.Errorf("", "%v", err)}
-	}
+	return &cfg, nil
+}
+
+// checkConfig checks a decoded server.yaml and resolves its values.
+func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) string) diag.List {
 	var out diag.List
-	dur := func(ptr, s string, def time.Duration) time.Duration {
-		if s == "" {
-			return def
-		}
+	dur := func(ptr, s string) time.Duration {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			out = append(out, doc.Errorf(ptr, "not a positive duration: %q", s))
-			return def
 		}
 		return d
 	}
-	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval, 5*time.Minute)
+	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval)
 	if cfg.ScoreTime != "" {
 		t, err := time.Parse(time.RFC3339, cfg.ScoreTime)
 		if err != nil {
 			out = append(out, doc.Errorf("/scoreTime", "not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", cfg.ScoreTime))
 		}
 		cfg.At = t.UTC()
-	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 16 << 20
 	}
 	seenKey := map[string]string{}
 	for i, k := range cfg.APIKeys {
@@ -205,31 +203,14 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 		}
 		cfg.Secrets[sc.Tenant][sc.Name] = v
 	}
-	seenRule := map[string]bool{}
-	for i, r := range cfg.AlertRules {
-		ptr := fmt.Sprintf("/alertRules/%d", i)
-		err := r.Check(allow)
-		if err == nil {
-			err = r.CheckPolicy(allow, cfg.Secrets)
-		}
-		if err != nil {
-			fe := err.(*alerts.FieldError)
-			out = append(out, doc.Errorf(ptr+fe.Pointer, "%s", fe.Msg))
-		}
-		k := r.TenantID + "\x00" + r.ID
-		if seenRule[k] {
-			out = append(out, doc.Errorf(ptr+"/id", "rule %q is defined twice for tenant %q", r.ID, r.TenantID))
-		}
-		seenRule[k] = true
+	rulePtrs := make([]string, len(cfg.AlertRules))
+	for i := range cfg.AlertRules {
+		rulePtrs[i] = fmt.Sprintf("/alertRules/%d", i)
 	}
+	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, allow)...)
+	out = append(out, alerts.CheckRulesPolicy(doc, rulePtrs, cfg.AlertRules, allow, cfg.Secrets)...)
 	if s := cfg.SMTP; s != nil {
 		m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
-		if m.Port == 0 {
-			m.Port = 587
-		}
-		if m.StartTLS == "" {
-			m.StartTLS = alerts.StartTLSRequired
-		}
 		if s.UsernameEnv != "" {
 			m.Username = getenv(s.UsernameEnv)
 		}
@@ -247,15 +228,11 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 		Mailer:      cfg.Mailer,
 		QueueSize:   cfg.Delivery.QueueSize,
 		MaxAttempts: cfg.Delivery.MaxAttempts,
-		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff, time.Second),
-		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff, 30*time.Second),
+		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
+		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
 	}
-	if t := dur("/delivery/timeout", cfg.Delivery.Timeout, 10*time.Second); t > 0 {
+	if t := dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
 	}
-	if out.HasErrors() {
-		out.Sort()
-		return nil, out
-	}
-	return &cfg, nil
+	return out
 }

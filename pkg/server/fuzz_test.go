@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -51,12 +52,13 @@ webhookAllowHosts: ["hooks.example.com", "127.0.0.1:*"]
 	return s
 }
 
-// fuzzCall sends body to method path and checks the answer.
+// fuzzCall sends body to method path and checks the answer, and that it
+// came within fuzzcheck's time and memory bounds.
 func fuzzCall(t *testing.T, s *Server, method, path string, body []byte) {
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+keyAdmin)
 	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, req)
+	fuzzcheck.Bounded(t, len(body), func() { s.Handler().ServeHTTP(rec, req) })
 	if rec.Code >= 500 {
 		t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body.Bytes())
 	}
@@ -164,7 +166,8 @@ func FuzzScanBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		i := int(which) % len(shapes)
 		stream := i == 4
-		err := scanBody(body, shapes[i], stream)
+		var err *bodyError
+		fuzzcheck.Bounded(t, len(body), func() { err = scanBody(body, shapes[i], stream) })
 		if err == nil && !stream && !json.Valid(body) {
 			t.Fatalf("scanBody accepted invalid JSON %q", body)
 		}

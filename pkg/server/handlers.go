@@ -14,8 +14,6 @@ import (
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
-	"github.com/lfcli/lf/pkg/yamlsrc"
 	"github.com/lfcli/lf/schemas"
 )
 
@@ -519,49 +517,9 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request, tenant strin
 	if !ok {
 		return
 	}
-	doc, d := yamlsrc.Parse("body", b)
-	if !d.HasErrors() && doc.Value == nil {
-		d = diag.List{{File: "body", Msg: "empty body: expected an alert rule object"}}
-	}
-	if !d.HasErrors() {
-		if m, ok := doc.Value.(map[string]any); ok {
-			if _, isFile := m["alert_rules"]; isFile {
-				d = diag.List{doc.Errorf("/alert_rules", "expected one alert rule, not an alert_rules list")}
-			}
-		}
-	}
-	if !d.HasErrors() {
-		d = schema.Validate("alert-rules", doc)
-	}
+	rule, d := alerts.RuleBody.Parse("body", b, alerts.BodyRule{Tenant: tenant, Allow: s.cfg.Alerts.AllowHosts, Secrets: s.cfg.Secrets, Policy: true}).One()
 	if d.HasErrors() {
 		writeInvalid(w, "alert rule", d)
-		return
-	}
-	var rule alerts.Rule
-	if err := doc.Decode("", &rule); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
-		return
-	}
-	if rule.TenantID != "" && rule.TenantID != tenant {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid alert rule: /tenantId: %q does not match the tenant of the path %q", rule.TenantID, tenant), "/tenantId")
-		return
-	}
-	rule.TenantID = tenant
-	if rule.ID == "" {
-		rule.ID = alerts.NewID("rule_")
-	}
-	rule.CreatedAt = time.Time{}
-	err := rule.Check(s.cfg.Alerts.AllowHosts)
-	if err == nil {
-		err = rule.CheckPolicy(s.cfg.Alerts.AllowHosts, s.cfg.Secrets)
-	}
-	if err != nil {
-		var fe *alerts.FieldError
-		if errors.As(err, &fe) {
-			writeError(w, http.StatusBadRequest, "invalid alert rule: "+fe.Error(), fe.Pointer)
-			return
-		}
-		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
 		return
 	}
 	rule.CreatedAt = s.now().UTC().Truncate(time.Second)
