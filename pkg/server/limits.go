@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// Connection and header limits (documented in docs/serve.md, "Bounded
-// input"). Serve applies them to its http.Server and listener.
+// Connection and header limits (documented in docs/serve.md, "Security: a
+// hostile tenant"). Serve applies them to its http.Server and listener.
 const (
 	// DefaultMaxConnections caps the connections open at once; more wait in
 	// the kernel's accept queue (maxConnections in server.yaml).
