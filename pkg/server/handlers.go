@@ -407,6 +407,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) 
 		return
 	}
 	s.logf("release: tenant %s agent %s by key %s", tenant, agent, principalFrom(r.Context()).Name)
+	st.TierSince, st.CalculatedAt = st.TierSince.Truncate(time.Second), st.CalculatedAt.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, st)
 }
 
@@ -485,6 +486,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
+	res.Latest = res.Latest.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, res)
 }
 

@@ -556,6 +556,20 @@ func TestHostileTenant(t *testing.T) {
 		}
 		// Timestamps come with second precision, as in the reference.
 		frac := regexp.MustCompile(`\d{2}:\d{2}:\d{2}\.\d+`)
+		ev := fmt.Sprintf(`{"timestamp": %q, "tenant_id": "acme", "agent_id": "rogue", "tool": "exec"}`, time.Now().UTC().Add(-time.Minute).Format(time.RFC3339Nano))
+		for _, c := range []struct{ key, method, path, body string }{
+			{hOperator, "POST", "/tenants/acme/events", ev},
+			{hAdmin, "POST", "/tenants/acme/agents/rogue/release", ""},
+			{hOperator, "POST", "/tenants/acme/risk/recalculate", ""},
+		} {
+			var b []byte
+			if c.body != "" {
+				b = []byte(c.body)
+			}
+			if _, _, out, _ := h.do(c.key, c.method, c.path, "", b); frac.Find(out) != nil {
+				t.Errorf("%s %s returns a fractional timestamp: %.300s", c.method, c.path, out)
+			}
+		}
 		for _, p := range []string{"/healthz", "/tenants/acme/alert-rules", "/tenants/acme/alert-deliveries", "/tenants/acme/agents", "/tenants/acme/agents/rogue/risk", "/tenants/acme/agents/rogue/baseline"} {
 			_, _, out, _ := h.do(hViewer, "GET", p, "", nil)
 			if m := frac.Find(out); m != nil {
