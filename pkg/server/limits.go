@@ -109,7 +109,6 @@ type limitConn struct {
 	net.Conn
 	once    sync.Once
 	release func()
-	wrote   bool
 }
 
 func (c *limitConn) Close() error {
@@ -122,15 +121,17 @@ func (c *limitConn) Close() error {
 // without a handler (see net/http.(*conn).serve).
 var plainErrorTail = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
 
+// Write passes the server's writes on, except net/http's own plain-text
+// error answers (written in one piece, on a fresh connection or after
+// earlier requests of a kept-alive one), which become JSON. Handler answers
+// never match: their headers are written sorted, Connection before
+// Content-Type.
 func (c *limitConn) Write(p []byte) (int, error) {
-	if !c.wrote {
-		c.wrote = true
-		if out, ok := jsonPlainError(p); ok {
-			if _, err := c.Conn.Write(out); err != nil {
-				return 0, err
-			}
-			return len(p), nil
+	if out, ok := jsonPlainError(p); ok {
+		if _, err := c.Conn.Write(out); err != nil {
+			return 0, err
 		}
+		return len(p), nil
 	}
 	return c.Conn.Write(p)
 }
