@@ -207,6 +207,12 @@ func TestServeLogsRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	// A rule stored by an earlier version, with secretEnv: lf serve warns.
+	if err := st.Update(ctx, func(tx store.Tx) error {
+		return tx.PutAlertRule(ctx, "t1", "old", `{"id":"old","tenantId":"t1","tier":"high","channel":"webhook","url":"https://hooks.example.com/","secretEnv":"LF_ADMIN_KEY"}`, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var log syncBuffer
 	s, err := New(ctx, testConfig(t, ""), st, &log)
 	if err != nil {
@@ -220,7 +226,7 @@ func TestServeLogsRoles(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(sctx, ln, time.Second) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(log.String(), "t1-norole") && time.Now().Before(deadline) {
+	for !strings.Contains(log.String(), "will not deliver") && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
@@ -232,6 +238,7 @@ func TestServeLogsRoles(t *testing.T) {
 		`key "t1-viewer": tenant t1, role viewer`,
 		`key "t1-norole": tenant t1, role viewer (no role set: the least role)`,
 		`key "ops": global admin`,
+		`alert rule "old" of tenant t1 will not deliver: /secretName: a webhook rule needs secretName`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("start-up log lacks %q:\n%s", want, out)
