@@ -11,7 +11,7 @@ func FuzzParseRulesFile(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("..", "..", "examples", "server", "alert_rules.yaml")); err == nil {
 		f.Add(b)
 	}
-	f.Add([]byte("alert_rules: [{id: a, tenantId: t, tier: high, channel: webhook, url: 'http://x/', secret: s}]"))
+	f.Add([]byte("alert_rules: [{id: a, tenantId: t, tier: high, channel: webhook, url: 'http://x/', secretName: s}]"))
 	f.Add([]byte("alert_rules: [{tenantId: t, threshold: 101, tier: x, channel: email, to: []}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rules, d := ParseRulesFile("f.yaml", data, HostAllowList{"x"})

@@ -19,8 +19,19 @@ type KeyConfig struct {
 	Name   string `json:"name"`
 	Tenant string `json:"tenant,omitempty"`
 	Admin  bool   `json:"admin,omitempty"`
+	Role   string `json:"role,omitempty"` // viewer (default), operator or admin within Tenant
 	Key    string `json:"key,omitempty"`
 	KeyEnv string `json:"keyEnv,omitempty"`
+}
+
+// SecretConfig is one entry of secrets: a webhook signing secret of one
+// tenant, referred to by alert rules by its name. Its value comes from the
+// config or, better, from the environment variable the operator names.
+type SecretConfig struct {
+	Name     string `json:"name"`
+	Tenant   string `json:"tenant"`
+	Value    string `json:"value,omitempty"`
+	ValueEnv string `json:"valueEnv,omitempty"`
 }
 
 // SMTPConfig is the smtp: section of server.yaml.
@@ -50,8 +61,10 @@ type Config struct {
 	RecalcInterval    string         `json:"recalcInterval,omitempty"`
 	ScoreTime         string         `json:"scoreTime,omitempty"`
 	MaxBodyBytes      int64          `json:"maxBodyBytes,omitempty"`
+	MaxConnections    int            `json:"maxConnections,omitempty"`
 	APIKeys           []KeyConfig    `json:"apiKeys"`
 	WebhookAllowHosts []string       `json:"webhookAllowHosts,omitempty"`
+	SecretList        []SecretConfig `json:"secrets,omitempty"`
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Delivery          DeliveryConfig `json:"delivery"`
@@ -61,16 +74,19 @@ type Config struct {
 	At       time.Time      `json:"-"` // fixed score time (ScoreTime); zero = the current time
 	Keys     []Key          `json:"-"`
 	Mailer   *alerts.Mailer `json:"-"`
+	Secrets  alerts.Secrets `json:"-"`
 	Alerts   alerts.Options `json:"-"`
 }
 
 // Key is a resolved API key: the secret itself never leaves this struct
 // except as a hash in the keyring.
 type Key struct {
-	Name   string
-	Tenant string
-	Admin  bool
-	Secret string
+	Name          string
+	Tenant        string
+	Admin         bool
+	Role          Role
+	RoleDefaulted bool // no role: in the config, so the least role
+	Secret        string
 }
 
 // ConfigFile is the file kind server.yaml; its defaults are the schema's
@@ -119,6 +135,21 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of tenant: ID and admin: true", k.Name))
 			continue
 		}
+		role, defaulted := DefaultRole, k.Role == ""
+		if k.Admin {
+			role, defaulted = RoleAdmin, false
+			if k.Role != "" {
+				out = append(out, doc.Errorf(ptr+"/role", "key %q is a global admin (admin: true); it takes no role", k.Name))
+				continue
+			}
+		} else if !defaulted {
+			r, ok := ParseRole(k.Role)
+			if !ok {
+				out = append(out, doc.Errorf(ptr+"/role", "role %q is not one of %s", k.Role, roleList()))
+				continue
+			}
+			role = r
+		}
 		if (k.Key == "") == (k.KeyEnv == "") {
 			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of key and keyEnv (prefer keyEnv, so the key stays out of the file)", k.Name))
 			continue
@@ -140,14 +171,43 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 			continue
 		}
 		seenKey[secret] = k.Name
-		cfg.Keys = append(cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Secret: secret})
+		cfg.Keys = append(cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Role: role, RoleDefaulted: defaulted, Secret: secret})
 	}
 	allow := alerts.HostAllowList(cfg.WebhookAllowHosts)
+	for i, e := range cfg.WebhookAllowHosts {
+		if msg := alerts.CheckAllowEntry(e); msg != "" {
+			out = append(out, doc.Errorf(fmt.Sprintf("/webhookAllowHosts/%d", i), "%s (entries are host, host:port or host:*)", msg))
+		}
+	}
+	cfg.Secrets = alerts.Secrets{}
+	for i, sc := range cfg.SecretList {
+		ptr := fmt.Sprintf("/secrets/%d", i)
+		if (sc.Value == "") == (sc.ValueEnv == "") {
+			out = append(out, doc.Errorf(ptr, "secret %q needs exactly one of value and valueEnv (prefer valueEnv, so the secret stays out of the file)", sc.Name))
+			continue
+		}
+		v := sc.Value
+		if sc.ValueEnv != "" {
+			v = getenv(sc.ValueEnv)
+			if v == "" {
+				out = append(out, doc.Errorf(ptr+"/valueEnv", "environment variable %s is empty or unset", sc.ValueEnv))
+				continue
+			}
+		}
+		if _, dup := cfg.Secrets[sc.Tenant][sc.Name]; dup {
+			out = append(out, doc.Errorf(ptr+"/name", "secret %q is declared twice for tenant %q", sc.Name, sc.Tenant))
+			continue
+		}
+		if cfg.Secrets[sc.Tenant] == nil {
+			cfg.Secrets[sc.Tenant] = map[string]string{}
+		}
+		cfg.Secrets[sc.Tenant][sc.Name] = v
+	}
 	rulePtrs := make([]string, len(cfg.AlertRules))
 	for i := range cfg.AlertRules {
 		rulePtrs[i] = fmt.Sprintf("/alertRules/%d", i)
 	}
-	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, allow)...)
+	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, alerts.RuleCheck{Allow: allow, Secrets: cfg.Secrets, Server: true})...)
 	if s := cfg.SMTP; s != nil {
 		m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
 		if s.UsernameEnv != "" {
@@ -163,12 +223,12 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 	}
 	cfg.Alerts = alerts.Options{
 		AllowHosts:  allow,
+		Secrets:     cfg.Secrets,
 		Mailer:      cfg.Mailer,
 		QueueSize:   cfg.Delivery.QueueSize,
 		MaxAttempts: cfg.Delivery.MaxAttempts,
 		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
 		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
-		Getenv:      getenv,
 	}
 	if t := dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
