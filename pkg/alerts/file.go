@@ -48,18 +48,11 @@ type BodyRule struct {
 // its tenantId, when given, must be the path's; its id is generated when
 // absent. Its check is CheckRule.
 var RuleBody = kind.Kind[Rule, BodyRule]{
-	Name:   "alert-rule",
-	Schema: "alert-rules",
-	Empty:  "empty body: expected an alert rule object",
-	Lint: func(doc *yamlsrc.Doc, ptr string) diag.List {
-		v, _ := doc.Get(ptr)
-		if m, ok := v.(map[string]any); ok {
-			if _, isFile := m["alert_rules"]; isFile {
-				return diag.List{doc.Errorf(ptr+"/alert_rules", "expected one alert rule, not an alert_rules list")}
-			}
-		}
-		return nil
-	},
+	Name:     "alert-rule",
+	Schema:   "alert-rules",
+	Empty:    "empty body: expected an alert rule object",
+	FileList: "alert_rules",
+	One:      "alert rule",
 	Check: func(doc *yamlsrc.Doc, ptr string, r *Rule, b BodyRule) diag.List {
 		if r.TenantID != "" && r.TenantID != b.Tenant {
 			return diag.List{doc.Errorf(ptr+"/tenantId", "%q does not match the tenant of the path %q", r.TenantID, b.Tenant)}
