@@ -40,9 +40,13 @@ func loadgenCmd(args []string) {
 	duration := fs.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
 	conns := fs.Int("conns", 64, "keep-alive connections (at most 1000)")
+	ingestRate := fs.Int("ingest-rate", 0, "also ingest this many events per second into the tenant (POST /tenants/{tenant}/events) for the same agents, at most 100000")
+	ingestBatch := fs.Int("ingest-batch", 100, "events per ingest request")
+	probe := fs.Duration("probe", 0, "every this often, ingest one injection event for a new agent and poll its verdict until it reflects it: the event-to-verdict freshness (e.g. 100ms)")
 	fs.Parse(args)
 
-	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
+	side := &sideLoad{ingestRate: *ingestRate, ingestBatch: *ingestBatch, probe: *probe}
+	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns, side); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(2)
 	}
@@ -71,7 +75,7 @@ type loadResult struct {
 	ok  bool
 }
 
-func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int) error {
+func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int, side *sideLoad) error {
 	if err := loopback(addr); err != nil {
 		return err
 	}
@@ -86,6 +90,12 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	}
 	if agents < 1 {
 		agents = 1
+	}
+	if side.ingestRate < 0 || side.ingestRate > 100000 || side.ingestBatch < 1 || side.ingestBatch > 10000 {
+		return fmt.Errorf("-ingest-rate must be in 0..100000 and -ingest-batch in 1..10000")
+	}
+	if side.probe < 0 || (side.probe > 0 && side.probe < 10*time.Millisecond) {
+		return fmt.Errorf("-probe must be 0 or at least 10ms")
 	}
 	bodies := make([][]byte, agents)
 	for i := range bodies {
@@ -153,6 +163,8 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 			}
 		}()
 	}
+	side.addr, side.key, side.tenant, side.agents = addr, key, tenant, agents
+	stopSide := side.start(warmup, warmup+duration)
 	start := time.Now()
 	for i := range total {
 		due := start.Add(time.Duration(i) * interval)
@@ -181,6 +193,9 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	fmt.Printf("errors %d (%d connection errors)\n", errs, connErrs.Load())
 	fmt.Printf("service latency (request written -> response read): %s\n", summary(svcs))
 	fmt.Printf("latency from schedule (adds generator timer lag and waiting for a free connection): %s\n", summary(lats))
+	if err := stopSide(); err != nil {
+		return err
+	}
 	if errs > 0 {
 		os.Exit(1)
 	}
@@ -233,27 +248,37 @@ func dial(addr string) (*httpConn, error) {
 func (h *httpConn) close() { h.c.Close() }
 
 func (h *httpConn) do(req []byte) (int, error) {
+	status, _, err := h.exchange(req, false)
+	return status, err
+}
+
+// doBody is do that also returns the body.
+func (h *httpConn) doBody(req []byte) (int, []byte, error) {
+	return h.exchange(req, true)
+}
+
+func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 	_ = h.c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := h.c.Write(req); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	line, err := h.r.ReadSlice('\n')
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	f := strings.Fields(string(line))
 	if len(f) < 2 {
-		return 0, fmt.Errorf("bad status line %q", line)
+		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	status, err := strconv.Atoi(f[1])
 	if err != nil {
-		return 0, fmt.Errorf("bad status line %q", line)
+		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length := -1
 	for {
 		l, err := h.r.ReadSlice('\n')
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		t := strings.TrimSpace(string(l))
 		if t == "" {
@@ -264,10 +289,13 @@ func (h *httpConn) do(req []byte) (int, error) {
 		}
 	}
 	if length < 0 {
-		return 0, fmt.Errorf("response without Content-Length")
+		return 0, nil, fmt.Errorf("response without Content-Length")
 	}
-	if _, err := h.r.Discard(length); err != nil {
-		return 0, err
+	if keep {
+		body := make([]byte, length)
+		_, err := io.ReadFull(h.r, body)
+		return status, body, err
 	}
-	return status, nil
+	_, err = h.r.Discard(length)
+	return status, nil, err
 }

@@ -134,3 +134,34 @@ func BenchmarkScore(b *testing.B) {
 	}
 	b.ReportMetric(float64(events), "events")
 }
+
+// BenchmarkLiveUpdate is one live update on the benchmark store: 50 agents
+// of one tenant (of 500 agents) touched by an ingest, rescored against their
+// peers. The tenant is loaded before the timer starts.
+func BenchmarkLiveUpdate(b *testing.B) {
+	agents, events := benchSize()
+	e := benchStore(b, agents, events)
+	ctx := context.Background()
+	ins, err := e.loadInputs(ctx, "", "", SampleEnd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var refs []AgentRef
+	for _, in := range ins {
+		if in.tenant == ins[0].tenant && len(refs) < 50 {
+			refs = append(refs, AgentRef{in.tenant, in.agent})
+		}
+	}
+	live := e.NewLive()
+	if _, err := live.Update(ctx, refs, SampleEnd); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		scores, err := live.Update(ctx, refs, SampleEnd.Add(time.Duration(i)*time.Second))
+		if err != nil || len(scores) != len(refs) {
+			b.Fatal(err, len(scores))
+		}
+	}
+	b.ReportMetric(float64(len(refs)), "agents/update")
+}

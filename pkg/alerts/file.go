@@ -14,7 +14,7 @@ var RulesFile = kind.Kind[Rule, RuleCheck]{
 	Name:       "alert-rules",
 	Schema:     "alert-rules",
 	List:       "alert_rules",
-	NotMapping: "expected a mapping with an alert_rules list, e.g. alert_rules: [{tenantId: acme, id: crit, tier: critical, channel: webhook, url: ..., secretEnv: ...}]",
+	NotMapping: "expected a mapping with an alert_rules list, e.g. alert_rules: [{tenantId: acme, id: crit, tier: critical, channel: webhook, url: ..., secretName: ...}]",
 	Missing:    "missing alert_rules: expected alert_rules: [{tenantId: ..., ...}]",
 	Check: func(doc *yamlsrc.Doc, ptr string, r *Rule, rc RuleCheck) diag.List {
 		if r.ID == "" {

@@ -32,9 +32,24 @@ const (
 	maxEventsBody = 16 << 20 // default for events (maxBodyBytes in server.yaml)
 )
 
-// bodyReadTimeout is how long reading one request body may take: a client
-// that trickles its body is cut off after it.
-var bodyReadTimeout = 5 * time.Second
+// The verdict cache (state.go) keeps agents by tenant and agent id, both
+// from requests. Ids are at most maxIDBytes, so an entry takes at most
+// maxCacheEntryBytes (two ids, the 192-byte key and entry, map overhead),
+// and the cache at most verdictCacheBytes.
+const (
+	verdictCacheBytes  = 64 << 20
+	maxCacheEntryBytes = 2*maxIDBytes + 320
+)
+
+// bodyReadTimeout is how long reading a small request body may take: a
+// client that trickles its body is cut off after it. Larger bodies get
+// another second per minBodyRate bytes of their Content-Length, up to
+// maxBodyTime.
+const (
+	bodyReadTimeout = 5 * time.Second
+	minBodyRate     = 1 << 20
+	maxBodyTime     = 30 * time.Second
+)
 
 // bodyError is a problem with a request body, named by JSON pointer.
 type bodyError struct {
@@ -386,7 +401,9 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 	if s.cfg.MaxBodyBytes > 0 && s.cfg.MaxBodyBytes < limit {
 		limit = s.cfg.MaxBodyBytes
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	timeout := bodyReadTimeout + time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second
+	timeout = min(timeout, maxBodyTime)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -395,7 +412,7 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", mbe.Limit), "")
 		case isTimeout(err):
 			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusRequestTimeout, fmt.Sprintf("body not received within %s", bodyReadTimeout), "")
+			writeError(w, http.StatusRequestTimeout, fmt.Sprintf("body not received within %s", timeout), "")
 		default:
 			writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
 		}

@@ -238,19 +238,8 @@ type VerdictResponse struct {
 }
 
 func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
-	b, ok := s.readJSONBody(w, r, maxSmallBody, verdictShape, false)
+	req, ok := s.decodeVerdict(w, r) // verdict.go: a fast path for the common body, else the full checks
 	if !ok {
-		return
-	}
-	var req VerdictRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: "+jsonErr(err), jsonField(err))
-		return
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: one JSON object expected", "")
 		return
 	}
 	for _, f := range []struct{ v, name string }{{req.TenantID, "tenantId"}, {req.AgentID, "agentId"}, {req.Method, "method"}} {
@@ -293,7 +282,7 @@ func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
 		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
 		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
 	})
-	writeJSON(w, http.StatusOK, VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+	writeVerdict(w, &VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
 }
 
 func jsonErr(err error) string {
@@ -485,7 +474,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
-	res, err := s.engine.Ingest(r.Context(), events)
+	res, err := liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return

@@ -20,6 +20,9 @@ const (
 	DefaultMaxConnections = 512
 	// readHeaderTimeout cuts off clients that trickle their headers.
 	readHeaderTimeout = 5 * time.Second
+	// readTimeout bounds reading a whole request; endpoints with large
+	// bodies extend it by the body's size (readJSONBody, minBodyRate).
+	readTimeout = 10 * time.Second
 	// maxHeaderBytes: larger request headers get a JSON 431.
 	maxHeaderBytes = 64 << 10
 )

@@ -87,7 +87,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		Handler:           s.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ReadTimeout:       2 * time.Minute,
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       2 * time.Minute,
 	}
 	jobCtx, stopJob := context.WithCancel(ctx)
