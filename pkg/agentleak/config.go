@@ -2,11 +2,13 @@ package agentleak
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
@@ -60,16 +62,23 @@ type Policy struct {
 	ForbidDataTypes []string
 }
 
-// DefaultConfig is the configuration used when no file is given: every
-// channel and detector on, AgentLeak's default scoring.
+// DefaultConfig is the configuration used when no file is given, the
+// defaults of schemas/agentleak-config.schema.json: every channel and
+// detector on, AgentLeak's default scoring, values redacted.
 func DefaultConfig() *Config {
-	c := &Config{Detectors: map[string]bool{}, Redact: true}
-	for _, f := range Families {
-		c.Detectors[f] = true
-	}
-	c.Scoring = Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}
-	return c
+	c := *defaultConfig()
+	c.Detectors = maps.Clone(c.Detectors)
+	return &c
 }
+
+// defaultConfig is an empty config file read once.
+var defaultConfig = sync.OnceValue(func() *Config {
+	c, ds, err := ParseConfig("defaults", nil)
+	if err != nil {
+		panic(fmt.Sprint("agentleak-config schema defaults: ", ds))
+	}
+	return c
+})
 
 func (c *Config) channelOn(ch string) bool { return c.Channels == nil || c.Channels[ch] }
 
@@ -150,7 +159,8 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 	if ds.HasErrors() {
 		return nil, ds, diag.Invalid(ds)
 	}
-	c := DefaultConfig()
+	// Every default is the schema's, already in raw.
+	c := &Config{Detectors: map[string]bool{}}
 	if raw.Project != nil {
 		c.ProjectName = raw.Project.Name
 	}

@@ -21,20 +21,13 @@ const SchemaName = "risk-config"
 // schemas/risk-config.schema.json and are checked by validateRiskConfig.
 var (
 	ConfigBody = kind.Kind[RiskConfig, struct{}]{
-		Name:   "risk-config-body",
-		Schema: SchemaName,
-		Empty:  "empty risk config: expected an object such as {enabled: true}",
-		What:   "risk config",
-		Lint: func(doc *yamlsrc.Doc, ptr string) diag.List {
-			v, _ := doc.Get(ptr)
-			if m, ok := v.(map[string]any); ok {
-				if _, isFile := m["risk_configs"]; isFile {
-					return diag.List{doc.Errorf(ptr+"/risk_configs", "expected one tenant's risk config, not a risk_configs list")}
-				}
-			}
-			return nil
-		},
-		Check: checkConfig,
+		Name:     "risk-config-body",
+		Schema:   SchemaName,
+		Empty:    "empty risk config: expected an object such as {enabled: true}",
+		What:     "risk config",
+		FileList: "risk_configs",
+		One:      "tenant's risk config",
+		Check:    checkConfig,
 	}
 	ConfigFile = kind.Kind[RiskConfig, struct{}]{
 		Name:       "risk-config",

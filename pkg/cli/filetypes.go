@@ -31,7 +31,7 @@ var fileKinds = []kind.File{
 	}},
 	agentrisk.ConfigFile.File(struct{}{}),
 	agentrisk.CasesFile.File(struct{}{}),
-	alerts.RulesFile.File(nil),
+	alerts.RulesFile.File(alerts.RuleCheck{}),
 	server.ConfigFile.File(ValidateEnv),
 }
 

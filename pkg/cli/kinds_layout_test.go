@@ -4,10 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
@@ -72,27 +70,13 @@ func TestFileKindsGoThroughThePipeline(t *testing.T) {
 	fset := token.NewFileSet()
 	used := map[string]bool{}
 	var bad []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	walkGoFiles(t, root, false, func(rel string) {
+		if own[filepath.Dir(rel)] {
+			return
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "vendor") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if own[filepath.ToSlash(filepath.Dir(rel))] {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -114,11 +98,7 @@ func TestFileKindsGoThroughThePipeline(t *testing.T) {
 			bad = append(bad, fset.Position(call.Pos()).String()+": "+x.Name+"."+sel.Sel.Name)
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(bad)
 	for _, b := range bad {
 		rel, _ := filepath.Rel(root, b)

@@ -37,6 +37,12 @@ type Kind[T, C any] struct {
 	Empty   string
 	EmptyOK bool
 
+	// FileList, for a kind without List, is the member that marks a file of
+	// the corresponding list kind instead (a project file sent where one
+	// value is expected); One names the value in the message "expected one
+	// <One>, not a <FileList> list".
+	FileList, One string
+
 	// What names a value in decode errors ("cannot decode <What>: ..."); ""
 	// gives the decoder's message alone.
 	What string
@@ -139,6 +145,13 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 	}
 	if k.Schema != "" {
 		res.Diags = append(res.Diags, schema.ValidateAt(k.Schema, doc, base)...)
+	}
+	if k.FileList != "" {
+		if m, ok := value.(map[string]any); ok {
+			if _, isFile := m[k.FileList]; isFile {
+				res.Diags = append(res.Diags, doc.Errorf(base+"/"+yamlsrc.EscapePointer(k.FileList), "expected one %s, not a %s list", k.One, k.FileList))
+			}
+		}
 	}
 	if k.Lint != nil {
 		res.Diags = append(res.Diags, k.Lint(doc, base)...)

@@ -207,8 +207,7 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 	for i := range cfg.AlertRules {
 		rulePtrs[i] = fmt.Sprintf("/alertRules/%d", i)
 	}
-	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, allow)...)
-	out = append(out, alerts.CheckRulesPolicy(doc, rulePtrs, cfg.AlertRules, allow, cfg.Secrets)...)
+	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, alerts.RuleCheck{Allow: allow, Secrets: cfg.Secrets, Server: true})...)
 	if s := cfg.SMTP; s != nil {
 		m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
 		if s.UsernameEnv != "" {

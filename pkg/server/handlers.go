@@ -508,7 +508,7 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request, tenant strin
 	if !ok {
 		return
 	}
-	rule, d := alerts.RuleBody.Parse("body", b, alerts.BodyRule{Tenant: tenant, Allow: s.cfg.Alerts.AllowHosts, Secrets: s.cfg.Secrets, Policy: true}).One()
+	rule, d := alerts.RuleBody.Parse("body", b, alerts.BodyRule{Tenant: tenant, RuleCheck: alerts.RuleCheck{Allow: s.cfg.Alerts.AllowHosts, Secrets: s.cfg.Secrets, Server: true}}).One()
 	if d.HasErrors() {
 		writeInvalid(w, "alert rule", d)
 		return
