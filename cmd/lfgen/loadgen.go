@@ -21,8 +21,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -247,6 +245,21 @@ func dial(addr string) (*httpConn, error) {
 
 func (h *httpConn) close() { h.c.Close() }
 
+// atoi reads a decimal number; -1 when b is not one.
+func atoi(b []byte) int {
+	if len(b) == 0 || len(b) > 9 {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
 func (h *httpConn) do(req []byte) (int, error) {
 	status, _, err := h.exchange(req, false)
 	return status, err
@@ -262,16 +275,17 @@ func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 	if _, err := h.c.Write(req); err != nil {
 		return 0, nil, err
 	}
+	// Parsed without allocating: the generator shares the CPU with the
+	// server, and its own garbage collection would show as server latency.
 	line, err := h.r.ReadSlice('\n')
 	if err != nil {
 		return 0, nil, err
 	}
-	f := strings.Fields(string(line))
-	if len(f) < 2 {
-		return 0, nil, fmt.Errorf("bad status line %q", line)
+	status := -1
+	if sp := bytes.IndexByte(line, ' '); sp > 0 && len(line) >= sp+4 {
+		status = atoi(line[sp+1 : sp+4])
 	}
-	status, err := strconv.Atoi(f[1])
-	if err != nil {
+	if status < 100 {
 		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length := -1
@@ -280,12 +294,12 @@ func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		t := strings.TrimSpace(string(l))
-		if t == "" {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 {
 			break
 		}
-		if k, v, ok := strings.Cut(t, ":"); ok && strings.EqualFold(k, "Content-Length") {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		if k, v, ok := bytes.Cut(t, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
+			length = atoi(bytes.TrimSpace(v))
 		}
 	}
 	if length < 0 {
