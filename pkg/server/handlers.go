@@ -132,6 +132,7 @@ func (s *Server) routes() http.Handler {
 		}
 	}
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		dropBody(w, r)
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
 	mux.Handle("/", s.authenticate(api))
@@ -177,6 +178,9 @@ func (s *Server) tenant(pattern string, h func(w http.ResponseWriter, r *http.Re
 		if !checkPathIDs(w, r) {
 			dropBody(w, r)
 			return
+		}
+		if !takesBody[pattern] {
+			dropBody(w, r) // a body nobody reads must not hold the answer back
 		}
 		h(w, r, t)
 	}

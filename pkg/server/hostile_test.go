@@ -426,6 +426,17 @@ func TestHostileTenant(t *testing.T) {
 			t.Fatalf("unauthenticated slow body: %v %v", resp, err)
 		}
 		t.Logf("unauthenticated slow body answered in %v", time.Since(start))
+		// Authenticated, on an endpoint without a body: answered at once too.
+		cg, err := net.Dial("tcp", h.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cg.Close()
+		fmt.Fprintf(cg, "GET /tenants/acme/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hViewer)
+		cg.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if resp, err := http.ReadResponse(bufio.NewReader(cg), nil); err != nil || resp.StatusCode != 200 {
+			t.Errorf("GET with a slow body: %v %v", resp, err)
+		}
 		// Authenticated: cut off with 408 within the read timeout (10 s from
 		// the request's start; 5 s for the body of other endpoints).
 		c2, err := net.Dial("tcp", h.addr)

@@ -68,6 +68,15 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
+// takesBody lists the routes that read a request body; the others drop any
+// body they are sent (dropBody).
+var takesBody = map[string]bool{
+	"POST /verdict":                        true,
+	"PUT /tenants/{tenantId}/risk-config":  true,
+	"POST /tenants/{tenantId}/events":      true,
+	"POST /tenants/{tenantId}/alert-rules": true,
+}
+
 // dropBody makes sure an answer given without reading the body goes out at
 // once and closes the connection, instead of waiting for a slow client's
 // body to arrive (net/http reads up to 256 KB of an unread body before it

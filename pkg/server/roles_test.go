@@ -57,6 +57,9 @@ func TestRouteTableMatchesOpenAPI(t *testing.T) {
 				t.Errorf("openapi.json documents %s, which the server does not route", pattern)
 				continue
 			}
+			if (op.RequestBody != nil) != takesBody[pattern] {
+				t.Errorf("%s: requestBody documented %v, the server reads a body %v", pattern, op.RequestBody != nil, takesBody[pattern])
+			}
 			if op.Role != need.String() {
 				t.Errorf("%s: x-lf-role %q, the server needs %q", pattern, op.Role, need)
 			}
