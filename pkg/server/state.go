@@ -136,8 +136,9 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 	return e, nil
 }
 
-// maxCachedAgents bounds the verdict cache against a flood of made-up agent ids.
-const maxCachedAgents = 200_000
+// maxCachedAgents bounds the verdict cache against a flood of made-up agent
+// ids, in bytes (verdictCacheBytes, body.go).
+const maxCachedAgents = verdictCacheBytes / maxCacheEntryBytes
 
 func (v *verdictState) load(ctx context.Context, tenant, agent string) (agentEntry, error) {
 	st, err := v.engine.AgentState(ctx, tenant, agent, time.Now())

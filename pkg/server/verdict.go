@@ -42,6 +42,11 @@ func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictR
 		buf := verdictBufs.Get().(*[maxFastBody]byte)
 		defer verdictBufs.Put(buf)
 		if _, err := io.ReadFull(r.Body, buf[:n]); err != nil {
+			if isTimeout(err) { // the server's readTimeout (limits.go)
+				w.Header().Set("Connection", "close")
+				writeError(w, http.StatusRequestTimeout, "body not received in time", "")
+				return req, false
+			}
 			writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
 			return req, false
 		}
@@ -50,9 +55,13 @@ func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictR
 		}
 		req = VerdictRequest{}
 		b = buf[:n]
+		if be := scanBody(b, verdictShape, false); be != nil { // body.go: the checks of every body
+			writeError(w, http.StatusBadRequest, "invalid body: "+be.Error(), be.Pointer)
+			return req, false
+		}
 	} else {
 		var ok bool
-		if b, ok = s.readBody(w, r); !ok {
+		if b, ok = s.readJSONBody(w, r, maxSmallBody, verdictShape, false); !ok {
 			return req, false
 		}
 	}
@@ -87,11 +96,25 @@ func parseVerdictFast(b []byte, req *VerdictRequest) bool {
 	if p.byte('}') {
 		return p.end()
 	}
+	var seen [4]bool // a repeated key is for the full checks (400)
 	for {
 		key, ok := p.str()
 		if !ok || !p.byte(':') {
 			return false
 		}
+		k := 3
+		switch string(key) {
+		case "tenantId":
+			k = 0
+		case "agentId":
+			k = 1
+		case "method":
+			k = 2
+		}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
 		switch string(key) {
 		case "tenantId", "agentId", "method":
 			v, ok := p.str()
