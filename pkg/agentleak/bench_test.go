@@ -15,7 +15,7 @@ import (
 
 // conformanceTraces concatenates the traces of every conformance pack and
 // loads their vaults (keys do not collide across packs).
-func conformanceTraces(b *testing.B) ([]byte, *Vaults, int) {
+func conformanceTraces(b testing.TB) ([]byte, *Vaults, int) {
 	dir := conformanceDir(b)
 	var all bytes.Buffer
 	var vaultDocs [][]byte
