@@ -33,7 +33,8 @@ type rule struct {
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
 	anchored *regexp.Regexp
-	wordHead bool                       // the pattern begins with \b
+	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
+	wordTail bool                       // the pattern ends with \b
 	pre      func(t string, p int) bool // a cheap necessary condition at p
 }
 
@@ -116,7 +117,27 @@ func dictionary(terms []string) *regexp.Regexp {
 		q[i] = regexp.QuoteMeta(t)
 	}
 	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
-	return regexp.MustCompile(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+	return compileRule(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+}
+
+// fixedTail are the rules whose pattern has a fixed width.
+var fixedTail = map[string]bool{"ssn": true, "sin": true}
+
+// leadingBound: the pattern begins with \b (after an optional (?i)).
+func leadingBound(pat string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(pat, "(?i)"), `\b`)
+}
+
+// compileRule compiles an engine pattern for Go: Python's \d and \s
+// widened to Unicode, and a leading \b dropped, because Go's \b knows only
+// ASCII letters (\bévaluation never matches): the scanner checks Python's
+// Unicode boundary at the match start itself (rule.wordHead).
+func compileRule(pat string) *regexp.Regexp {
+	if leadingBound(pat) {
+		i := strings.Index(pat, `\b`)
+		pat = pat[:i] + pat[i+2:]
+	}
+	return regexp.MustCompile(pyClasses(pat))
 }
 
 // healthConditions and medications are the engine's healthcare dictionaries.
@@ -153,7 +174,23 @@ func lowerAll(ws []string) []string {
 // amountSep is the engine's tolerant separator between a keyword and its value.
 const amountSep = `["'\s:=#-]*`
 
-var versionPrefix = regexp.MustCompile(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`)
+// versionPrefix is the engine's version-keyword test on the 16 characters
+// before an IPv4 address (Python's \s: any Unicode space).
+var versionPrefix = regexp.MustCompile(pyClasses(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`))
+
+// runesBefore returns the (up to) n characters of t that end at byte i.
+func runesBefore(t string, i, n int) string {
+	s := i
+	for k := 0; k < n && s > 0; k++ {
+		if t[s-1] < 0x80 {
+			s--
+			continue
+		}
+		_, w := utf8.DecodeLastRuneInString(t[:s])
+		s -= w
+	}
+	return t[s:i]
+}
 
 var secretPlaceholders = map[string]bool{"none": true, "null": true, "true": true, "false": true, "redacted": true, "xxxxxx": true, "******": true}
 
@@ -221,7 +258,13 @@ var keyStems = []struct {
 
 func buildRules() []rule {
 	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
-		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pyClasses(pat)), group: group, gate: gate}
+		re := compileRule(pat)
+		if fixedTail[dt] {
+			// Fixed width: the match's end does not depend on the \b after
+			// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
+			re = regexp.MustCompile(strings.TrimSuffix(re.String(), `\b`))
+		}
+		return rule{family: fam, dt: dt, key: key, re: re, group: group, gate: gate, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
 	}
 	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
 	up := func(t, _ string) bool { return hasUpper(t) }
@@ -256,8 +299,8 @@ func buildRules() []rule {
 		r(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0, digits),
 		r(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0, digits),
 		r(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1, contains("mrn", "medical record", "health")),
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...)},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...)},
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...), wordHead: true, wordTail: true},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...), wordHead: true, wordTail: true},
 
 		r(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0, digits),
 		r(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1, contains("acc", "compte")),
@@ -277,9 +320,7 @@ func buildRules() []rule {
 	for i := range rs {
 		switch rs[i].dt {
 		case "phone_number":
-			rs[i].look = func(t string, m []int) bool {
-				return !(m[0] > 0 && isDigit(t[m[0]-1])) && !(m[1] < len(t) && isDigit(t[m[1]]))
-			}
+			rs[i].look = func(t string, m []int) bool { return !digitBefore(t, m[0]) && !digitAt(t, m[1]) }
 			rs[i].value = strip
 		case "credit_card":
 			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
@@ -287,7 +328,7 @@ func buildRules() []rule {
 		case "national_insurance_number":
 			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
 		case "health_identifier":
-			if strings.HasPrefix(rs[i].re.String(), `\b(?:NAM`) {
+			if strings.HasPrefix(rs[i].re.String(), `(?:NAM`) {
 				rs[i].keep = func(t string, m []int) bool {
 					v := t[m[0]:m[1]]
 					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
@@ -311,9 +352,9 @@ func buildRules() []rule {
 		case "address":
 			rs[i].value = strip
 		}
-		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `\b(?:(?:25`) {
+		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `(?:(?:25`) {
 			rs[i].keep = func(t string, m []int) bool {
-				return !versionPrefix.MatchString(t[max(0, m[0]-16):m[0]])
+				return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
 			}
 		}
 	}
@@ -343,7 +384,6 @@ func finishRules(rs []rule) []rule {
 		r := &rs[i]
 		src := r.re.String()
 		r.anchored = regexp.MustCompile(`^(?:` + src + `)`)
-		r.wordHead = strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)
 		switch r.dt {
 		case "email":
 			r.starts = startEmail
@@ -398,6 +438,9 @@ func finishRules(rs []rule) []rule {
 			r.window = 160
 		case "phone_number":
 			r.window = 96
+		}
+		if r.family == famKeyname {
+			r.window = 0
 		}
 		if r.key == "postal_code" {
 			r.window = 32
@@ -571,16 +614,7 @@ func unicodeBound(t string, i int) bool {
 // nonASCII reports a match whose edge \b holds only in ASCII terms
 // (a letter or digit of another script touches it).
 func (r *rule) nonASCII(t string, m []int) bool {
-	src := r.re.String()
-	if strings.Contains(src, `\b`) {
-		if (strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)) && !unicodeBound(t, m[0]) {
-			return true
-		}
-		if strings.HasSuffix(src, `\b`) && !unicodeBound(t, m[1]) {
-			return true
-		}
-	}
-	return false
+	return r.wordHead && !unicodeBound(t, m[0]) || r.wordTail && !unicodeBound(t, m[1])
 }
 
 // runRules runs the enabled rules over text the way Python's finditer does:
@@ -588,6 +622,10 @@ func (r *rule) nonASCII(t string, m []int) bool {
 // one. Each rule is tried only where it can start (a character class or a
 // trigger word found by one automaton pass), anchored there, within a window.
 func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
+	if foldsToASCII(text) {
+		ps.runPlain(text, emit)
+		return
+	}
 	st := ps.state
 	for i := range st.cands {
 		st.cands[i] = st.cands[i][:0]
@@ -630,7 +668,15 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 		}
 		prevEnd, last := -1, -1
 		for _, p := range cands {
-			if p < prevEnd || p == last {
+			if p < prevEnd {
+				// An address's local part may begin inside the previous
+				// match: the search goes on from where that match ended.
+				if r.starts != startEmail || strings.IndexByte(text[prevEnd:], '@') < 0 || !localRun(text, p, prevEnd) {
+					continue
+				}
+				p = prevEnd
+			}
+			if p == last {
 				continue
 			}
 			last = p
@@ -672,6 +718,101 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			emit(r.dt, r.key, r.family, v)
 		}
 	}
+}
+
+// localRun: t[p:e] is part of one email local part that goes on to an '@'.
+func localRun(t string, p, e int) bool {
+	for i := p; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '@':
+			return i > e
+		case isWordByte(c) && c < 0x80, c == '.', c == '+', c == '-':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// foldsToASCII: the text holds the Kelvin sign or the long s, which
+// case-insensitive rules read as k and s but the lower-cased trigger search
+// does not see.
+func foldsToASCII(t string) bool {
+	return strings.Contains(t, "\u212a") || strings.Contains(t, "\u017f")
+}
+
+// runPlain is the reference path: every enabled rule's own regular
+// expression searched over the whole text, left to right, the way Python's
+// finditer walks it (a match that a lookaround or a check refuses lets the
+// search go on one character later); no trigger words, character classes,
+// windows or necessary checks. The fast path is held to it by a differential
+// test, and it serves the rare texts the fast path does not handle.
+func (ps *patternSet) runPlain(text string, emit emitFunc) {
+	for i := range engineRules {
+		r := &engineRules[i]
+		if !ps.fam[r.family] {
+			continue
+		}
+		for p := 0; p <= len(text); {
+			m := r.re.FindStringSubmatchIndex(text[p:])
+			if m == nil {
+				break
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += p
+				}
+			}
+			q := m[0]
+			next := q + 1
+			if q < len(text) {
+				_, n := utf8.DecodeRuneInString(text[q:])
+				next = q + n
+			}
+			if q == p && p > 0 {
+				// The search began at p, so a \b there was judged without
+				// the character before it: the anchored form decides, and
+				// the checks below judge the boundary with it.
+				if m = r.anchored.FindStringSubmatchIndex(text[q:]); m == nil {
+					p = next
+					continue
+				}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += q
+					}
+				}
+			}
+			if r.wordHead && !unicodeBound(text, q) || r.family == famKeyname && !keyStart(text, q) ||
+				r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
+				p = next
+				continue
+			}
+			p = m[1]
+			if m[1] == m[0] {
+				p = next
+			}
+			if r.keep != nil && !r.keep(text, m) {
+				continue
+			}
+			v := text[m[2*r.group]:m[2*r.group+1]]
+			if r.value != nil {
+				if v = r.value(v); v == "" {
+					continue
+				}
+			}
+			emit(r.dt, r.key, r.family, v)
+		}
+	}
+}
+
+// keyStart: a key-name match starts at a quote or where Python's \b holds.
+func keyStart(t string, q int) bool {
+	if q < len(t) && (t[q] == '"' || t[q] == '\'') {
+		return true
+	}
+	return unicodeBound(t, q)
 }
 
 // ruleState is the per-event scratch of runRules.
@@ -746,6 +887,29 @@ func (st *ruleState) classes(t string) {
 	}
 }
 
+// digitBefore and digitAt: Python's \d (any decimal digit) just before or at i.
+func digitBefore(t string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := t[i-1]; c < 0x80 {
+		return isDigit(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(t[:i])
+	return unicode.IsDigit(r)
+}
+
+func digitAt(t string, i int) bool {
+	if i >= len(t) {
+		return false
+	}
+	if c := t[i]; c < 0x80 {
+		return isDigit(c)
+	}
+	r, _ := utf8.DecodeRuneInString(t[i:])
+	return unicode.IsDigit(r)
+}
+
 func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
@@ -759,16 +923,41 @@ func buildTriggers() (*matcher, [][]int) {
 	var words []string
 	var rules [][]int
 	for ri := range engineRules {
-		for _, w := range engineRules[ri].triggers {
-			id, ok := idx[w]
-			if !ok {
-				id = len(words)
-				idx[w] = id
-				words = append(words, w)
-				rules = append(rules, nil)
+		for _, t := range engineRules[ri].triggers {
+			for _, w := range caseVariants(t) {
+				id, ok := idx[w]
+				if !ok {
+					id = len(words)
+					idx[w] = id
+					words = append(words, w)
+					rules = append(rules, nil)
+				}
+				rules[id] = append(rules[id], ri)
 			}
-			rules[id] = append(rules[id], ri)
 		}
 	}
 	return newMatcher(words), rules
+}
+
+// caseVariants spells a lower-case trigger word with each of its non-ASCII
+// letters in every case (the text is searched with only ASCII lowered, and
+// the rules are case-insensitive: DÉPRESSION is dépression).
+func caseVariants(w string) []string {
+	out := []string{""}
+	for _, r := range w {
+		forms := []rune{r}
+		if r >= 0x80 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				forms = append(forms, f)
+			}
+		}
+		var next []string
+		for _, o := range out {
+			for _, f := range forms {
+				next = append(next, o+string(f))
+			}
+		}
+		out = next
+	}
+	return out
 }
