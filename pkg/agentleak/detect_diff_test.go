@@ -150,4 +150,3 @@ func TestFastRulesMatchPlainRegexps(t *testing.T) {
 	}
 	t.Logf("%d pack texts and %d random texts agree", len(texts), n)
 }
-
