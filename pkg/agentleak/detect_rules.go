@@ -531,7 +531,8 @@ var preChecks = map[string]func(t string, p int) bool{
 		return c >= 0x80 || sp > 0 && (c|0x20)-'a' < 26
 	},
 	"postal_code": func(t string, p int) bool {
-		return isDigit(byteAt(t, p+1)) && (byteAt(t, p+2)|0x20)-'a' < 26
+		c1 := byteAt(t, p+1)
+		return c1 >= 0x80 || isDigit(c1) && (byteAt(t, p+2)|0x20)-'a' < 26
 	},
 	"national_insurance_number": func(t string, p int) bool {
 		c := byteAt(t, p+2)
@@ -601,12 +602,20 @@ func pyClasses(p string) string {
 func unicodeBound(t string, i int) bool {
 	before, after := false, false
 	if i > 0 {
-		r, _ := utf8.DecodeLastRuneInString(t[:i])
-		before = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+		if c := t[i-1]; c < 0x80 {
+			before = isWordByte(c)
+		} else {
+			r, _ := utf8.DecodeLastRuneInString(t[:i])
+			before = isWordRune(r)
+		}
 	}
 	if i < len(t) {
-		r, _ := utf8.DecodeRuneInString(t[i:])
-		after = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+		if c := t[i]; c < 0x80 {
+			after = isWordByte(c)
+		} else {
+			r, _ := utf8.DecodeRuneInString(t[i:])
+			after = isWordRune(r)
+		}
 	}
 	return before != after
 }
@@ -633,7 +642,7 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	trigMatcher.each(unsafe.Slice(unsafe.StringData(lower), len(lower)), func(id, p, _ int) {
 		for _, ri := range trigRules[id] {
 			r := &engineRules[ri]
-			if !ps.fam[r.family] {
+			if !ps.on[ri] {
 				continue
 			}
 			c := st.cands[ri]
@@ -652,10 +661,10 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	})
 	st.classes(text)
 	for i := range engineRules {
-		r := &engineRules[i]
-		if !ps.fam[r.family] {
+		if !ps.on[i] {
 			continue
 		}
+		r := &engineRules[i]
 		var cands []int
 		if len(r.triggers) > 0 {
 			cands = st.cands[i]
@@ -751,7 +760,7 @@ func foldsToASCII(t string) bool {
 func (ps *patternSet) runPlain(text string, emit emitFunc) {
 	for i := range engineRules {
 		r := &engineRules[i]
-		if !ps.fam[r.family] {
+		if !ps.on[i] {
 			continue
 		}
 		for p := 0; p <= len(text); {
@@ -825,50 +834,70 @@ type ruleState struct {
 func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
 
 // classes lists the start positions of every character class in one pass.
+// A class holds only the positions its rules' first characters allow
+// (upper-case starts are two capitals, letter starts a letter and a digit,
+// hex starts a short hex run and a colon): a superset of where its rules
+// can match, and far fewer positions than every word start.
 func (st *ruleState) classes(t string) {
 	for i := range st.cls {
 		st.cls[i] = st.cls[i][:0]
 	}
+	n := len(t)
 	prevWord, prevDigit := false, false
-	for i := 0; i < len(t); {
-		c := rune(t[i])
-		n := 1
-		var word, digit bool
+	for i := 0; i < n; {
+		c := t[i]
+		if c-'a' < 26 {
+			// A run of lower-case letters: only its first letter can start
+			// a rule (a postal code, an IPv6 group).
+			if !prevWord {
+				st.letterStart(t, i)
+			}
+			i++
+			for i < n && t[i]-'a' < 26 {
+				i++
+			}
+			prevWord, prevDigit = true, false
+			continue
+		}
+		if c == ' ' {
+			prevWord, prevDigit = false, false
+			i++
+			continue
+		}
 		if c < 0x80 {
-			b := byte(c)
-			digit = isDigit(b)
-			word = isWordByte(b)
+			digit := isDigit(c)
+			word := digit || isUpper(c) || c == '_'
 			if !prevWord && word {
 				switch {
 				case digit:
 					st.cls[startDigit] = append(st.cls[startDigit], i)
-					st.cls[startHex] = append(st.cls[startHex], i)
-				case isUpper(b) || isLower(b):
-					st.cls[startLetter] = append(st.cls[startLetter], i)
-					if isUpper(b) {
-						st.cls[startUpper] = append(st.cls[startUpper], i)
-					}
-					if (b|0x20)-'a' < 6 {
+					if hexColon(t, i) {
 						st.cls[startHex] = append(st.cls[startHex], i)
 					}
+				case c != '_':
+					if isUpper(byteAt(t, i+1)) {
+						st.cls[startUpper] = append(st.cls[startUpper], i)
+					}
+					st.letterStart(t, i)
 				}
 			}
-			if !prevDigit && (digit || b == '+' || b == '(') {
+			if !prevDigit && (digit || c == '+' || c == '(') {
 				st.cls[startPhone] = append(st.cls[startPhone], i)
 			}
-		} else {
-			c, n = utf8.DecodeRuneInString(t[i:])
-			digit = unicode.IsDigit(c)
-			word = isWordRune(c)
-			if digit && !prevWord {
-				st.cls[startDigit] = append(st.cls[startDigit], i)
-			}
-			if digit && !prevDigit {
-				st.cls[startPhone] = append(st.cls[startPhone], i)
-			}
+			prevWord, prevDigit = word, digit
+			i++
+			continue
 		}
-		prevWord, prevDigit = word, digit
-		i += n
+		r, w := utf8.DecodeRuneInString(t[i:])
+		digit := unicode.IsDigit(r)
+		if digit && !prevWord {
+			st.cls[startDigit] = append(st.cls[startDigit], i)
+		}
+		if digit && !prevDigit {
+			st.cls[startPhone] = append(st.cls[startPhone], i)
+		}
+		prevWord, prevDigit = isWordRune(r), digit
+		i += w
 	}
 	for off := 0; ; {
 		k := strings.IndexByte(t[off:], '@')
@@ -885,6 +914,27 @@ func (st *ruleState) classes(t string) {
 			st.cls[startEmail] = append(st.cls[startEmail], s)
 		}
 	}
+}
+
+// letterStart files an ASCII letter at a word start: a postal code begins
+// with a letter and a digit (any Unicode digit), an IPv6 group with a short
+// hex run and a colon.
+func (st *ruleState) letterStart(t string, i int) {
+	if c1 := byteAt(t, i+1); isDigit(c1) || c1 >= 0x80 {
+		st.cls[startLetter] = append(st.cls[startLetter], i)
+	}
+	if (t[i]|0x20)-'a' < 6 && hexColon(t, i) {
+		st.cls[startHex] = append(st.cls[startHex], i)
+	}
+}
+
+// hexColon: one to four hex digits at i, then a colon.
+func hexColon(t string, i int) bool {
+	k := 0
+	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
+		k++
+	}
+	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
 
 // digitBefore and digitAt: Python's \d (any decimal digit) just before or at i.
