@@ -416,6 +416,38 @@ func finishRules(rs []rule) []rule {
 			}
 			r.pre = preChecks[k]
 		}
+		if r.family != famKeyname {
+			switch {
+			case r.dt == "ssn":
+				r.pre = preSSN
+			case r.dt == "sin":
+				r.pre = preSIN
+			case r.dt == "credit_card":
+				r.pre = preCard
+			case r.dt == "phone_number":
+				r.pre = prePhone
+			case r.dt == "ip_address" && r.starts == startHex:
+				r.pre = preIPv6
+			case r.dt == "ip_address":
+				r.pre = preIPv4
+			case r.dt == "national_insurance_number":
+				r.pre = preNINO
+			case r.dt == "iban":
+				r.pre = preIBAN
+			case r.dt == "health_identifier" && strings.HasPrefix(src, `(?:NAM`):
+				r.pre = preHealthSpaced
+			case r.dt == "health_identifier" && !strings.Contains(src, "mrn"):
+				r.pre = preHealthID
+			case r.key == "address" && strings.Contains(src, "Street"):
+				r.pre = preStreet
+			case r.key == "address":
+				r.pre = preRue
+			case r.dt == "person_name":
+				r.pre = preName
+			case r.dt == "client_identifier":
+				r.pre = preClientID
+			}
+		}
 		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 && r.family != famKeyname {
 			r.triggers = t
 		}
