@@ -484,3 +484,50 @@ func preClientID(t string, p int) bool {
 	n, hi := digitsAt(t, i, 3)
 	return n == 3 || hi
 }
+
+// matchEmail is the email pattern [A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+
+// anchored at p. Each part ends where its class does (the local part cannot
+// hold the @, the first domain label cannot hold the dot), so there is no
+// other way to match.
+func matchEmail(t string, p int, m []int) int {
+	i := p
+	for i < len(t) && (isASCIIWord(t[i]) || t[i] == '.' || t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	if i == p || byteAt(t, i) != '@' {
+		return 0
+	}
+	i++
+	s := i
+	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-') {
+		i++
+	}
+	if i == s || byteAt(t, i) != '.' {
+		return 0
+	}
+	i++
+	s = i
+	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-' || t[i] == '.') {
+		i++
+	}
+	if i == s {
+		return 0
+	}
+	m[0], m[1] = p, i
+	return 1
+}
+
+func isAlnumASCII(c byte) bool { return isDigit(c) || isLetter(c) }
+
+// matchIBAN is the IBAN pattern on ASCII text: preIBAN's shape, the match
+// being the whole run of capitals and digits.
+func matchIBAN(t string, p int, m []int) int {
+	if byteAt(t, p+2) >= 0x80 || byteAt(t, p+3) >= 0x80 {
+		return -1
+	}
+	if !preIBAN(t, p) {
+		return 0
+	}
+	m[0], m[1] = p, p+4+asciiRun(t, p+4, isAlnumUpper)
+	return 1
+}

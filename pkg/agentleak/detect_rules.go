@@ -36,6 +36,9 @@ type rule struct {
 	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
 	wordTail bool                       // the pattern ends with \b
 	pre      func(t string, p int) bool // a cheap necessary condition at p
+	// match, when set, matches at p by hand: it fills m and returns 1, returns
+	// 0 where the expression cannot match, -1 to leave it to the expression.
+	match func(t string, p int, m []int) int
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -477,6 +480,20 @@ func finishRules(rs []rule) []rule {
 		if r.key == "postal_code" {
 			r.window = 32
 		}
+		switch r.dt {
+		case "health_condition", "medication", "internal_note", "sick_leave", "disciplinary_action", "employment_status", "private_key":
+			// Literal words (at most 35 bytes): the window still shows the
+			// character after the longest, for the closing \b.
+			if r.family != famKeyname {
+				r.window = 64
+			}
+		}
+		switch {
+		case r.dt == "email":
+			r.match = matchEmail
+		case r.dt == "iban" && r.family == famFinance:
+			r.match = matchIBAN
+		}
 	}
 	return rs
 }
@@ -731,13 +748,23 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			if r.pre != nil && !r.pre(text, p) {
 				continue
 			}
-			m := r.anchored.FindStringSubmatchIndex(text[p:end])
-			if m == nil {
-				continue
+			var m []int
+			got := -1
+			if r.match != nil {
+				m = st.m[:2*r.anchored.NumSubexp()+2]
+				got = r.match(text, p, m)
 			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += p
+			switch got {
+			case 0:
+				continue
+			case -1:
+				if m = r.anchored.FindStringSubmatchIndex(text[p:end]); m == nil {
+					continue
+				}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += p
+					}
 				}
 			}
 			if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
@@ -858,6 +885,7 @@ func keyStart(t string, q int) bool {
 
 // ruleState is the per-event scratch of runRules.
 type ruleState struct {
+	m     [8]int  // a hand match's indexes
 	lower []byte  // the event text, ASCII lower case
 	cands [][]int // per rule: trigger positions
 	cls   [startEmail + 1][]int
