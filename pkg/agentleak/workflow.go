@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -235,7 +236,7 @@ func (p *ScanPlan) Run(ctx context.Context, st ScanStore) (*ScanReport, error) {
 	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, OnResult: func(r *Result) error {
 		rep.Verdicts[r.Verdict]++
 		if r.Blocked {
-			rep.BlockedIDs = append(rep.BlockedIDs, r.ScenarioID)
+			rep.BlockedIDs = append(rep.BlockedIDs, strings.Clone(r.ScenarioID)) // not a view that pins the trace's line
 		}
 		if p.in.OnResult != nil {
 			if err := p.in.OnResult(r); err != nil {
