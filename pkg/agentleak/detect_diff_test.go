@@ -150,3 +150,17 @@ func TestFastRulesMatchPlainRegexps(t *testing.T) {
 	}
 	t.Logf("%d pack texts and %d random texts agree", len(texts), n)
 }
+
+// TestRulesCompile compiles every rule's expressions, which the scanner
+// compiles only when first needed: a bad pattern fails here, not in a scan.
+func TestRulesCompile(t *testing.T) {
+	for i := range engineRules {
+		r := &engineRules[i]
+		if r.re.get() == nil || r.anchored.get() == nil {
+			t.Errorf("rule %d (%s): no expression", i, r.dt)
+		}
+		if r.match != nil && r.group != 0 {
+			t.Errorf("rule %d (%s): a hand match reports only group 0", i, r.dt)
+		}
+	}
+}

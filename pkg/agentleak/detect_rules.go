@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -20,7 +21,7 @@ type rule struct {
 	family string
 	dt     string // data type reported
 	key    string // key into builtinTypes ("" for keyname rules)
-	re     *regexp.Regexp
+	re     *lazyRe
 	group  int
 	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
 	keep   func(text string, m []int) bool // a check on one match
@@ -32,7 +33,7 @@ type rule struct {
 	starts   byte
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
-	anchored *regexp.Regexp
+	anchored *lazyRe
 	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
 	wordTail bool                       // the pattern ends with \b
 	pre      func(t string, p int) bool // a cheap necessary condition at p
@@ -114,13 +115,13 @@ func contains(words ...string) func(text, lower string) bool {
 func digits(text, _ string) bool { return hasDigit(text) }
 
 // dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
-func dictionary(terms []string) *regexp.Regexp {
+func dictionary(terms []string) *lazyRe {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = regexp.QuoteMeta(t)
 	}
 	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
-	return compileRule(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+	return lazy(goPattern(`(?i)\b(` + strings.Join(q, "|") + `)\b`))
 }
 
 // fixedTail are the rules whose pattern has a fixed width.
@@ -131,16 +132,32 @@ func leadingBound(pat string) bool {
 	return strings.HasPrefix(strings.TrimPrefix(pat, "(?i)"), `\b`)
 }
 
-// compileRule compiles an engine pattern for Go: Python's \d and \s
-// widened to Unicode, and a leading \b dropped, because Go's \b knows only
-// ASCII letters (\bévaluation never matches): the scanner checks Python's
-// Unicode boundary at the match start itself (rule.wordHead).
-func compileRule(pat string) *regexp.Regexp {
+// goPattern turns an engine pattern into Go's: Python's \d and \s widened
+// to Unicode, and a leading \b dropped, because Go's \b knows only ASCII
+// letters (\bévaluation never matches): the scanner checks Python's Unicode
+// boundary at the match start itself (rule.wordHead).
+func goPattern(pat string) string {
 	if leadingBound(pat) {
 		i := strings.Index(pat, `\b`)
 		pat = pat[:i] + pat[i+2:]
 	}
-	return regexp.MustCompile(pyClasses(pat))
+	return pyClasses(pat)
+}
+
+// lazyRe is a regular expression compiled when first used: most rules'
+// expressions run rarely (hand checks decide most starts), and every lf
+// command would otherwise pay for compiling them all at start-up.
+type lazyRe struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func lazy(src string) *lazyRe { return &lazyRe{src: src} }
+
+func (l *lazyRe) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
 }
 
 // healthConditions and medications are the engine's healthcare dictionaries.
@@ -261,13 +278,13 @@ var keyStems = []struct {
 
 func buildRules() []rule {
 	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
-		re := compileRule(pat)
+		src := goPattern(pat)
 		if fixedTail[dt] {
 			// Fixed width: the match's end does not depend on the \b after
 			// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
-			re = regexp.MustCompile(strings.TrimSuffix(re.String(), `\b`))
+			src = strings.TrimSuffix(src, `\b`)
 		}
-		return rule{family: fam, dt: dt, key: key, re: re, group: group, gate: gate, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
+		return rule{family: fam, dt: dt, key: key, re: lazy(src), group: group, gate: gate, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
 	}
 	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
 	up := func(t, _ string) bool { return hasUpper(t) }
@@ -331,7 +348,7 @@ func buildRules() []rule {
 		case "national_insurance_number":
 			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
 		case "health_identifier":
-			if strings.HasPrefix(rs[i].re.String(), `(?:NAM`) {
+			if strings.HasPrefix(rs[i].re.src, `(?:NAM`) {
 				rs[i].keep = func(t string, m []int) bool {
 					v := t[m[0]:m[1]]
 					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
@@ -355,14 +372,14 @@ func buildRules() []rule {
 		case "address":
 			rs[i].value = strip
 		}
-		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `(?:(?:25`) {
+		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.src, `(?:(?:25`) {
 			rs[i].keep = func(t string, m []int) bool {
 				return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
 			}
 		}
 	}
 	for _, k := range keyStems {
-		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
+		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
 			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
@@ -385,8 +402,8 @@ var engineRules = finishRules(buildRules())
 func finishRules(rs []rule) []rule {
 	for i := range rs {
 		r := &rs[i]
-		src := r.re.String()
-		r.anchored = regexp.MustCompile(`^(?:` + src + `)`)
+		src := r.re.src
+		r.anchored = lazy(`^(?:` + src + `)`)
 		switch r.dt {
 		case "email":
 			r.starts = startEmail
@@ -751,14 +768,14 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			var m []int
 			got := -1
 			if r.match != nil {
-				m = st.m[:2*r.anchored.NumSubexp()+2]
+				m = st.m[:2] // hand matches report the whole match only
 				got = r.match(text, p, m)
 			}
 			switch got {
 			case 0:
 				continue
 			case -1:
-				if m = r.anchored.FindStringSubmatchIndex(text[p:end]); m == nil {
+				if m = r.anchored.get().FindStringSubmatchIndex(text[p:end]); m == nil {
 					continue
 				}
 				for k := range m {
@@ -823,7 +840,7 @@ func (ps *patternSet) runPlain(text string, emit emitFunc) {
 			continue
 		}
 		for p := 0; p <= len(text); {
-			m := r.re.FindStringSubmatchIndex(text[p:])
+			m := r.re.get().FindStringSubmatchIndex(text[p:])
 			if m == nil {
 				break
 			}
@@ -842,7 +859,7 @@ func (ps *patternSet) runPlain(text string, emit emitFunc) {
 				// The search began at p, so a \b there was judged without
 				// the character before it: the anchored form decides, and
 				// the checks below judge the boundary with it.
-				if m = r.anchored.FindStringSubmatchIndex(text[q:]); m == nil {
+				if m = r.anchored.get().FindStringSubmatchIndex(text[q:]); m == nil {
 					p = next
 					continue
 				}
