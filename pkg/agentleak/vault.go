@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"sync"
 	"strconv"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/schema"
