@@ -228,15 +228,14 @@ func preIPv6(t string, p int) bool {
 	return g >= 1 && byteAt(t, i) == ':' && hexRun(t, i+1) >= 1
 }
 
-var ninoFirst, ninoSecond [256]bool
+// ninoFirst and ninoSecond are the letters a NINO's prefix may use.
+var ninoFirst, ninoSecond = byteSet("ABCEGHJKLMNOPRSTWXYZ"), byteSet("ABCEGHJKLMNPRSTWXYZ")
 
-func init() {
-	for _, c := range "ABCEGHJKLMNOPRSTWXYZ" {
-		ninoFirst[c] = true
+func byteSet(s string) (set [256]bool) {
+	for i := 0; i < len(s); i++ {
+		set[s[i]] = true
 	}
-	for _, c := range "ABCEGHJKLMNPRSTWXYZ" {
-		ninoSecond[c] = true
-	}
+	return set
 }
 
 // optSpace skips one optional whitespace character; unknown on a byte above 0x7f.
