@@ -32,6 +32,10 @@ func encodeBoth(t *testing.T, r *Result) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Fatalf("Encoder without HTML escapes differs:\nfast %s\nslow %s", a.Bytes(), b.Bytes())
 	}
+	// lf agentleak scan -o jsonl writes MarshalJSON's bytes as they are.
+	if raw, _ := r.MarshalJSON(); !bytes.Equal(append(raw, '\n'), b.Bytes()) {
+		t.Fatalf("MarshalJSON is not compact JSON as an Encoder writes it:\nraw  %s\nslow %s", raw, b.Bytes())
+	}
 	ia, _ := json.MarshalIndent(r, "  ", "  ")
 	ib, _ := json.MarshalIndent((*plainResult)(r), "  ", "  ")
 	if !bytes.Equal(ia, ib) {
