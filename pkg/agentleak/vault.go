@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -116,6 +116,14 @@ func LoadVaults(paths, displays []string) (*Vaults, diag.List, error) {
 	return vs, all, nil
 }
 
+// VaultsFile is the file kind of AgentLeak vaults. Files in the common
+// shape (vault keys and canary lists, as the packs and the generator write
+// them) are read by fastVaults before it; everything else goes through it.
+var VaultsFile = kind.Kind[rawVaults, struct{}]{
+	Name:   "vaults",
+	Schema: "vaults",
+}
+
 // ParseVaults parses one vault file's data.
 func ParseVaults(file string, data []byte) (*Vaults, diag.List) {
 	vs := &Vaults{byKey: map[string]*Vault{}}
@@ -131,17 +139,12 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 	// the YAML parser and the schema.
 	raw, ok := fastVaults(data)
 	if !ok {
-		doc, ds = yamlsrc.Parse(file, data)
+		res := VaultsFile.Parse(file, data, struct{}{})
+		doc, ds = res.Doc, res.Diags
 		if ds.HasErrors() {
 			return ds
 		}
-		ds = append(ds, schema.Validate("vaults", doc)...)
-		if ds.HasErrors() {
-			return ds
-		}
-		if err := doc.Decode("", &raw); err != nil {
-			return append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
-		}
+		raw = res.Values[0]
 	}
 	for vi, rv := range raw.Vaults {
 		v := &Vault{Key: rv.Key, fieldKey: map[findingKey]int{}}

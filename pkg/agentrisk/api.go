@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -208,10 +209,15 @@ type Change struct {
 
 // IngestResult counts what Ingest stored.
 type IngestResult struct {
-	Events     int `json:"events"`     // events given
-	New        int `json:"new"`        // events stored for the first time
-	Duplicates int `json:"duplicates"` // events already in the store (not counted twice)
-	Agents     int `json:"agents"`     // distinct agents touched
+	Events     int `json:"events"`            // events given
+	New        int `json:"new"`               // events stored for the first time
+	Duplicates int `json:"duplicates"`        // events already in the store (not counted twice)
+	Agents     int `json:"agents"`            // distinct agents touched
+	Expired    int `json:"expired,omitempty"` // events older than their tenant's dedup window, not stored (see DedupHours)
+
+	// Touched lists the agents whose aggregates the ingest wrote, sorted by
+	// tenant and agent (for the live path; not part of the API's answer).
+	Touched []AgentRef `json:"-"`
 
 	Latest time.Time `json:"latest,omitzero"` // the latest event timestamp given (new or not)
 }
@@ -219,7 +225,19 @@ type IngestResult struct {
 // Engine computes and stores agent risk in an lf store. It is safe for
 // concurrent use by several goroutines (writes are serialised by the store).
 type Engine struct {
-	st *store.Store
+	st         *store.Store
+	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
+}
+
+// LastRecalcRead is when the latest recalculation began to read the agents'
+// aggregates (zero before the first): its scores include every event
+// committed before then. The live path uses it to tell which of its scores
+// are newer than a recalculation's.
+func (e *Engine) LastRecalcRead() time.Time {
+	if n := e.recalcRead.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // NewEngine returns an engine on an open store (the agent risk tables are
