@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/events"
 	"github.com/lfcli/lf/pkg/server"
 )
 
@@ -27,6 +28,7 @@ func serveCommand(env *Env) *ucli.Command {
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "addr", Usage: "listen `ADDRESS` (default: addr in the config, else 127.0.0.1:8080)"},
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "server config `FILE` (default: server.yaml in the project)"},
+			&ucli.StringFlag{Name: "events", Usage: "consume agent events from NATS JetStream at `URL` (nats://HOST:4222; default: events.url in the config); see docs/events.md"},
 			&ucli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "how long a shutdown waits for in-flight work"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -47,6 +49,12 @@ func serveCommand(env *Env) *ucli.Command {
 			cfg, diags := server.LoadConfig(env.Rel(path), data, env.Getenv)
 			if diags.HasErrors() {
 				return diag.Invalid(diags)
+			}
+			if u := c.String("events"); u != "" {
+				if err := events.CheckURL(u); err != nil {
+					return diag.Usagef("--events: %v", err)
+				}
+				cfg.EventOptions.URL = u
 			}
 			addr := c.String("addr")
 			if addr == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
+	agentevents "github.com/lfcli/lf/pkg/events"
 	"github.com/lfcli/lf/pkg/schema"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -44,6 +45,18 @@ type DeliveryConfig struct {
 	Timeout     string `json:"timeout,omitempty"`
 }
 
+// EventsConfig is the events: section: agent events consumed from NATS
+// JetStream (see pkg/events).
+type EventsConfig struct {
+	URL           string `json:"url,omitempty"`
+	Stream        string `json:"stream,omitempty"`
+	SubjectPrefix string `json:"subjectPrefix,omitempty"`
+	Durable       string `json:"durable,omitempty"`
+	Batch         int    `json:"batch,omitempty"`
+	AckWait       string `json:"ackWait,omitempty"`
+	CreateStream  *bool  `json:"createStream,omitempty"`
+}
+
 // Config is server.yaml, decoded and checked.
 type Config struct {
 	Addr              string         `json:"addr,omitempty"`
@@ -55,6 +68,7 @@ type Config struct {
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Delivery          DeliveryConfig `json:"delivery"`
+	Events            *EventsConfig  `json:"events,omitempty"`
 
 	// Resolved values.
 	Interval time.Duration  `json:"-"`
@@ -62,6 +76,9 @@ type Config struct {
 	Keys     []Key          `json:"-"`
 	Mailer   *alerts.Mailer `json:"-"`
 	Alerts   alerts.Options `json:"-"`
+	// EventOptions configure the JetStream consumer; it runs when URL is
+	// set (events.url, or lf serve --events).
+	EventOptions agentevents.Options `json:"-"`
 }
 
 // Key is a resolved API key: the secret itself never leaves this struct
@@ -188,6 +205,13 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 	}
 	if t := dur("/delivery/timeout", cfg.Delivery.Timeout, 10*time.Second); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
+	}
+	cfg.EventOptions.CreateStream = true
+	if e := cfg.Events; e != nil {
+		cfg.EventOptions = agentevents.Options{
+			URL: e.URL, Stream: e.Stream, SubjectPrefix: e.SubjectPrefix, Durable: e.Durable, Batch: e.Batch,
+			AckWait: dur("/events/ackWait", e.AckWait, 30*time.Second), CreateStream: e.CreateStream == nil || *e.CreateStream,
+		}
 	}
 	if out.HasErrors() {
 		out.Sort()

@@ -85,6 +85,8 @@ func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err er
 			return
 		}
 		writeError(w, http.StatusBadRequest, de.Error(), "")
+	case isUnavailable(err):
+		s.writeUnavailable(w, r, err)
 	default:
 		s.logf("%s %s by %s: %v", r.Method, r.URL.Path, principalFrom(r.Context()).Name, err)
 		writeError(w, http.StatusInternalServerError, "internal error; see the server log", "")
@@ -169,13 +171,14 @@ func (s *Server) tenant(h func(w http.ResponseWriter, r *http.Request, tenant st
 type Health struct {
 	Status        string     `json:"status"`
 	Recalculating bool       `json:"recalculating"`
+	RecalcLeader  bool       `json:"recalcLeader"` // this replica runs the background recalculation
 	LastRecalc    *time.Time `json:"lastRecalculation,omitempty"`
 	LastError     string     `json:"lastRecalculationError,omitempty"`
 	PendingAlerts int        `json:"pendingAlerts"`
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending()}
+	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending(), RecalcLeader: s.recalc.leader.Load()}
 	if s.recalc.mu.TryLock() {
 		s.recalc.mu.Unlock()
 	} else {
@@ -221,19 +224,8 @@ type VerdictResponse struct {
 }
 
 func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
-	b, ok := s.readBody(w, r)
+	req, ok := s.decodeVerdict(w, r) // verdict.go: a fast path for the common body, else encoding/json
 	if !ok {
-		return
-	}
-	var req VerdictRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: "+jsonErr(err), jsonField(err))
-		return
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: one JSON object expected", "")
 		return
 	}
 	for _, f := range []struct{ v, name string }{{req.TenantID, "tenantId"}, {req.AgentID, "agentId"}, {req.Method, "method"}} {
@@ -262,16 +254,16 @@ func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
 		sec := now.Sub(st.TierSince).Seconds()
 		st.SecondsInTier = &sec
 	}
-	window := 0
+	window, limit := 0, 0
 	if cfg.RateLimit != nil {
-		window = cfg.RateLimit.WindowSeconds
+		window, limit = cfg.RateLimit.WindowSeconds, cfg.RateLimit.Limit
 	}
 	var d agentrisk.Decision
-	s.limiter.do(req.TenantID, window, now, func(used int) bool {
+	s.limiter.do(req.TenantID, window, limit, now, func(used int) bool {
 		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
 		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
 	})
-	writeJSON(w, http.StatusOK, VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+	writeVerdict(w, &VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
 }
 
 func jsonErr(err error) string {
@@ -386,6 +378,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) 
 		s.writeEngineError(w, r, err)
 		return
 	}
+	s.announce(r.Context(), changeAgent, tenant, agent)
 	if err := s.state.refreshAgent(r.Context(), tenant, agent); err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -428,6 +421,7 @@ func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant st
 		return
 	}
 	s.state.dropConfig(tenant)
+	s.announce(r.Context(), changeConfig, tenant, "")
 	s.getRiskConfig(w, r, tenant)
 }
 
@@ -459,7 +453,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
-	res, err := s.engine.Ingest(r.Context(), events)
+	res, err := liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return

@@ -296,12 +296,17 @@ func TestAPIEndToEnd(t *testing.T) {
 		t.Errorf("rules: %s", out)
 	}
 
-	// Before any recalculation the agent has no score.
+	// Before any recalculation the agent has no stored score, but its
+	// verdicts already reflect its events (the live path).
 	do(keyT1, "GET", "/tenants/t1/agents/bad/risk", "/tenants/{tenantId}/agents/{agentId}/risk", nil, 404)
 	out = do(keyT1, "POST", "/verdict", "/verdict", VerdictRequest{TenantID: "t1", AgentID: "bad", Method: "tools/call"}, 200)
 	var v VerdictResponse
 	json.Unmarshal(out, &v)
-	if v.Scored || v.Action != "allow" {
+	if !v.Scored || v.Action != "block" || v.Reason != "critical_risk" {
+		t.Errorf("live verdict before any recalculation: %s", out)
+	}
+	out = do(keyT1, "POST", "/verdict", "/verdict", VerdictRequest{TenantID: "t1", AgentID: "nobody", Method: "tools/call"}, 200)
+	if json.Unmarshal(out, &v); v.Scored || v.Action != "allow" {
 		t.Errorf("unscored verdict: %s", out)
 	}
 

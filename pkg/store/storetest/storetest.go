@@ -31,6 +31,11 @@ func Run(t *testing.T, open Opener) {
 		{"RiskConfigs", testRiskConfigs},
 		{"AgentsAndScores", testAgents},
 		{"GarbageOfLiveWriterKept", testGCKeepsLiveWriter},
+		{"Apps", testApps},
+		{"UpdateIsAtomic", testAtomic},
+		{"LargeStreamedRun", testLargeStreamedRun},
+		{"ConcurrentWriters", testConcurrentWriters},
+		{"IngestReads", testIngestReads},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)
