@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +40,9 @@ func loadgenCmd(args []string) {
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
 	conns := fs.Int("conns", 64, "keep-alive connections (at most 1000)")
 	replicas := fs.String("replicas", "", "comma-separated `ADDRS` of lf serve replicas: the connections are spread over them in turn (overrides -addr)")
+	ingestRate := fs.Int("ingest-rate", 0, "also ingest this many events per second into the tenant (POST /tenants/{tenant}/events) for the same agents, at most 100000")
+	ingestBatch := fs.Int("ingest-batch", 100, "events per ingest request")
+	probe := fs.Duration("probe", 0, "every this often, ingest one injection event for a new agent and poll its verdict until it reflects it: the event-to-verdict freshness (e.g. 100ms)")
 	fs.Parse(args)
 	if *replicas != "" {
 		loadAddrs = strings.Split(*replicas, ",")
@@ -53,7 +55,8 @@ func loadgenCmd(args []string) {
 		}
 	}
 
-	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns); err != nil {
+	side := &sideLoad{ingestRate: *ingestRate, ingestBatch: *ingestBatch, probe: *probe}
+	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns, side); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(2)
 	}
@@ -86,7 +89,7 @@ type loadResult struct {
 	ok  bool
 }
 
-func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int) error {
+func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int, side *sideLoad) error {
 	if err := loopback(addr); err != nil {
 		return err
 	}
@@ -101,6 +104,12 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	}
 	if agents < 1 {
 		agents = 1
+	}
+	if side.ingestRate < 0 || side.ingestRate > 100000 || side.ingestBatch < 1 || side.ingestBatch > 10000 {
+		return fmt.Errorf("-ingest-rate must be in 0..100000 and -ingest-batch in 1..10000")
+	}
+	if side.probe < 0 || (side.probe > 0 && side.probe < 10*time.Millisecond) {
+		return fmt.Errorf("-probe must be 0 or at least 10ms")
 	}
 	bodies := make([][]byte, agents)
 	for i := range bodies {
@@ -172,6 +181,8 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 			}
 		}()
 	}
+	side.addr, side.key, side.tenant, side.agents = addr, key, tenant, agents
+	stopSide := side.start(warmup, warmup+duration)
 	start := time.Now()
 	for i := range total {
 		due := start.Add(time.Duration(i) * interval)
@@ -200,6 +211,9 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	fmt.Printf("errors %d (%d connection errors)\n", errs, connErrs.Load())
 	fmt.Printf("service latency (request written -> response read): %s\n", summary(svcs))
 	fmt.Printf("latency from schedule (adds generator timer lag and waiting for a free connection): %s\n", summary(lats))
+	if err := stopSide(); err != nil {
+		return err
+	}
 	if errs > 0 {
 		os.Exit(1)
 	}
@@ -251,42 +265,71 @@ func dial(addr string) (*httpConn, error) {
 
 func (h *httpConn) close() { h.c.Close() }
 
+// atoi reads a decimal number; -1 when b is not one.
+func atoi(b []byte) int {
+	if len(b) == 0 || len(b) > 9 {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
 func (h *httpConn) do(req []byte) (int, error) {
+	status, _, err := h.exchange(req, false)
+	return status, err
+}
+
+// doBody is do that also returns the body.
+func (h *httpConn) doBody(req []byte) (int, []byte, error) {
+	return h.exchange(req, true)
+}
+
+func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 	_ = h.c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := h.c.Write(req); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
+	// Parsed without allocating: the generator shares the CPU with the
+	// server, and its own garbage collection would show as server latency.
 	line, err := h.r.ReadSlice('\n')
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	f := strings.Fields(string(line))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("bad status line %q", line)
+	status := -1
+	if sp := bytes.IndexByte(line, ' '); sp > 0 && len(line) >= sp+4 {
+		status = atoi(line[sp+1 : sp+4])
 	}
-	status, err := strconv.Atoi(f[1])
-	if err != nil {
-		return 0, fmt.Errorf("bad status line %q", line)
+	if status < 100 {
+		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length := -1
 	for {
 		l, err := h.r.ReadSlice('\n')
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		t := strings.TrimSpace(string(l))
-		if t == "" {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 {
 			break
 		}
-		if k, v, ok := strings.Cut(t, ":"); ok && strings.EqualFold(k, "Content-Length") {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		if k, v, ok := bytes.Cut(t, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
+			length = atoi(bytes.TrimSpace(v))
 		}
 	}
 	if length < 0 {
-		return 0, fmt.Errorf("response without Content-Length")
+		return 0, nil, fmt.Errorf("response without Content-Length")
 	}
-	if _, err := h.r.Discard(length); err != nil {
-		return 0, err
+	if keep {
+		body := make([]byte, length)
+		_, err := io.ReadFull(h.r, body)
+		return status, body, err
 	}
-	return status, nil
+	_, err = h.r.Discard(length)
+	return status, nil, err
 }

@@ -2,14 +2,16 @@ package agentleak
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -60,16 +62,23 @@ type Policy struct {
 	ForbidDataTypes []string
 }
 
-// DefaultConfig is the configuration used when no file is given: every
-// channel and detector on, AgentLeak's default scoring.
+// DefaultConfig is the configuration used when no file is given, the
+// defaults of schemas/agentleak-config.schema.json: every channel and
+// detector on, AgentLeak's default scoring, values redacted.
 func DefaultConfig() *Config {
-	c := &Config{Detectors: map[string]bool{}, Redact: true}
-	for _, f := range Families {
-		c.Detectors[f] = true
-	}
-	c.Scoring = Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}
-	return c
+	c := *defaultConfig()
+	c.Detectors = maps.Clone(c.Detectors)
+	return &c
 }
+
+// defaultConfig is an empty config file read once.
+var defaultConfig = sync.OnceValue(func() *Config {
+	c, ds, err := ParseConfig("defaults", nil)
+	if err != nil {
+		panic(fmt.Sprint("agentleak-config schema defaults: ", ds))
+	}
+	return c
+})
 
 func (c *Config) channelOn(ch string) bool { return c.Channels == nil || c.Channels[ch] }
 
@@ -91,12 +100,12 @@ type rawConfig struct {
 		RhoS   *float64 `json:"rho_s"`
 	} `json:"vault"`
 	CustomDetectors []struct {
-		Name       string   `json:"name"`
-		Pattern    string   `json:"pattern"`
-		Severity   string   `json:"severity"`
-		DataType   string   `json:"data_type"`
-		Confidence *float64 `json:"confidence"`
-		Level      int      `json:"level"`
+		Name       string  `json:"name"`
+		Pattern    string  `json:"pattern"`
+		Severity   string  `json:"severity"`
+		DataType   string  `json:"data_type"`
+		Confidence float64 `json:"confidence"` // default in the schema
+		Level      int     `json:"level"`
 	} `json:"custom_detectors"`
 	PrivacyPolicy *struct {
 		MaxRiskIndex    *float64 `json:"max_risk_index"`
@@ -132,27 +141,26 @@ func LoadConfig(path, display string) (*Config, diag.List, error) {
 	return ParseConfig(display, data)
 }
 
+// ConfigFile is the file kind agentleak.yaml: an empty file is the
+// default config; keys AgentLeak does not define are warnings; defaults of
+// custom detectors come from schemas/agentleak-config.schema.json.
+var ConfigFile = kind.Kind[rawConfig, struct{}]{
+	Name:    "agentleak-config",
+	Schema:  "agentleak-config",
+	EmptyOK: true,
+	Lint: func(doc *yamlsrc.Doc, _ string) diag.List {
+		return append(unknownKeys(doc, "", doc.Value), checkPatterns(doc)...)
+	},
+}
+
 // ParseConfig parses config data; file names it in messages.
 func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
-	doc, ds := yamlsrc.Parse(file, data)
+	raw, ds := ConfigFile.Parse(file, data, struct{}{}).One()
 	if ds.HasErrors() {
 		return nil, ds, diag.Invalid(ds)
 	}
-	if doc.Value == nil {
-		return DefaultConfig(), ds, nil
-	}
-	ds = append(ds, schema.Validate("agentleak-config", doc)...)
-	ds = append(ds, unknownKeys(doc, "", doc.Value)...)
-	ds = append(ds, checkPatterns(doc)...)
-	if ds.HasErrors() {
-		return nil, ds, diag.Invalid(ds)
-	}
-	var raw rawConfig
-	if err := doc.Decode("", &raw); err != nil {
-		ds = append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
-		return nil, ds, diag.Invalid(ds)
-	}
-	c := DefaultConfig()
+	// Every default is the schema's, already in raw.
+	c := &Config{Detectors: map[string]bool{}}
 	if raw.Project != nil {
 		c.ProjectName = raw.Project.Name
 	}
@@ -197,15 +205,9 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 	}
 	for _, cd := range raw.CustomDetectors {
 		re := regexp.MustCompile(cd.Pattern) // checked by checkPatterns
-		d := CustomDetector{Name: cd.Name, Pattern: cd.Pattern, Severity: cd.Severity, DataType: cd.DataType, Confidence: 0.8, Level: cd.Level, re: re}
-		if d.Severity == "" {
-			d.Severity = "medium"
-		}
+		d := CustomDetector{Name: cd.Name, Pattern: cd.Pattern, Severity: cd.Severity, DataType: cd.DataType, Confidence: cd.Confidence, Level: cd.Level, re: re}
 		if d.DataType == "" {
 			d.DataType = d.Name
-		}
-		if cd.Confidence != nil {
-			d.Confidence = *cd.Confidence
 		}
 		if d.Level == 0 {
 			d.Level = levelForSeverity(d.Severity)

@@ -5,9 +5,10 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -22,6 +23,29 @@ type Vault struct {
 	values     *matcher           // lowercased field values
 	canaryList []canary
 	canaries   *matcher // case-sensitive canaries
+
+	ready sync.Once // the automata are built when a trace first uses the vault
+}
+
+// prepare builds the vault's automata once (a vault file may hold thousands
+// of vaults that the traces at hand never use).
+func (v *Vault) prepare() {
+	v.ready.Do(func() {
+		if len(v.fields) > 0 {
+			pats := make([]string, len(v.fields))
+			for i, f := range v.fields {
+				pats[i] = f.lower
+			}
+			v.values = newMatcher(pats)
+		}
+		if len(v.canaryList) > fewCanaries {
+			pats := make([]string, len(v.canaryList))
+			for i, c := range v.canaryList {
+				pats[i] = c.text
+			}
+			v.canaries = newMatcher(pats)
+		}
+	})
 }
 
 type vaultField struct {
@@ -49,7 +73,11 @@ func (vs *Vaults) lookup(key string) *Vault {
 	if vs == nil {
 		return nil
 	}
-	return vs.byKey[key]
+	v := vs.byKey[key]
+	if v != nil {
+		v.prepare()
+	}
+	return v
 }
 
 // Has reports whether a vault with key exists.
@@ -88,6 +116,14 @@ func LoadVaults(paths, displays []string) (*Vaults, diag.List, error) {
 	return vs, all, nil
 }
 
+// VaultsFile is the file kind of AgentLeak vaults. Files in the common
+// shape (vault keys and canary lists, as the packs and the generator write
+// them) are read by fastVaults before it; everything else goes through it.
+var VaultsFile = kind.Kind[rawVaults, struct{}]{
+	Name:   "vaults",
+	Schema: "vaults",
+}
+
 // ParseVaults parses one vault file's data.
 func ParseVaults(file string, data []byte) (*Vaults, diag.List) {
 	vs := &Vaults{byKey: map[string]*Vault{}}
@@ -103,17 +139,12 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 	// the YAML parser and the schema.
 	raw, ok := fastVaults(data)
 	if !ok {
-		doc, ds = yamlsrc.Parse(file, data)
+		res := VaultsFile.Parse(file, data, struct{}{})
+		doc, ds = res.Doc, res.Diags
 		if ds.HasErrors() {
 			return ds
 		}
-		ds = append(ds, schema.Validate("vaults", doc)...)
-		if ds.HasErrors() {
-			return ds
-		}
-		if err := doc.Decode("", &raw); err != nil {
-			return append(ds, diag.Diagnostic{File: file, Msg: err.Error()})
-		}
+		raw = res.Values[0]
 	}
 	for vi, rv := range raw.Vaults {
 		v := &Vault{Key: rv.Key, fieldKey: map[findingKey]int{}}
@@ -155,20 +186,6 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 					v.canaryList = append(v.canaryList, canary{c, tier, "canary_" + tier})
 				}
 			}
-		}
-		if len(v.fields) > 0 {
-			pats := make([]string, len(v.fields))
-			for i, f := range v.fields {
-				pats[i] = f.lower
-			}
-			v.values = newMatcher(pats)
-		}
-		if len(v.canaryList) > fewCanaries {
-			pats := make([]string, len(v.canaryList))
-			for i, c := range v.canaryList {
-				pats[i] = c.text
-			}
-			v.canaries = newMatcher(pats)
 		}
 		vs.byKey[v.Key] = v
 	}

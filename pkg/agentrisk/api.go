@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -224,7 +225,19 @@ type IngestResult struct {
 // Engine computes and stores agent risk in an lf store. It is safe for
 // concurrent use by several goroutines (writes are serialised by the store).
 type Engine struct {
-	st *store.Store
+	st         *store.Store
+	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
+}
+
+// LastRecalcRead is when the latest recalculation began to read the agents'
+// aggregates (zero before the first): its scores include every event
+// committed before then. The live path uses it to tell which of its scores
+// are newer than a recalculation's.
+func (e *Engine) LastRecalcRead() time.Time {
+	if n := e.recalcRead.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // NewEngine returns an engine on an open store (the agent risk tables are

@@ -134,3 +134,44 @@ func BenchmarkScore(b *testing.B) {
 	}
 	b.ReportMetric(float64(events), "events")
 }
+
+// BenchmarkLiveUpdate is one live update on the benchmark store: 50 agents
+// of one tenant (of 500 agents) touched by an ingest, rescored against their
+// peers: at a new score time (every peer's features recomputed) and at the
+// same second as the update before (only the touched agents'). The tenant is
+// loaded before the timer starts.
+func BenchmarkLiveUpdate(b *testing.B) {
+	agents, events := benchSize()
+	e := benchStore(b, agents, events)
+	ctx := context.Background()
+	ins, err := e.loadInputs(ctx, "", "", SampleEnd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var refs []AgentRef
+	for _, in := range ins {
+		if in.tenant == ins[0].tenant && len(refs) < 50 {
+			refs = append(refs, AgentRef{in.tenant, in.agent})
+		}
+	}
+	live := e.NewLive()
+	if _, err := live.Update(ctx, refs, SampleEnd); err != nil {
+		b.Fatal(err)
+	}
+	for _, sameSecond := range []bool{false, true} {
+		name := map[bool]string{false: "new-second", true: "same-second"}[sameSecond]
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				at := SampleEnd.Add(time.Duration(i+1) * time.Second)
+				if sameSecond {
+					at = SampleEnd
+				}
+				scores, err := live.Update(ctx, refs, at)
+				if err != nil || len(scores) != len(refs) {
+					b.Fatal(err, len(scores))
+				}
+			}
+			b.ReportMetric(float64(len(refs)), "agents/update")
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -70,99 +71,119 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
+// CasesFile is the file kind of agent risk decision cases (`cases: [{name,
+// config, agent, request, expect}]`, `lf agents decide -f`). It has no
+// schema of its own: checkCase checks each case, whose config is a risk
+// config read through ConfigBody.
+var CasesFile = kind.Kind[caseEntry, struct{}]{
+	Name:       "agent-risk-cases",
+	List:       "cases",
+	NotMapping: "expected a mapping with a cases list",
+	Missing:    casesShape,
+	Lint: func(doc *yamlsrc.Doc, _ string) diag.List {
+		list, ok := doc.Value.(map[string]any)["cases"].([]any)
+		if !ok {
+			return diag.List{doc.Errorf("", casesShape)}
+		}
+		var out diag.List
+		for i, item := range list {
+			if _, ok := item.(map[string]any); !ok {
+				out = append(out, doc.Errorf(fmt.Sprintf("/cases/%d", i), "expected a case object"))
+			}
+		}
+		return out
+	},
+	Check: checkCase,
+}
+
+const casesShape = "expected cases: [{name, config, agent, request, expect}]"
+
+// caseEntry is one case as decoded: its mapping, and the case checkCase
+// built from it (done when the case got through its checks).
+type caseEntry struct {
+	m    map[string]any
+	c    DecideCase
+	done bool
+}
+
+func (e *caseEntry) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &e.m) }
+
 // ParseDecideCases reads a decisions file. Configs take the defaults for the
 // fields they leave out and are validated like any risk config.
 func ParseDecideCases(file string, data []byte) ([]DecideCase, diag.List) {
-	doc, diags := yamlsrc.Parse(file, data)
+	entries, diags := CasesFile.Parse(file, data, struct{}{}).All()
 	if diags.HasErrors() {
 		return nil, diags
-	}
-	root, ok := doc.Value.(map[string]any)
-	if !ok {
-		return nil, diag.List{{File: file, Line: 1, Col: 1, Msg: "expected a mapping with a cases list"}}
-	}
-	list, ok := root["cases"].([]any)
-	if !ok {
-		return nil, diag.List{doc.Errorf("", "expected cases: [{name, config, agent, request, expect}]")}
 	}
 	var out []DecideCase
-	for i, item := range list {
-		p := fmt.Sprintf("/cases/%d", i)
-		m, ok := item.(map[string]any)
-		if !ok {
-			diags = append(diags, doc.Errorf(p, "expected a case object"))
-			continue
+	for _, e := range entries {
+		if e.done {
+			out = append(out, e.c)
 		}
-		c := DecideCase{Pointer: p, Config: defaultRiskConfig()}
-		for k := range m {
-			switch k {
-			case "name", "config", "agent", "request", "expect":
-			default:
-				diags = append(diags, doc.Errorf(p+"/"+yamlsrc.EscapePointer(k), "unknown field %q (expected name, config, agent, request, expect)", k))
-			}
-		}
-		if s, ok := m["name"].(string); ok {
-			c.Name = s
-		} else {
-			diags = append(diags, doc.Errorf(p, "missing name"))
-		}
-		if _, ok := m["config"]; ok {
-			// The config is a risk config like any other: validate it.
-			b, _ := json.Marshal(m["config"])
-			sub, _ := yamlsrc.Parse(file, b)
-			if d := schemaCheck(sub); d.HasErrors() {
-				for _, x := range d {
-					diags = append(diags, doc.Errorf(p+"/config"+x.Pointer, "%s", x.Msg))
-				}
-				continue
-			}
-			if err := doc.Decode(p+"/config", &c.Config); err != nil {
-				diags = append(diags, doc.Errorf(p+"/config", "%v", err))
-				continue
-			}
-			for _, x := range validateRiskConfig(c.Config, p+"/config") {
-				diags = append(diags, doc.Errorf(x.Pointer, "%s", x.Msg))
-			}
-		}
-		var agent struct {
-			Score         *float64 `json:"score"`
-			SecondsInTier *float64 `json:"secondsInTier"`
-			OverrideTier  string   `json:"overrideTier"`
-		}
-		if err := doc.Decode(p+"/agent", &agent); err != nil || agent.Score == nil {
-			diags = append(diags, doc.Errorf(p+"/agent", "expected agent: {score: 0..100, secondsInTier?, overrideTier?}"))
-			continue
-		}
-		if *agent.Score < 0 || *agent.Score > 100 {
-			diags = append(diags, doc.Errorf(p+"/agent/score", "score must lie within 0..100"))
-		}
-		switch Tier(agent.OverrideTier) {
-		case "", TierNormal, TierElevated, TierHigh, TierCritical:
-		default:
-			diags = append(diags, doc.Errorf(p+"/agent/overrideTier", "overrideTier must be normal, elevated, high or critical"))
-		}
-		c.Agent = AgentState{Score: int(math.Round(*agent.Score)), SecondsInTier: agent.SecondsInTier, OverrideTier: Tier(agent.OverrideTier)}
-		var req struct {
-			Method      string `json:"method"`
-			Shadow      bool   `json:"shadow"`
-			TenantCount int    `json:"tenantCount"`
-		}
-		if err := doc.Decode(p+"/request", &req); err != nil {
-			diags = append(diags, doc.Errorf(p+"/request", "expected request: {method, shadow?, tenantCount?}: %v", err))
-			continue
-		}
-		c.Request = Request{Method: req.Method, Shadow: req.Shadow}
-		c.TenantCount = req.TenantCount
-		if e, ok := m["expect"].(map[string]any); ok {
-			c.Expect = e
-		}
-		out = append(out, c)
-	}
-	if diags.HasErrors() {
-		diags.Sort()
-		return nil, diags
 	}
 	return out, nil
+}
+
+// checkCase checks the case at p and builds it.
+func checkCase(doc *yamlsrc.Doc, p string, e *caseEntry, _ struct{}) diag.List {
+	var diags diag.List
+	m := e.m
+	c := DecideCase{Pointer: p, Config: defaultRiskConfig()}
+	for k := range m {
+		switch k {
+		case "name", "config", "agent", "request", "expect":
+		default:
+			diags = append(diags, doc.Errorf(p+"/"+yamlsrc.EscapePointer(k), "unknown field %q (expected name, config, agent, request, expect)", k))
+		}
+	}
+	if s, ok := m["name"].(string); ok {
+		c.Name = s
+	} else {
+		diags = append(diags, doc.Errorf(p, "missing name"))
+	}
+	if _, ok := m["config"]; ok {
+		// The config is a risk config like any other.
+		res := ConfigBody.ParseAt(doc, p+"/config", struct{}{})
+		diags = append(diags, res.Diags...)
+		if len(res.Values) == 0 {
+			return diags // schema problems: the rest would be guesses
+		}
+		c.Config = res.Values[0]
+	}
+	var agent struct {
+		Score         *float64 `json:"score"`
+		SecondsInTier *float64 `json:"secondsInTier"`
+		OverrideTier  string   `json:"overrideTier"`
+	}
+	if err := doc.Decode(p+"/agent", &agent); err != nil || agent.Score == nil {
+		diags = append(diags, doc.Errorf(p+"/agent", "expected agent: {score: 0..100, secondsInTier?, overrideTier?}"))
+		return diags
+	}
+	if *agent.Score < 0 || *agent.Score > 100 {
+		diags = append(diags, doc.Errorf(p+"/agent/score", "score must lie within 0..100"))
+	}
+	switch Tier(agent.OverrideTier) {
+	case "", TierNormal, TierElevated, TierHigh, TierCritical:
+	default:
+		diags = append(diags, doc.Errorf(p+"/agent/overrideTier", "overrideTier must be normal, elevated, high or critical"))
+	}
+	c.Agent = AgentState{Score: int(math.Round(*agent.Score)), SecondsInTier: agent.SecondsInTier, OverrideTier: Tier(agent.OverrideTier)}
+	var req struct {
+		Method      string `json:"method"`
+		Shadow      bool   `json:"shadow"`
+		TenantCount int    `json:"tenantCount"`
+	}
+	if err := doc.Decode(p+"/request", &req); err != nil {
+		diags = append(diags, doc.Errorf(p+"/request", "expected request: {method, shadow?, tenantCount?}: %v", err))
+		return diags
+	}
+	c.Request = Request{Method: req.Method, Shadow: req.Shadow}
+	c.TenantCount = req.TenantCount
+	if e, ok := m["expect"].(map[string]any); ok {
+		c.Expect = e
+	}
+	e.c, e.done = c, true
+	return diags
 }
 
 func sortedKeys(m map[string]any) []string {

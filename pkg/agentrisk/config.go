@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -14,124 +15,80 @@ import (
 // project risk-config file and a single config body are validated against.
 const SchemaName = "risk-config"
 
-// DefaultWeights are the documented component weights. They sum to 1.25, so
-// no single component can make an agent High on its own, while strong
-// evidence in four of the five reaches Critical (the sum is clamped to 100).
-func DefaultWeights() Weights {
-	return Weights{Injection: 0.30, ToolDrift: 0.25, ExcessiveAgency: 0.25, Anomaly: 0.20, PolicyViolation: 0.25}
+// ConfigBody is one tenant's risk config object (PUT
+// /tenants/{tenantId}/risk-config, a decision case's config); ConfigFile is
+// the project file `risk_configs: [...]`. Both take their defaults from
+// schemas/risk-config.schema.json and are checked by validateRiskConfig.
+var (
+	ConfigBody = kind.Kind[RiskConfig, struct{}]{
+		Name:     "risk-config-body",
+		Schema:   SchemaName,
+		Empty:    "empty risk config: expected an object such as {enabled: true}",
+		What:     "risk config",
+		FileList: "risk_configs",
+		One:      "tenant's risk config",
+		Check:    checkConfig,
+	}
+	ConfigFile = kind.Kind[RiskConfig, struct{}]{
+		Name:       "risk-config",
+		Schema:     SchemaName,
+		List:       "risk_configs",
+		NotMapping: "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
+		Missing:    "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
+		What:       "risk config",
+		Check:      checkConfig,
+		CheckAll: func(doc *yamlsrc.Doc, ptrs []string, cfgs []RiskConfig, _ struct{}) diag.List {
+			var out diag.List
+			seen := map[string]string{}
+			for i, c := range cfgs {
+				if prev, dup := seen[c.TenantID]; dup {
+					out = append(out, doc.Errorf(ptrs[i]+"/tenantId", "tenant %q already configured at %s", c.TenantID, prev))
+				}
+				seen[c.TenantID] = ptrs[i]
+			}
+			return out
+		},
+	}
+)
+
+// checkConfig locates validateRiskConfig's problems of the config at ptr.
+func checkConfig(doc *yamlsrc.Doc, ptr string, cfg *RiskConfig, _ struct{}) diag.List {
+	var out diag.List
+	for _, d := range validateRiskConfig(*cfg, ptr) {
+		out = append(out, doc.Errorf(d.Pointer, "%s", d.Msg))
+	}
+	return out
 }
 
-func defaultRiskConfig() RiskConfig {
-	return RiskConfig{
-		Enabled:                false,
-		ElevatedThreshold:      60,
-		HighThreshold:          80,
-		CriticalThreshold:      90,
-		ElevatedRateMult:       0.50,
-		HighRateMult:           0.25,
-		GracePeriodSeconds:     300,
-		CriticalAllowedMethods: []string{"initialize", "ping"},
-		Weights:                DefaultWeights(),
-		DecayHalfLifeHours:     24,
+// defaults is the schema's defaults decoded once.
+var defaults = sync.OnceValue(func() RiskConfig {
+	cfg, ds := ConfigBody.Parse("defaults", []byte("{}"), struct{}{}).One()
+	if ds.HasErrors() {
+		panic(fmt.Sprint("risk-config schema defaults: ", ds))
 	}
+	return cfg
+})
+
+// DefaultWeights are the documented component weights (the defaults of
+// schemas/risk-config.schema.json). They sum to 1.25, so no single
+// component can make an agent High on its own, while strong evidence in
+// four of the five reaches Critical (the sum is clamped to 100).
+func DefaultWeights() Weights { return defaults().Weights }
+
+func defaultRiskConfig() RiskConfig {
+	cfg := defaults()
+	cfg.CriticalAllowedMethods = append([]string(nil), cfg.CriticalAllowedMethods...)
+	return cfg
 }
 
 // parseRiskConfig parses a single config object.
 func parseRiskConfig(file string, data []byte) (RiskConfig, diag.List) {
-	doc, diags := yamlsrc.Parse(file, data)
-	if diags.HasErrors() {
-		return RiskConfig{}, diags
-	}
-	if doc.Value == nil {
-		return RiskConfig{}, diag.List{{File: file, Line: 1, Col: 1, Msg: "empty risk config: expected an object such as {enabled: true}"}}
-	}
-	if m, ok := doc.Value.(map[string]any); ok {
-		if _, isFile := m["risk_configs"]; isFile {
-			return RiskConfig{}, diag.List{doc.Errorf("/risk_configs", "expected one tenant's risk config, not a risk_configs list")}
-		}
-	}
-	cfgs, diags := decodeConfigs(doc, []string{""})
-	if diags.HasErrors() {
-		return RiskConfig{}, diags
-	}
-	return cfgs[0], diags
+	return ConfigBody.Parse(file, data, struct{}{}).One()
 }
 
 // parseRiskConfigFile parses `risk_configs: [...]`.
 func parseRiskConfigFile(file string, data []byte) ([]RiskConfig, diag.List) {
-	doc, diags := yamlsrc.Parse(file, data)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	m, ok := doc.Value.(map[string]any)
-	if !ok {
-		return nil, diag.List{{File: file, Line: 1, Col: 1, Msg: "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]"}}
-	}
-	if _, ok := m["risk_configs"]; !ok {
-		return nil, diag.List{doc.Errorf("", "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]")}
-	}
-	list, _ := m["risk_configs"].([]any)
-	ptrs := make([]string, len(list))
-	for i := range list {
-		ptrs[i] = fmt.Sprintf("/risk_configs/%d", i)
-	}
-	cfgs, d := decodeConfigs(doc, ptrs)
-	diags = append(diags, d...)
-	if diags.HasErrors() {
-		diags.Sort()
-		return nil, diags
-	}
-	seen := map[string]string{}
-	for i, c := range cfgs {
-		if prev, dup := seen[c.TenantID]; dup {
-			diags = append(diags, doc.Errorf(ptrs[i]+"/tenantId", "tenant %q already configured at %s", c.TenantID, prev))
-		}
-		seen[c.TenantID] = ptrs[i]
-	}
-	if diags.HasErrors() {
-		diags.Sort()
-		return nil, diags
-	}
-	return cfgs, diags
-}
-
-// decodeConfigs validates doc against the schema, then decodes every config
-// at ptrs onto the defaults and runs the semantic checks, locating each
-// problem in doc.
-func decodeConfigs(doc *yamlsrc.Doc, ptrs []string) ([]RiskConfig, diag.List) {
-	diags := schema.Validate(SchemaName, doc)
-	out := make([]RiskConfig, 0, len(ptrs))
-	for _, p := range ptrs {
-		// Entries with schema problems are not checked further: their
-		// decoded values would be guesses. The others still are, so that
-		// every problem of a file is reported at once.
-		if hasProblemUnder(diags, p) {
-			continue
-		}
-		cfg := defaultRiskConfig()
-		// Decode replaces slices, so an allow-list given in the file replaces
-		// the default one rather than extending it.
-		if err := doc.Decode(p, &cfg); err != nil {
-			diags = append(diags, doc.Errorf(p, "cannot decode risk config: %v", err))
-			continue
-		}
-		for _, d := range validateRiskConfig(cfg, p) {
-			loc := doc.Errorf(d.Pointer, "%s", d.Msg)
-			diags = append(diags, loc)
-		}
-		out = append(out, cfg)
-	}
-	diags.Sort()
-	return out, diags
-}
-
-func hasProblemUnder(diags diag.List, ptr string) bool {
-	for _, d := range diags {
-		if d.Severity == diag.SevError && (d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/") || ptr == "" || d.Pointer == "") {
-			return true
-		}
-	}
-	return false
+	return ConfigFile.Parse(file, data, struct{}{}).All()
 }
 
 // validateRiskConfig checks the rules a schema cannot express (and repeats
@@ -210,6 +167,3 @@ func MarshalConfigFile(cfgs []RiskConfig) map[string]any {
 	}
 	return map[string]any{"risk_configs": list}
 }
-
-// schemaCheck validates a single config document against the schema.
-func schemaCheck(doc *yamlsrc.Doc) diag.List { return schema.Validate(SchemaName, doc) }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 )
 
 func TestParseRiskConfigDefaultsAndReplacement(t *testing.T) {
@@ -75,18 +77,20 @@ func FuzzParseRiskConfig(f *testing.F) {
 	}
 	f.Add([]byte("elevatedThreshold: 95\nweights: {anomaly: -1}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, d := ParseRiskConfig("f", data)
-		if !d.HasErrors() {
-			if v := ValidateRiskConfig(cfg, ""); v.HasErrors() {
-				t.Fatalf("accepted an invalid config: %v", v)
+		fuzzcheck.Bounded(t, len(data), func() {
+			cfg, d := ParseRiskConfig("f", data)
+			if !d.HasErrors() {
+				if v := ValidateRiskConfig(cfg, ""); v.HasErrors() {
+					t.Fatalf("accepted an invalid config: %v", v)
+				}
 			}
-		}
-		_, _ = ParseRiskConfigFile("f", data)
-		cases, d := ParseDecideCases("f", data)
-		if !d.HasErrors() {
-			for i := range cases {
-				_ = cases[i].Run()
+			_, _ = ParseRiskConfigFile("f", data)
+			cases, d := ParseDecideCases("f", data)
+			if !d.HasErrors() {
+				for i := range cases {
+					_ = cases[i].Run()
+				}
 			}
-		}
+		})
 	})
 }

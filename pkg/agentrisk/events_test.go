@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 )
 
 func TestParseEventsJSONLAndArrayAgree(t *testing.T) {
@@ -64,15 +66,17 @@ func FuzzParseEvents(f *testing.F) {
 	f.Add([]byte(`[{"timestamp":"2026-04-16T10:00:00Z","tenant_id":"t","agent_id":"a"}]`))
 	f.Add([]byte("{\"timestamp\": 1}\n\n[1,2]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		evs, d := ParseEvents("f", strings.NewReader(string(data)))
-		if d.HasErrors() && evs != nil {
-			t.Fatal("events and errors")
-		}
-		for _, e := range evs {
-			if e.TenantID == "" || e.AgentID == "" || e.Timestamp.IsZero() {
-				t.Fatalf("invalid event accepted: %+v", e)
+		fuzzcheck.Bounded(t, len(data), func() {
+			evs, d := ParseEvents("f", strings.NewReader(string(data)))
+			if d.HasErrors() && evs != nil {
+				t.Fatal("events and errors")
 			}
-		}
+			for _, e := range evs {
+				if e.TenantID == "" || e.AgentID == "" || e.Timestamp.IsZero() {
+					t.Fatalf("invalid event accepted: %+v", e)
+				}
+			}
+		})
 	})
 }
 

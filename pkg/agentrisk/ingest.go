@@ -303,6 +303,7 @@ type tenantIngest struct {
 	horizon int64             // events of earlier hours are expired
 	latest  int64             // latest hour with a hash set (before and during this ingest)
 	has     bool
+	lastSet *hourSet // its hour set used last: a new one starts at its size
 }
 
 type hourSet struct {
@@ -367,14 +368,18 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 		}
+		hint := 0
+		if t.lastSet != nil {
+			hint = t.lastSet.seen.n
+		}
 		s = &hourSet{}
-		s.seen.reserve(len(b) / 16)
+		s.seen.reserve(max(len(b)/16, hint))
 		for i := 0; i+16 <= len(b); i += 16 {
 			s.seen.insert(evHash(b[i : i+16]))
 		}
 		in.hours[k] = s
 	}
-	in.lastHour, in.lastSet = k, s
+	in.lastHour, in.lastSet, t.lastSet = k, s, s
 	return s, nil
 }
 

@@ -16,8 +16,11 @@ const (
 	minBaselineHrs  = 24      // drift needs at least a day of baseline
 	injectionTopN   = 100     // injection observations that count
 	injectionPower  = 1.5     // i-th strongest observation weighs 1/i^1.5
-	minPeers        = 3       // anomaly needs at least 3 active peers
-	exactPeerLimit  = 200     // above this many active agents, peers' median/MAD include the agent itself
+	minPeers        = 3       // anomaly needs at least 3 established peers
+	exactPeerLimit  = 200     // above this many established peers, their median/MAD include the agent itself
+	peerLagHours    = 6       // peers are compared as they were 6 h before T (before the recent hours)
+	peerMinHistory  = 24      // a peer needs a first event at least 24 h before that reference time
+	peerMinRequests = 24      // and at least 24 requests in its window at that time
 	agencyScale     = 10.0    // a session with 10 high-impact calls of one tool scores 1-1/e
 	agencyScopeCost = 5.0     // each extra distinct high-impact tool counts as 5 calls
 )
@@ -66,6 +69,13 @@ type agentCalc struct {
 	score    int
 	baseline BaselineBody
 	err      error
+
+	// The agent as a peer of the others: its features at the reference time
+	// (peerLagHours before T) and whether it then had enough history to be
+	// part of the peer baseline (see establishedPeer).
+	refFeatures [5]float64
+	established bool
+	peerOnly    bool // the live path: only needed as a peer, no components
 }
 
 // clock holds the hour grid of a calculation at time at.
@@ -74,9 +84,18 @@ type clock struct {
 	hT, lo  int32                // window hours lo..hT
 	weights [windowHours]float64 // weights[hT-h]
 	wRecent float64              // sum of weights over the recent 24 h
+	ref     *clock               // the peers' reference time, peerLagHours before at
 }
 
+// newClock is the clock of a calculation at time at with the reference clock
+// of its peer baseline.
 func newClock(at time.Time, halfLifeHours float64) *clock {
+	c := newClockAt(at, halfLifeHours)
+	c.ref = newClockAt(at.Add(-peerLagHours*time.Hour), halfLifeHours)
+	return c
+}
+
+func newClockAt(at time.Time, halfLifeHours float64) *clock {
 	c := &clock{at: at}
 	sec := at.Unix()
 	// The last hour of the window is the one holding the instant just before
@@ -115,21 +134,105 @@ func hourTime(h int32) string {
 // injection, tool drift, excessive agency, policy violation rate, the anomaly
 // features and the baseline (docs/agent-risk.md gives every formula).
 func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
-	out := agentCalc{in: in}
 	a, err := decodeAgg(in.blob, false)
 	if err != nil {
-		out.err = fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)
-		return out
+		return agentCalc{in: in, err: fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)}
 	}
+	return scoreDecoded(cfg, c, in, a)
+}
+
+// scoreDecoded is scoreOwn on an aggregate already decoded.
+func scoreDecoded(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) agentCalc {
+	out := agentCalc{in: in}
 	w := tallyWindow(cfg, c, in, a)
 	out.active = w.wCalls > 0
 	out.comps[0] = injectionComponent(c, w)
 	out.comps[1] = toolDriftComponent(c, w)
 	out.comps[2] = excessiveAgencyComponent(c, w)
 	out.comps[4] = policyViolationComponent(w)
-	out.features = anomalyFeatures(w)
+	out.features, _ = featuresAt(c, a, w.hiTool)
+	out.refFeatures, out.established = peerFeatures(c, in, a, w.hiTool)
 	out.baseline = baselineOf(c, w)
 	return out
+}
+
+// peerFeatures are the agent's features as a peer of the others: at the
+// reference time c.ref, and whether it then was an established peer: a first
+// event at least peerMinHistory hours and at least peerMinRequests requests
+// in its window, both as of the reference time. New agents, agents with a
+// handful of events and whatever happened in the last peerLagHours hours do
+// not move the baseline the others are compared with.
+func peerFeatures(c *clock, in *scoreInput, a *agg, hiTool []bool) ([5]float64, bool) {
+	if in.firstHour > c.ref.hT-peerMinHistory {
+		return [5]float64{}, false
+	}
+	f, calls := featuresAt(c.ref, a, hiTool)
+	return f, calls >= peerMinRequests
+}
+
+// highImpactTools flags the tools of a that cfg names high-impact.
+func highImpactTools(cfg *RiskConfig, a *agg) []bool {
+	hi := make([]bool, len(a.tools))
+	for _, name := range cfg.HighImpactTools {
+		for i, t := range a.tools {
+			if t == name && t != "" {
+				hi[i] = true
+			}
+		}
+	}
+	return hi
+}
+
+// featuresAt are the five anomaly features of an agent at clock c: decayed
+// request volume, deny share, high-impact share, mean injection score per
+// request, distinct tools (all 0 without requests), and the raw number of
+// requests in the window. The full recalculation and the live path both call
+// it on the same hour and injection buckets, so they agree to the bit.
+func featuresAt(c *clock, a *agg, hiTool []bool) ([5]float64, float64) {
+	var wCalls, wDenied, wHI, wInj, raw float64
+	var used []uint64
+	distinct := 0
+	for _, h := range a.hours {
+		if h.hour > c.hT {
+			break
+		}
+		if h.hour < c.lo {
+			continue
+		}
+		wt := c.w(h.hour)
+		calls := float64(h.calls)
+		hi := float64(h.hi)
+		if hiTool[h.tool] {
+			hi = calls
+		}
+		wCalls += wt * calls
+		wDenied += wt * float64(h.denied)
+		wHI += wt * hi
+		raw += calls
+		if h.tool != 0 {
+			if used == nil {
+				used = make([]uint64, (len(a.tools)+63)/64)
+			}
+			if word, bit := h.tool/64, uint64(1)<<(h.tool%64); used[word]&bit == 0 {
+				used[word] |= bit
+				distinct++
+			}
+		}
+	}
+	if wCalls == 0 {
+		return [5]float64{}, raw
+	}
+	for _, b := range a.inj {
+		if b.hour > c.hT {
+			break
+		}
+		if b.hour < c.lo {
+			continue
+		}
+		s := float64(b.score) / 1000
+		wInj += c.w(b.hour) * s * float64(b.count)
+	}
+	return [5]float64{wCalls, wDenied / wCalls, wHI / wCalls, wInj / wCalls, float64(distinct)}, raw
 }
 
 // agentWindow is what the components read from one agent's aggregate: decayed
@@ -146,13 +249,11 @@ type agentWindow struct {
 
 	rW, rCalls   []float64 // per tool: decayed and raw calls in the recent 6 h
 	deniedByTool []float64
-	used         []bool // tools called in the window (tool 0, no tool, excluded)
 
-	wCalls, wDenied, wHI float64 // decayed over the window
-	rawCalls, rawDenied  float64
+	wCalls, wDenied     float64 // decayed over the window
+	rawCalls, rawDenied float64
 
-	inj  []injObs // the window's injection observations, strongest first
-	wInj float64  // decayed sum of injection scores over the window
+	inj []injObs // the window's injection observations, strongest first
 }
 
 // injObs is the injection observations of one hour at one score.
@@ -166,14 +267,7 @@ type injObs struct {
 // tallyWindow reads one agent's hours and injection observations once.
 func tallyWindow(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) *agentWindow {
 	nt := len(a.tools)
-	w := &agentWindow{a: a, hiTool: make([]bool, nt)}
-	for _, name := range cfg.HighImpactTools {
-		for i, t := range a.tools {
-			if t == name && t != "" {
-				w.hiTool[i] = true
-			}
-		}
-	}
+	w := &agentWindow{a: a, hiTool: highImpactTools(cfg, a)}
 	w.bStart = c.hT - baselineHours + 1
 	if in.firstHour > w.bStart {
 		w.bStart = in.firstHour
@@ -191,7 +285,6 @@ func tallyWindow(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) *agentWindow
 	w.rW = make([]float64, nt)
 	w.rCalls = make([]float64, nt)
 	w.deniedByTool = make([]float64, nt)
-	w.used = make([]bool, nt)
 	w.tallyHours(c)
 	w.collectInjection(c)
 	return w
@@ -213,19 +306,11 @@ func (w *agentWindow) tallyHours(c *clock) {
 		}
 		wt := c.w(h.hour)
 		calls := float64(h.calls)
-		hi := float64(h.hi)
-		if w.hiTool[h.tool] {
-			hi = calls
-		}
 		w.wCalls += wt * calls
 		w.wDenied += wt * float64(h.denied)
-		w.wHI += wt * hi
 		w.rawCalls += calls
 		w.rawDenied += float64(h.denied)
 		w.deniedByTool[h.tool] += float64(h.denied)
-		if h.tool != 0 {
-			w.used[h.tool] = true
-		}
 		if h.hour >= rStart {
 			w.rW[h.tool] += wt * calls
 			w.rCalls[h.tool] += calls
@@ -244,7 +329,6 @@ func (w *agentWindow) collectInjection(c *clock) {
 		wt := c.w(b.hour)
 		s := float64(b.score) / 1000
 		w.inj = append(w.inj, injObs{v: s * wt, hour: b.hour, score: b.score, count: b.count})
-		w.wInj += wt * s * float64(b.count)
 	}
 	sort.Slice(w.inj, func(i, j int) bool {
 		if w.inj[i].v != w.inj[j].v {
@@ -465,22 +549,6 @@ func policyViolationComponent(w *agentWindow) Component {
 	return pv
 }
 
-// anomalyFeatures are the agent's five features that scoreAnomaly compares
-// with its peers: decayed request volume, deny share, high-impact share, mean
-// injection score per request, and distinct tools (all 0 without requests).
-func anomalyFeatures(w *agentWindow) [5]float64 {
-	if w.wCalls == 0 {
-		return [5]float64{}
-	}
-	distinct := 0
-	for _, u := range w.used {
-		if u {
-			distinct++
-		}
-	}
-	return [5]float64{w.wCalls, w.wDenied / w.wCalls, w.wHI / w.wCalls, w.wInj / w.wCalls, float64(distinct)}
-}
-
 // baselineOf is the agent's per-tool baseline: calls per baseline hour (mean
 // and standard deviation) and common resource patterns, busiest tool first.
 func baselineOf(c *clock, w *agentWindow) BaselineBody {
@@ -539,30 +607,31 @@ func commonPatterns(a *agg, t uint16) []string {
 }
 
 // scoreAnomaly fills the anomaly component of every agent of one tenant from
-// the robust deviation (median, MAD) of its features from its active peers.
+// the robust deviation (median, MAD) of its features from the established
+// peers' features at the reference time (peerFeatures).
 func scoreAnomaly(calcs []*agentCalc) {
-	var active []*agentCalc
+	var peers []*agentCalc
 	for _, c := range calcs {
-		if c.err == nil && c.active {
-			active = append(active, c)
+		if c.err == nil && c.established {
+			peers = append(peers, c)
 		}
 	}
-	// Large tenants: one median and MAD per feature over all active agents
-	// (the agent itself moves them by at most one rank).
+	// Large tenants: one median and MAD per feature over all established
+	// peers (the agent itself moves them by at most one rank).
 	var shared *peerStats
-	if len(active) > exactPeerLimit {
+	if len(peers) > exactPeerLimit {
 		shared = &peerStats{}
-		v := make([]float64, len(active))
+		v := make([]float64, len(peers))
 		for f := 0; f < 5; f++ {
-			for i, c := range active {
-				v[i] = c.features[f]
+			for i, c := range peers {
+				v[i] = c.refFeatures[f]
 			}
 			shared.med[f], shared.mad[f] = medianMAD(v)
 		}
 	}
 	for _, c := range calcs {
-		if c.err == nil {
-			c.comps[3] = anomalyComponent(c, active, shared)
+		if c.err == nil && !c.peerOnly {
+			c.comps[3] = anomalyComponent(c, peers, shared)
 		}
 	}
 }
@@ -573,17 +642,18 @@ type peerStats struct {
 }
 
 // anomalyComponent is the largest robust z-score of the agent's features
-// against its active peers (at least 3), with scale floors for volume (a
-// quarter of the median, at least 1), distinct tools (1) and shares (0.1):
+// against its established peers (at least 3) as they were at the reference
+// time, with scale floors for volume (a quarter of the median, at least 1),
+// distinct tools (1) and shares (0.1):
 //
 //	z_f     = (x_f - median_f) / max(1.4826 × MAD_f, floor_f)
 //	anomaly = 100 × max_f clamp((z_f - 3) / 3, 0, 1)
 //
-// shared, when set, holds the statistics of all active agents (large tenants).
-func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Component {
+// shared, when set, holds the statistics of all established peers (large tenants).
+func anomalyComponent(c *agentCalc, established []*agentCalc, shared *peerStats) Component {
 	comp := Component{Name: CompAnomaly}
-	peers := len(active)
-	if c.active {
+	peers := len(established)
+	if c.established {
 		peers--
 	}
 	if !c.active {
@@ -591,7 +661,7 @@ func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Comp
 		return comp
 	}
 	if peers < minPeers {
-		comp.Explanation = fmt.Sprintf("%d active peers in the tenant (needs %d): no comparison", peers, minPeers)
+		comp.Explanation = fmt.Sprintf("%d established peers in the tenant (needs %d; a peer needs a day of history and %d requests in its window, as of %d h ago): no comparison", peers, minPeers, peerMinRequests, peerLagHours)
 		return comp
 	}
 	best := 0.0
@@ -602,9 +672,9 @@ func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Comp
 			med, mad = shared.med[f], shared.mad[f]
 		} else {
 			vals := make([]float64, 0, peers)
-			for _, p := range active {
+			for _, p := range established {
 				if p != c {
-					vals = append(vals, p.features[f])
+					vals = append(vals, p.refFeatures[f])
 				}
 			}
 			med, mad = medianMAD(vals)
@@ -628,7 +698,7 @@ func anomalyComponent(c *agentCalc, active []*agentCalc, shared *peerStats) Comp
 		}
 	}
 	comp.Value = round1(100 * best)
-	comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d active peers over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers)
+	comp.Explanation = fmt.Sprintf("largest robust z-score (x - median) / (1.4826 MAD) against %d established peers as they were %d h ago, over volume, deny share, high-impact share, injection mean and distinct tools; z <= 3 counts nothing, z >= 6 fully", peers, peerLagHours)
 	sort.SliceStable(fds, func(i, j int) bool { return fds[i].s > fds[j].s })
 	for _, x := range fds {
 		comp.Drivers = append(comp.Drivers, x.txt)

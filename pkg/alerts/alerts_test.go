@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,7 @@ func TestEvaluateFiresOncePerCrossing(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	rules := []Rule{
-		{ID: "r-score", TenantID: "t1", Threshold: ptr(80), Channel: ChannelWebhook, URL: "http://127.0.0.1:1/", Secret: "s"},
+		{ID: "r-score", TenantID: "t1", Threshold: ptr(80), Channel: ChannelWebhook, URL: "http://hooks.example.com/", SecretName: "s"},
 		{ID: "r-crit", TenantID: "t1", Tier: "critical", Channel: ChannelEmail, To: []string{"a@example.com"}},
 		{ID: "r-off", TenantID: "t1", Threshold: ptr(10), Channel: ChannelEmail, To: []string{"a@example.com"}, Disabled: true},
 		{ID: "r-other", TenantID: "t2", Threshold: ptr(1), Channel: ChannelEmail, To: []string{"a@example.com"}},
@@ -90,18 +91,21 @@ func TestEvaluateFirstSightUsesOldScore(t *testing.T) {
 }
 
 func TestRuleCheck(t *testing.T) {
-	allow := HostAllowList{"hooks.example.com", "*.internal.example", "127.0.0.1"}
+	allow := HostAllowList{"hooks.example.com", "*.internal.example", "127.0.0.1:*"}
 	cases := []struct {
 		name    string
 		rule    Rule
 		pointer string
 	}{
-		{"ok", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "https://hooks.example.com/x", Secret: "s"}, ""},
-		{"suffix", Rule{ID: "a", Tier: "high", Channel: ChannelWebhook, URL: "http://a.internal.example/x", SecretEnv: "S"}, ""},
+		{"ok", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "https://hooks.example.com/x", SecretName: "s"}, ""},
+		{"suffix", Rule{ID: "a", Tier: "high", Channel: ChannelWebhook, URL: "http://a.internal.example/x", SecretName: "S"}, ""},
 		{"both", Rule{ID: "a", Threshold: ptr(5), Tier: "high", Channel: ChannelEmail, To: []string{"a@b"}}, ""},
-		{"scheme", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "file:///etc/passwd", Secret: "s"}, "/url"},
-		{"host", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://169.254.169.254/", Secret: "s"}, "/url"},
-		{"nosecret", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://127.0.0.1/"}, "/secret"},
+		{"scheme", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "file:///etc/passwd", SecretName: "s"}, "/url"},
+		{"host", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://169.254.169.254/", SecretName: "s"}, "/url"},
+		{"userinfo", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://u:p@hooks.example.com/", SecretName: "s"}, "/url"},
+		{"port", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://hooks.example.com:22/", SecretName: "s"}, "/url"},
+		{"nosecret", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://127.0.0.1/"}, "/secretName"},
+		{"secret name", Rule{ID: "a", Threshold: ptr(5), Channel: ChannelWebhook, URL: "http://127.0.0.1/", SecretName: "$HOME"}, "/secretName"},
 		{"tier", Rule{ID: "a", Tier: "severe", Channel: ChannelEmail, To: []string{"a@b"}}, "/tier"},
 		{"range", Rule{ID: "a", Threshold: ptr(101), Channel: ChannelEmail, To: []string{"a@b"}}, "/threshold"},
 		{"to", Rule{ID: "a", Threshold: ptr(1), Channel: ChannelEmail, To: []string{"nobody"}}, "/to/0"},
@@ -131,8 +135,16 @@ func webhookAlert(url string) Alert {
 	return Alert{
 		AlertID: "alr_1", RuleID: "r1", TenantID: "t1", AgentID: "a1", AgentName: "bot",
 		OldScore: 70, NewScore: 93, OldTier: "elevated", NewTier: "critical", Time: time.Now().UTC(),
-		Rule: Rule{ID: "r1", TenantID: "t1", Channel: ChannelWebhook, URL: url, Secret: "topsecret"},
+		Rule: Rule{ID: "r1", TenantID: "t1", Channel: ChannelWebhook, URL: url, SecretName: "hook"},
 	}
+}
+
+// local allows the test's webhook receivers on 127.0.0.1 (any port) and
+// declares the secret webhookAlert signs with.
+func local(o Options) Options {
+	o.AllowHosts = append(o.AllowHosts, "127.0.0.1:*")
+	o.Secrets = Secrets{"t1": {"hook": "topsecret"}}
+	return o
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -166,7 +178,7 @@ func TestWebhookSignedWithRetries(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	d := NewDispatcher(st, Options{BaseBackoff: 5 * time.Millisecond, AllowHosts: HostAllowList{"127.0.0.1"}})
+	d := NewDispatcher(st, local(Options{BaseBackoff: 5 * time.Millisecond}))
 	d.Enqueue(webhookAlert(srv.URL + "/hook"))
 	settle(t, d)
 	if calls.Load() != 3 {
@@ -212,7 +224,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 		http.Error(w, "down", http.StatusInternalServerError)
 	}))
 	defer srv.Close()
-	d := NewDispatcher(st, Options{BaseBackoff: time.Millisecond, MaxAttempts: 3})
+	d := NewDispatcher(st, local(Options{BaseBackoff: time.Millisecond, MaxAttempts: 3}))
 	d.Enqueue(webhookAlert(srv.URL))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
@@ -225,7 +237,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	}))
 	defer srv4.Close()
 	st2 := openStore(t)
-	d = NewDispatcher(st2, Options{BaseBackoff: time.Millisecond})
+	d = NewDispatcher(st2, local(Options{BaseBackoff: time.Millisecond}))
 	d.Enqueue(webhookAlert(srv4.URL))
 	settle(t, d)
 	ds, _ = ListDeliveries(ctx, st2, "", 0)
@@ -237,12 +249,20 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 func TestWebhookAllowListAtDelivery(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	d := NewDispatcher(st, Options{AllowHosts: HostAllowList{"hooks.example.com"}})
+	var logged []string
+	d := NewDispatcher(st, Options{
+		AllowHosts: HostAllowList{"hooks.example.com"}, Secrets: Secrets{"t1": {"hook": "x"}},
+		Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) },
+	})
 	d.Enqueue(webhookAlert("http://127.0.0.1:9/"))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
-	if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "webhookAllowHosts") {
+	// The tenant reads "refused by policy", nothing about the address or the list.
+	if len(ds) != 1 || ds[0].Status != StatusFailed || ds[0].Error != "refused by policy" {
 		t.Fatalf("deliveries %+v", ds)
+	}
+	if len(logged) == 0 || !strings.Contains(logged[0], "webhookAllowHosts") {
+		t.Errorf("the server log lacks the detail: %q", logged)
 	}
 }
 
@@ -254,7 +274,7 @@ func TestSlowWebhookDoesNotBlockEnqueue(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	d := NewDispatcher(st, Options{QueueSize: 4, Workers: 1})
+	d := NewDispatcher(st, local(Options{QueueSize: 4, Workers: 1}))
 	start := time.Now()
 	for range 10 { // more than the queue holds: the rest are recorded as failed
 		d.Enqueue(webhookAlert(srv.URL))
@@ -375,7 +395,7 @@ func TestCloseCutsBackoffShort(t *testing.T) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	d := NewDispatcher(st, Options{BaseBackoff: time.Hour, MaxAttempts: 5})
+	d := NewDispatcher(st, local(Options{BaseBackoff: time.Hour, MaxAttempts: 5}))
 	d.Enqueue(webhookAlert(srv.URL))
 	waitFor(t, "first attempt", func() bool {
 		ds, _ := ListDeliveries(context.Background(), st, "", 0)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -90,7 +89,8 @@ func ListDeliveries(ctx context.Context, st *store.Store, tenantID string, limit
 
 // Options configure a Dispatcher.
 type Options struct {
-	AllowHosts  HostAllowList // webhook hosts allowed (empty: all)
+	AllowHosts  HostAllowList // webhook hosts and ports allowed (empty: any public address)
+	Secrets     Secrets       // signing secrets by tenant and name
 	Mailer      *Mailer       // nil: email deliveries fail with "no SMTP configured"
 	Client      *http.Client  // nil: a client with a 10 s timeout that does not follow redirects
 	QueueSize   int           // pending alerts; default 1024
@@ -98,19 +98,8 @@ type Options struct {
 	MaxAttempts int           // per alert; default 5
 	BaseBackoff time.Duration // first retry delay, doubled each time; default 1 s
 	MaxBackoff  time.Duration // cap of the delay; default 30 s
-	Getenv      func(string) string
 	// Logf, when set, gets one line per failed attempt (never secrets).
 	Logf func(format string, args ...any)
-}
-
-// NewWebhookClient returns the HTTP client webhooks are sent with: a
-// per-attempt timeout and no redirects, since following one would let a
-// target send us past the allow list.
-func NewWebhookClient(timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // Dispatcher delivers alerts in the background so that a slow or failing
@@ -150,9 +139,6 @@ func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
 	if opt.MaxBackoff <= 0 {
 		opt.MaxBackoff = 30 * time.Second
 	}
-	if opt.Getenv == nil {
-		opt.Getenv = os.Getenv
-	}
 	if opt.Client == nil {
 		opt.Client = NewWebhookClient(10 * time.Second)
 	}
@@ -189,7 +175,7 @@ func (d *Dispatcher) fail(a Alert, reason string) {
 	_ = record(context.Background(), d.st, Delivery{
 		TenantID: a.TenantID, RuleID: a.RuleID, AgentID: a.AgentID, AlertID: a.AlertID,
 		Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: 0, Status: StatusFailed,
-		Error: reason, Time: time.Now().UTC(),
+		Error: reason, Time: time.Now().UTC().Truncate(time.Second),
 	})
 }
 
@@ -250,7 +236,7 @@ func (d *Dispatcher) deliver(a Alert) {
 		rec := Delivery{
 			TenantID: a.TenantID, RuleID: a.RuleID, AgentID: a.AgentID, AlertID: a.AlertID,
 			Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: attempt, StatusCode: code,
-			Time: time.Now().UTC(), Status: StatusDelivered,
+			Time: time.Now().UTC().Truncate(time.Second), Status: StatusDelivered,
 		}
 		last := !retry || attempt >= d.opt.MaxAttempts || d.ctx.Err() != nil || d.stopping()
 		if err != nil {
@@ -299,27 +285,32 @@ func (d *Dispatcher) send(a Alert) (code int, err error, retry bool) {
 	}
 }
 
-func (d *Dispatcher) secret(r Rule) string {
-	if r.SecretEnv != "" {
-		return d.opt.Getenv(r.SecretEnv)
+// refuse logs why a delivery was refused and returns what the tenant sees.
+func (d *Dispatcher) refuse(a Alert, detail string) error {
+	if d.opt.Logf != nil {
+		d.opt.Logf("alert %s rule %s of tenant %s: refused by policy: %s", a.AlertID, a.RuleID, a.TenantID, detail)
 	}
-	return r.Secret
+	return ErrRefused
 }
 
 func (d *Dispatcher) sendWebhook(a Alert) (int, error, bool) {
-	if err := CheckWebhookURL(a.Rule.URL, d.opt.AllowHosts); err != nil {
-		return 0, err, false
+	if err := CheckTarget(a.Rule.URL, d.opt.AllowHosts); err != nil {
+		return 0, d.refuse(a, err.Error()), false
 	}
-	secret := d.secret(a.Rule)
-	if secret == "" {
-		return 0, fmt.Errorf("no signing secret (environment variable %s is empty)", a.Rule.SecretEnv), false
+	secret, ok := d.opt.Secrets.Lookup(a.TenantID, a.Rule.SecretName)
+	if !ok {
+		// The same answer whether the name is unknown or the rule has none:
+		// nothing tells a tenant which secrets exist.
+		return 0, errors.New("no signing secret: the rule's secretName is not declared for this tenant"), false
 	}
+	t, _ := parseTarget(a.Rule.URL)
+	ctx := withTrust(d.ctx, d.opt.AllowHosts.trustsInternal(t.host, t.port))
 	body, err := json.Marshal(a)
 	if err != nil {
 		return 0, err, false
 	}
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, a.Rule.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.Rule.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err, false
 	}
@@ -330,7 +321,14 @@ func (d *Dispatcher) sendWebhook(a Alert) (int, error, bool) {
 	req.Header.Set(AlertIDHeader, a.AlertID)
 	resp, err := d.opt.Client.Do(req)
 	if err != nil {
-		return 0, err, true
+		var id *errInternalDial
+		if errors.As(err, &id) {
+			return 0, d.refuse(a, id.Error()), false
+		}
+		if d.opt.Logf != nil {
+			d.opt.Logf("alert %s rule %s: %v", a.AlertID, a.RuleID, err)
+		}
+		return 0, errors.New(publicError(err)), true
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

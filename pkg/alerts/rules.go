@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -49,26 +48,67 @@ type Rule struct {
 	Tier      string   `json:"tier,omitempty"`
 	Channel   string   `json:"channel"`
 	URL       string   `json:"url,omitempty"`
-	// Secret signs webhook bodies; SecretEnv names an environment variable
-	// holding it instead, so that rule files can live in git.
-	Secret    string    `json:"secret,omitempty"`
-	SecretEnv string    `json:"secretEnv,omitempty"`
-	To        []string  `json:"to,omitempty"`
-	Disabled  bool      `json:"disabled,omitempty"`
-	CreatedAt time.Time `json:"createdAt,omitzero"`
+	// SecretName names the secret that signs webhook bodies: one of the
+	// secrets the server config declares for the rule's tenant. Rules never
+	// hold a secret, nor the name of an environment variable.
+	SecretName string    `json:"secretName,omitempty"`
+	To         []string  `json:"to,omitempty"`
+	Disabled   bool      `json:"disabled,omitempty"`
+	CreatedAt  time.Time `json:"createdAt,omitzero"`
 }
 
-// PublicRule is a rule as the API and the CLI show it: the secret is never
-// echoed back, only whether one is set.
+// MaxRecipients is the most addresses an email rule may name.
+const MaxRecipients = 32
+
+// PublicRule is a rule as the API and the CLI show it. Rules hold no secret
+// (only its name), so nothing is hidden; hasSecret says whether it signs.
 type PublicRule struct {
 	Rule
-	Secret    string `json:"secret,omitempty"`
-	HasSecret bool   `json:"hasSecret"`
+	HasSecret bool `json:"hasSecret"`
 }
 
-// Public hides the rule's secret.
+// Public returns the rule as the API shows it.
 func (r Rule) Public() PublicRule {
-	return PublicRule{Rule: r, HasSecret: r.Secret != "" || r.SecretEnv != ""}
+	return PublicRule{Rule: r, HasSecret: r.SecretName != ""}
+}
+
+// Secrets are the webhook signing secrets of the server config, by tenant
+// and then by name.
+type Secrets map[string]map[string]string
+
+// Lookup returns the secret name of tenant.
+func (s Secrets) Lookup(tenant, name string) (string, bool) {
+	v, ok := s[tenant][name]
+	return v, ok && v != ""
+}
+
+// secretNameOK is the rule for secret names.
+func secretNameOK(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckPolicy checks a rule against the server's config, after Check: the
+// webhook target against the outbound policy (CheckTarget) and the
+// secretName against the secrets declared for the rule's tenant.
+func (r Rule) CheckPolicy(allow HostAllowList, secrets Secrets) error {
+	if r.Channel != ChannelWebhook {
+		return nil
+	}
+	if err := CheckTarget(r.URL, allow); err != nil {
+		return &FieldError{"/url", err.Error()}
+	}
+	if _, ok := secrets.Lookup(r.TenantID, r.SecretName); !ok {
+		return &FieldError{"/secretName", fmt.Sprintf("no secret %q is declared for tenant %q in the server config (secrets:)", r.SecretName, r.TenantID)}
+	}
+	return nil
 }
 
 // above reports whether an agent with score and tier is on the firing side
@@ -86,54 +126,6 @@ func (r Rule) Condition() string {
 		return fmt.Sprintf("score >= %g", *r.Threshold)
 	}
 	return "tier >= " + r.Tier
-}
-
-// HostAllowList restricts the hosts webhooks may be sent to. Entries are
-// host names or IP addresses ("hooks.example.com", "127.0.0.1") or suffix
-// patterns ("*.example.com"); an empty list allows every host.
-type HostAllowList []string
-
-// Allows reports whether host (without port) is allowed.
-func (l HostAllowList) Allows(host string) bool {
-	if len(l) == 0 {
-		return true
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, p := range l {
-		p = strings.ToLower(strings.TrimSpace(p))
-		if strings.HasPrefix(p, "*.") {
-			if strings.HasSuffix(host, p[1:]) && len(host) > len(p)-1 {
-				return true
-			}
-			continue
-		}
-		if host == p {
-			return true
-		}
-	}
-	return false
-}
-
-// CheckWebhookURL accepts only absolute http(s) URLs whose host the allow
-// list allows.
-func CheckWebhookURL(raw string, allow HostAllowList) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("not a URL: %v", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("only http and https URLs are accepted, got %q", u.Scheme)
-	}
-	if u.Hostname() == "" {
-		return errors.New("URL has no host")
-	}
-	if u.User != nil {
-		return errors.New("URL must not carry credentials; use the rule's secret")
-	}
-	if !allow.Allows(u.Hostname()) {
-		return fmt.Errorf("host %q is not in webhookAllowHosts", u.Hostname())
-	}
-	return nil
 }
 
 // FieldError is a problem with one field of a rule, named by JSON pointer
@@ -168,12 +160,18 @@ func (r Rule) Check(allow HostAllowList) error {
 		if err := CheckWebhookURL(r.URL, allow); err != nil {
 			return &FieldError{"/url", err.Error()}
 		}
-		if r.Secret == "" && r.SecretEnv == "" {
-			return &FieldError{"/secret", "a webhook rule needs secret or secretEnv to sign its bodies"}
+		if r.SecretName == "" {
+			return &FieldError{"/secretName", "a webhook rule needs secretName: the name of a secret the server config declares for the tenant"}
+		}
+		if !secretNameOK(r.SecretName) {
+			return &FieldError{"/secretName", "a secret name is 1 to 64 letters, digits, '_', '-' or '.'"}
 		}
 	case ChannelEmail:
 		if len(r.To) == 0 {
 			return &FieldError{"/to", "is required for an email rule"}
+		}
+		if len(r.To) > MaxRecipients {
+			return &FieldError{"/to", fmt.Sprintf("at most %d recipients", MaxRecipients)}
 		}
 		for i, a := range r.To {
 			if !strings.Contains(a, "@") || strings.ContainsAny(a, "\r\n<>") {

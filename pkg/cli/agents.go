@@ -76,7 +76,9 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 			"\n" +
 			"Unknown fields are ignored. A bad event is reported as file:line: /field: message and\n" +
 			"nothing of the command's files is stored (exit 3). Ingest is idempotent: an event already\n" +
-			"stored (same content hash) is counted once. See docs/agent-risk.md#events.",
+			"stored (same content hash) is counted once, within the dedup window of its tenant: the 8 days\n" +
+			"(7-day score window + 1 day) before the tenant's latest event, at most now. Older events are\n" +
+			"not stored and are counted as expired. See docs/agent-risk.md#events.",
 		Flags: []ucli.Flag{
 			outputFlag("table", "table", "json"),
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
@@ -122,11 +124,13 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		if format == "json" {
-			return report.JSON(env.Stdout, res)
+		expired := ""
+		if res.Expired > 0 {
+			expired = fmt.Sprintf(", %d older than the dedup window (not stored)", res.Expired)
 		}
-		fmt.Fprintf(env.Stdout, "ingested %s: %d new, %d already stored, %s\n", count(res.Events, "event", "events"), res.New, res.Duplicates, count(res.Agents, "agent", "agents"))
-		return nil
+		return env.writeReport(format, output{res, report.Sections{
+			lines(fmt.Sprintf("ingested %s: %d new, %d already stored%s, %s", count(res.Events, "event", "events"), res.New, res.Duplicates, expired, count(res.Agents, "agent", "agents"))),
+		}})
 	})
 }
 
@@ -164,11 +168,8 @@ func agentsRecalc(c *ucli.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		if format == "json" {
-			if changes == nil {
-				changes = []agentrisk.Change{}
-			}
-			return report.JSON(env.Stdout, changes)
+		if changes == nil {
+			changes = []agentrisk.Change{}
 		}
 		rows := make([][]string, 0, len(changes))
 		for _, ch := range changes {
@@ -178,11 +179,10 @@ func agentsRecalc(c *ucli.Context, env *Env) error {
 			}
 			rows = append(rows, []string{ch.TenantID, ch.AgentID, ch.AgentName, old, strconv.Itoa(ch.NewScore), string(ch.NewTier)})
 		}
-		if err := report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "%s recalculated at %s\n", count(len(changes), "agent", "agents"), report.Time(at))
-		return nil
+		return env.writeReport(format, output{changes, report.Sections{
+			table([]string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows),
+			lines(fmt.Sprintf("%s recalculated at %s", count(len(changes), "agent", "agents"), report.Time(at))),
+		}})
 	})
 }
 
@@ -198,10 +198,7 @@ func agentsShowCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return agentErr(err)
 				}
-				if format == "json" {
-					return report.JSON(env.Stdout, r)
-				}
-				return writeAgentRisk(env.Stdout, r)
+				return env.writeReport(format, output{r, agentRiskView(r)})
 			})
 		},
 	}
@@ -220,29 +217,25 @@ func agentsBaselineCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return agentErr(err)
 				}
-				if format == "json" {
-					return report.JSON(env.Stdout, b)
-				}
-				return writeBaseline(env.Stdout, b)
+				return env.writeReport(format, output{b, baselineView(b)})
 			})
 		},
 	}
 }
 
-func writeBaseline(w io.Writer, b agentrisk.Baseline) error {
+func baselineView(b agentrisk.Baseline) report.Sections {
 	rows := make([][]string, 0, len(b.Baseline.Tools))
 	for _, t := range b.Baseline.Tools {
 		rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), report.FormatFloat(t.AvgCallsPerHour), report.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
-	}
-	if err := report.Table(w, []string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows); err != nil {
-		return err
 	}
 	upd := "never"
 	if !b.Baseline.UpdatedAt.IsZero() {
 		upd = report.Time(b.Baseline.UpdatedAt)
 	}
-	fmt.Fprintf(w, "agent %s: %s over %s, updated %s\n", b.AgentID, count(b.Baseline.TotalCalls, "call", "calls"), count(b.Baseline.WindowDays, "day", "days"), upd)
-	return nil
+	return report.Sections{
+		table([]string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows),
+		lines(fmt.Sprintf("agent %s: %s over %s, updated %s", b.AgentID, count(b.Baseline.TotalCalls, "call", "calls"), count(b.Baseline.WindowDays, "day", "days"), upd)),
+	}
 }
 
 func agentsBaselineResetCommand(env *Env) *ucli.Command {
@@ -260,11 +253,10 @@ func agentsBaselineResetCommand(env *Env) *ucli.Command {
 				if err := e.ResetBaseline(c.Context, tenant, agent, at); err != nil {
 					return agentErr(err)
 				}
-				if format == "json" {
-					return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at})
-				}
-				fmt.Fprintf(env.Stdout, "baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there\n", agent, tenant, report.Time(at))
-				return nil
+				return env.writeReport(format, output{
+					map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at},
+					report.Sections{lines(fmt.Sprintf("baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there", agent, tenant, report.Time(at)))},
+				})
 			})
 		},
 	}
@@ -281,11 +273,10 @@ func agentsReleaseCommand(env *Env) *ucli.Command {
 				if err := e.Release(c.Context, tenant, agent); err != nil {
 					return agentErr(err)
 				}
-				if format == "json" {
-					return report.JSON(env.Stdout, map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal})
-				}
-				fmt.Fprintf(env.Stdout, "agent %s (tenant %s) released: effective tier normal until the next recalculation\n", agent, tenant)
-				return nil
+				return env.writeReport(format, output{
+					map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal},
+					report.Sections{lines(fmt.Sprintf("agent %s (tenant %s) released: effective tier normal until the next recalculation", agent, tenant))},
+				})
 			})
 		},
 	}
@@ -330,7 +321,7 @@ func agentsDecide(c *ucli.Context, env *Env) error {
 			}
 		}
 	}
-	if err := writeDecisions(env.Stdout, results, format); err != nil {
+	if err := env.writeReport(format, output{results, report.Sections{decisionsTable(results)}}); err != nil {
 		return err
 	}
 	if !c.Bool("check") {
@@ -346,15 +337,12 @@ func agentsDecide(c *ucli.Context, env *Env) error {
 	return nil
 }
 
-func writeDecisions(w io.Writer, results []agentrisk.CaseResult, format string) error {
-	if format == "json" {
-		return report.JSON(w, results)
-	}
+func decisionsTable(results []agentrisk.CaseResult) *report.TableView {
 	rows := make([][]string, 0, len(results))
 	for _, r := range results {
 		rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, report.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
 	}
-	return report.Table(w, []string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows)
+	return table([]string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows)
 }
 
 func overviewAgentsCommand(env *Env) *ucli.Command {
@@ -376,55 +364,55 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return agentErr(err)
 				}
-				if format == "json" {
-					if tenant != "" {
-						for i := range list {
-							list[i].TenantID = "" // the risk.listAll() shape of one tenant
-						}
-					}
-					return report.JSON(env.Stdout, list)
-				}
 				rows := make([][]string, 0, len(list))
 				for _, s := range list {
 					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), report.Time(s.CalculatedAt)})
 				}
-				return report.Table(env.Stdout, []string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows)
+				if tenant != "" {
+					for i := range list {
+						list[i].TenantID = "" // the risk.listAll() shape of one tenant, in the data
+					}
+				}
+				return env.writeReport(format, output{list, report.Sections{
+					table([]string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows),
+				}})
 			})
 		},
 	}
 }
 
-func writeAgentRisk(w io.Writer, r agentrisk.AgentRisk) error {
-	fmt.Fprintf(w, "agent %s (%s), tenant %s\n", r.AgentID, r.AgentName, r.TenantID)
-	fmt.Fprintf(w, "score %d, tier %s, calculated %s, trend %s (%+d vs 24h)\n", r.Score, r.RiskTier, report.Time(r.CalculatedAt), r.Trend, r.DeltaVs24h)
+func agentRiskView(r agentrisk.AgentRisk) report.Sections {
+	head := []string{
+		fmt.Sprintf("agent %s (%s), tenant %s", r.AgentID, r.AgentName, r.TenantID),
+		fmt.Sprintf("score %d, tier %s, calculated %s, trend %s (%+d vs 24h)", r.Score, r.RiskTier, report.Time(r.CalculatedAt), r.Trend, r.DeltaVs24h),
+	}
 	if r.OverrideTier != "" {
-		fmt.Fprintf(w, "released by an admin: effective tier %s until the next recalculation\n", r.OverrideTier)
+		head = append(head, fmt.Sprintf("released by an admin: effective tier %s until the next recalculation", r.OverrideTier))
 	}
-	var rows [][]string
+	var windows [][]string
 	for _, win := range r.Windows {
-		rows = append(rows, []string{win.Label, report.FormatFloat(win.AvgScore), strconv.Itoa(win.MinScore), strconv.Itoa(win.MaxScore), strconv.Itoa(win.SampleCount)})
+		windows = append(windows, []string{win.Label, report.FormatFloat(win.AvgScore), strconv.Itoa(win.MinScore), strconv.Itoa(win.MaxScore), strconv.Itoa(win.SampleCount)})
 	}
-	if err := report.Table(w, []string{"WINDOW", "AVG", "MIN", "MAX", "SAMPLES"}, rows); err != nil {
-		return err
-	}
-	rows = rows[:0]
+	var comps [][]string
 	total := 0.0
 	for _, c := range r.Components {
 		total += c.Weight * c.Value
-		rows = append(rows, []string{c.Name, report.FormatFloat(c.Value), report.FormatFloat(c.Weight), report.FormatFloat(round1(c.Weight * c.Value))})
+		comps = append(comps, []string{c.Name, report.FormatFloat(c.Value), report.FormatFloat(c.Weight), report.FormatFloat(round1(c.Weight * c.Value))})
 	}
-	if err := report.Table(w, []string{"COMPONENT", "VALUE", "WEIGHT", "CONTRIBUTION"}, rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "weighted sum %s -> score %d\n\n", report.FormatFloat(round1(total)), r.Score)
+	tail := []string{fmt.Sprintf("weighted sum %s -> score %d", report.FormatFloat(round1(total)), r.Score), ""}
 	for _, c := range r.Components {
-		fmt.Fprintf(w, "%s %s: %s\n", c.Name, report.FormatFloat(c.Value), c.Explanation)
+		tail = append(tail, fmt.Sprintf("%s %s: %s", c.Name, report.FormatFloat(c.Value), c.Explanation))
 		for _, d := range c.Drivers {
-			fmt.Fprintf(w, "  - %s\n", d)
+			tail = append(tail, "  - "+d)
 		}
 	}
-	fmt.Fprintf(w, "\nformulas (docs/agent-risk.md):\n%s\n", agentsFormula)
-	return nil
+	tail = append(tail, "", "formulas (docs/agent-risk.md):", agentsFormula)
+	return report.Sections{
+		lines(head...),
+		table([]string{"WINDOW", "AVG", "MIN", "MAX", "SAMPLES"}, windows),
+		table([]string{"COMPONENT", "VALUE", "WEIGHT", "CONTRIBUTION"}, comps),
+		lines(tail...),
+	}
 }
 
 func round1(x float64) float64 {

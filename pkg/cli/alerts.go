@@ -40,12 +40,9 @@ func alertsCommand(env *Env) *ucli.Command {
 					if err != nil {
 						return diag.Internal(err)
 					}
-					if format == "json" {
-						out := make([]alerts.PublicRule, 0, len(rules))
-						for _, r := range rules {
-							out = append(out, r.Public())
-						}
-						return report.JSON(env.Stdout, out)
+					out := make([]alerts.PublicRule, 0, len(rules))
+					for _, r := range rules {
+						out = append(out, r.Public())
 					}
 					rows := [][]string{}
 					for _, r := range rules {
@@ -59,7 +56,9 @@ func alertsCommand(env *Env) *ucli.Command {
 						}
 						rows = append(rows, []string{r.TenantID, r.ID, r.Condition(), r.Channel, target, state})
 					}
-					return report.Table(env.Stdout, []string{"TENANT", "RULE", "CONDITION", "CHANNEL", "TARGET", "STATE"}, rows)
+					return env.writeReport(format, output{out, report.Sections{
+						table([]string{"TENANT", "RULE", "CONDITION", "CHANNEL", "TARGET", "STATE"}, rows),
+					}})
 				},
 			},
 			{
@@ -83,9 +82,6 @@ func alertsCommand(env *Env) *ucli.Command {
 					if err != nil {
 						return diag.Internal(err)
 					}
-					if format == "json" {
-						return report.JSON(env.Stdout, ds)
-					}
 					rows := [][]string{}
 					for _, d := range ds {
 						code := ""
@@ -94,7 +90,9 @@ func alertsCommand(env *Env) *ucli.Command {
 						}
 						rows = append(rows, []string{d.Time.Format("2006-01-02T15:04:05Z"), d.TenantID, d.RuleID, d.AgentID, d.Channel, strconv.Itoa(d.Attempt), d.Status, code, d.Error})
 					}
-					return report.Table(env.Stdout, []string{"TIME", "TENANT", "RULE", "AGENT", "CHANNEL", "ATTEMPT", "STATUS", "CODE", "ERROR"}, rows)
+					return env.writeReport(format, output{ds, report.Sections{
+						table([]string{"TIME", "TENANT", "RULE", "AGENT", "CHANNEL", "ATTEMPT", "STATUS", "CODE", "ERROR"}, rows),
+					}})
 				},
 			},
 		},

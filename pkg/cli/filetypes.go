@@ -7,41 +7,32 @@ import (
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/runfile"
 	"github.com/lfcli/lf/pkg/server"
 )
 
-// fileKinds lists, in one place, every file kind whose whole-file check is
-// its domain's parser (the way the command that reads the file does it):
-// `lf validate` runs these instead of the bare schema check. Entity files
-// (methodologies, scorers, runs) are checked by pkg/project itself.
-// A new file kind: a schema in schemas/, a FileType in pkg/project/kinds.go,
-// and a line here.
-var fileKinds = []struct {
-	Name  string // project.FileType.Name
-	Check project.Checker
-}{
-	{"agentleak-config", func(file string, data []byte) diag.List {
-		_, ds, _ := agentleak.ParseConfig(file, data)
-		return ds
-	}},
-	{"vaults", func(file string, data []byte) diag.List {
+// fileKinds lists, in one place, every file kind beyond the entity files
+// (methodologies, scorers, runs: pkg/project checks those itself), each
+// declared once as a kind.Kind in the package that owns its Go type. `lf
+// validate` runs each file through its kind's pipeline, the one the command
+// that reads the file runs, so that what validate accepts the command
+// accepts. TestEveryFileTypeHasAKind keeps this list and project's file
+// types together.
+var fileKinds = []kind.File{
+	project.Marker.File(struct{}{}),
+	runfile.File.File(struct{}{}),
+	agentleak.ConfigFile.File(struct{}{}),
+	{Name: agentleak.VaultsFile.Name, Check: func(file string, data []byte) diag.List {
+		// The fast path for common vault files first, as scans read them.
 		_, ds := agentleak.ParseVaults(file, data)
 		return ds
 	}},
-	{"risk-config", func(file string, data []byte) diag.List {
-		_, ds := agentrisk.ParseRiskConfigFile(file, data)
-		return ds
-	}},
-	{"agent-risk-cases", func(file string, data []byte) diag.List {
-		_, ds := agentrisk.ParseDecideCases(file, data)
-		return ds
-	}},
-	{"alert-rules", func(file string, data []byte) diag.List {
-		_, ds := alerts.ParseRulesFile(file, data, nil)
-		return ds
-	}},
-	{"server-config", CheckServerConfig},
+	agentrisk.ConfigFile.File(struct{}{}),
+	agentrisk.CasesFile.File(struct{}{}),
+	alerts.RulesFile.File(alerts.RuleCheck{}),
+	server.ConfigFile.File(ValidateEnv),
 }
 
 // FileCheckers is fileKinds as the map project.ValidateWith takes.
@@ -69,15 +60,8 @@ var overviewCommands = []func(*Env) *ucli.Command{
 	overviewAgentsCommand,
 }
 
-// CheckServerConfig checks a server config the way `lf serve -c` reads it
-// (server.LoadConfig), with every environment variable it names taken as
-// set: the file is valid when serve accepts it in an environment that
-// provides its keys.
-func CheckServerConfig(file string, data []byte) diag.List {
-	_, ds := server.LoadConfig(file, data, ValidateEnv)
-	return ds
-}
-
 // ValidateEnv stands in for the environment when a server config is
-// validated: each variable has a distinct value long enough for a key.
+// validated (server.LoadConfig with every variable it names taken as set:
+// the file is valid when serve accepts it in an environment that provides
+// its keys): each variable has a distinct value long enough for a key.
 func ValidateEnv(name string) string { return "lf-validate-placeholder-" + name }

@@ -22,24 +22,10 @@ func TestNoRegistrationOrMainsInPkg(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	files := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	walkGoFiles(t, root, false, func(rel string) {
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "vendor") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		files++
 		if f.Name.Name == "main" && strings.HasPrefix(rel, "pkg/") {
@@ -50,13 +36,36 @@ func TestNoRegistrationOrMainsInPkg(t *testing.T) {
 				t.Errorf("%s:%d: func init(); add the value to its explicit list instead (docs/layout.md)", rel, fset.Position(fn.Pos()).Line)
 			}
 		}
+	})
+	if files < 50 {
+		t.Fatalf("only %d Go files found under %s", files, root)
+	}
+}
+
+// walkGoFiles calls fn with the path, relative to root and with slashes, of
+// every Go file of the module: test files only when tests is set, the others
+// only when it is not. Hidden folders, testdata and vendor are left out.
+func walkGoFiles(t *testing.T, root string, tests bool, fn func(rel string)) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") != tests {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		fn(filepath.ToSlash(rel))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if files < 50 {
-		t.Fatalf("only %d Go files found under %s", files, root)
 	}
 }
 

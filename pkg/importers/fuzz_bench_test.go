@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -28,27 +29,29 @@ func fuzzImport(f *testing.F, format Format, seeds ...string) {
 	}
 	f.Add([]byte(`{"results": {"x": {"acc,none": NaN}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n := 0
-		rep, err := Import(context.Background(), format, []string{"-"}, Options{Stdin: bytes.NewReader(b)}, func(r model.EvaluationRun) error {
-			n++
-			for _, res := range r.Results {
-				for m := range res.Metrics {
-					if !ValidKey(m) {
-						t.Fatalf("invalid metric name %q", m)
+		fuzzcheck.Bounded(t, len(b), func() {
+			n := 0
+			rep, err := Import(context.Background(), format, []string{"-"}, Options{Stdin: bytes.NewReader(b)}, func(r model.EvaluationRun) error {
+				n++
+				for _, res := range r.Results {
+					for m := range res.Metrics {
+						if !ValidKey(m) {
+							t.Fatalf("invalid metric name %q", m)
+						}
 					}
 				}
+				if !ValidKey(r.EvaluationKey) || !ValidKey(r.ID) {
+					t.Fatalf("invalid keys %q %q", r.EvaluationKey, r.ID)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !ValidKey(r.EvaluationKey) || !ValidKey(r.ID) {
-				t.Fatalf("invalid keys %q %q", r.EvaluationKey, r.ID)
+			if rep.Files[0].Err != nil && n > 0 {
+				t.Fatalf("a failed file emitted %d runs", n)
 			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Files[0].Err != nil && n > 0 {
-			t.Fatalf("a failed file emitted %d runs", n)
-		}
 	})
 }
 
@@ -277,28 +280,30 @@ func FuzzHELM(f *testing.F) {
 	f.Add(readTB(f, "helm/anthropic_red_team__openai_gpt-4o-2024-05-13__stats.json"))
 	f.Add([]byte(`[{"name": {"name": "x", "split": "valid"}, "count": 1, "mean": NaN}]`))
 	f.Fuzz(func(t *testing.T, stats []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "run_spec.json"), spec, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "stats.json"), stats, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		rep, err := Import(context.Background(), HELM, []string{dir}, Options{}, func(r model.EvaluationRun) error {
-			n++
-			for m := range r.Results[0].Metrics {
-				if !ValidKey(m) {
-					t.Fatalf("invalid metric name %q", m)
-				}
+		fuzzcheck.Bounded(t, len(stats), func() {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "run_spec.json"), spec, 0o644); err != nil {
+				t.Fatal(err)
 			}
-			return nil
+			if err := os.WriteFile(filepath.Join(dir, "stats.json"), stats, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			rep, err := Import(context.Background(), HELM, []string{dir}, Options{}, func(r model.EvaluationRun) error {
+				n++
+				for m := range r.Results[0].Metrics {
+					if !ValidKey(m) {
+						t.Fatalf("invalid metric name %q", m)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Files[0].Err != nil && n > 0 {
+				t.Fatal("a failed run emitted runs")
+			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Files[0].Err != nil && n > 0 {
-			t.Fatal("a failed run emitted runs")
-		}
 	})
 }

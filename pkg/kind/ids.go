@@ -1,5 +1,7 @@
-// Package kind holds what is common to lf's file kinds. For now: the one
-// rule for tenant and agent ids (schemas/ids.schema.json).
+// Package kind holds what is common to lf's file kinds: the one pipeline
+// every kind is read through (Kind.Parse), the one rule for skipping entries
+// with schema problems (Skip), and the one rule for tenant and agent ids
+// (schemas/ids.schema.json).
 package kind
 
 import (

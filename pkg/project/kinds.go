@@ -3,6 +3,7 @@ package project
 import (
 	"strings"
 
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 	"github.com/lfcli/lf/schemas"
@@ -127,6 +128,28 @@ func applyOrder(order, keys []string) []string {
 		if have[k] {
 			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// Settings is the project's lf.yaml.
+type Settings struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Include     []string `json:"include"` // what validating the whole project covers
+	Exclude     []string `json:"exclude"`
+}
+
+// Marker is the file kind lf.yaml (schemas/lf.schema.json).
+var Marker = kind.Kind[Settings, struct{}]{Name: markerType.Name, Schema: markerType.Schema}
+
+// FileTypeNames lists the names of the file types beyond entity files,
+// lf.yaml's included: each must have its kind in `lf validate`'s list
+// (pkg/cli/filetypes.go).
+func FileTypeNames() []string {
+	out := []string{markerType.Name}
+	for _, t := range fileTypes {
+		out = append(out, t.Name)
 	}
 	return out
 }

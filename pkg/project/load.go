@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
@@ -256,20 +257,12 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 	var diags diag.List
 	top, _ := f.Doc.Value.(map[string]any)
-	bad := func(ptr string) bool {
-		for _, d := range invalid {
-			if d.Severity == diag.SevError && (d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/")) {
-				return true
-			}
-		}
-		return false
-	}
 	for _, k := range Kinds {
 		items, _ := top[k.Section].([]any)
 		for i, it := range items {
 			ptr := fmt.Sprintf("/%s/%d", k.Section, i)
 			m, _ := it.(map[string]any)
-			if bad(ptr) {
+			if kind.Skip(invalid, ptr) {
 				if key, ok := m["key"].(string); ok {
 					if b.skipped == nil {
 						b.skipped = map[string]bool{}

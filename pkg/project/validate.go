@@ -55,7 +55,7 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 		res.Err = err
 		return res
 	}
-	var sel selection
+	var sel Settings
 	if whole {
 		sel = projectSelection(root)
 	}
@@ -102,20 +102,18 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 	return res
 }
 
-// selection is what lf.yaml says validating the whole project covers.
-type selection struct {
-	Include []string `json:"include"`
-	Exclude []string `json:"exclude"`
-}
-
-func projectSelection(root string) selection {
-	var sel selection
+// projectSelection reads what lf.yaml says validating the whole project
+// covers. The include and exclude lists are taken even from an lf.yaml with
+// other problems (validating it reports them); one that cannot be read
+// covers all.
+func projectSelection(root string) Settings {
+	var sel Settings
 	f, ds := ReadFile(root, filepath.Join(root, MarkerFile), nil)
 	if f == nil || ds.HasErrors() {
 		return sel
 	}
 	if err := f.Doc.Decode("", &sel); err != nil {
-		return selection{}
+		return Settings{}
 	}
 	return sel
 }

@@ -22,12 +22,23 @@ func (t tableWriter) Write(v any) error {
 	if !ok {
 		return fmt.Errorf("report: %T has no terminal view", v)
 	}
-	switch x := vw.View().(type) {
+	return t.view(vw.View())
+}
+
+func (t tableWriter) view(v any) error {
+	switch x := v.(type) {
 	case *TableView:
 		return t.table(x)
 	case *Document:
 		_, err := io.WriteString(t.w, strings.Join(x.Lines, "\n")+"\n")
 		return err
+	case Sections:
+		for _, part := range x {
+			if err := t.view(part); err != nil {
+				return err
+			}
+		}
+		return nil
 	default:
 		return fmt.Errorf("report: unknown view %T", x)
 	}

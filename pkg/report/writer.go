@@ -49,6 +49,10 @@ type Document struct {
 	Lines []string
 }
 
+// Sections is a terminal view of several parts (*TableView, *Document)
+// written one after the other.
+type Sections []any
+
 // Field is one key of a Fields value.
 type Field struct {
 	Key   string

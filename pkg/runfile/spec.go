@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -36,23 +36,15 @@ func Load(path, rel string) (*Spec, diag.List) {
 	if err != nil {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read run file: %v", err)}}
 	}
-	doc, diags := yamlsrc.Parse(rel, data)
+	return Parse(path, rel, data)
+}
+
+// Parse validates the run file data read from path; rel names it in
+// messages, and relative apply: paths start from path's folder.
+func Parse(path, rel string, data []byte) (*Spec, diag.List) {
+	raw, diags := File.Parse(rel, data, struct{}{}).One()
 	if diags.HasErrors() {
 		return nil, diags
-	}
-	if diags = append(diags, schema.Validate("run", doc)...); diags.HasErrors() {
-		return nil, diags
-	}
-	var raw struct {
-		Apply       []string                     `json:"apply"`
-		Evaluations []map[string]json.RawMessage `json:"evaluations"`
-		Overview    struct {
-			FailOn string `json:"fail_on"`
-			Domain string `json:"domain"`
-		} `json:"overview"`
-	}
-	if err := doc.Decode("", &raw); err != nil {
-		return nil, diag.List{doc.Errorf("", "%v", err)}
 	}
 	abs, _ := filepath.Abs(path)
 	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain}
@@ -63,22 +55,47 @@ func Load(path, rel string) (*Spec, diag.List) {
 		s.Apply = append(s.Apply, a)
 	}
 	for i, ev := range raw.Evaluations {
-		names := make([]string, 0, len(ev))
-		for n := range ev {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range sortedNames(ev) {
 			ptr := fmt.Sprintf("/evaluations/%d/%s", i, n)
-			if _, ok := Lookup(n); !ok {
-				diags = append(diags, doc.Errorf(ptr, "unknown evaluation %q: this lf knows %v", n, Names()))
-				continue
-			}
 			s.Evaluations = append(s.Evaluations, EvaluationRef{Name: n, Pointer: ptr, Spec: ev[n]})
 		}
 	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
 	return s, diags
+}
+
+// raw is a run file as decoded.
+type raw struct {
+	Apply       []string                     `json:"apply"`
+	Evaluations []map[string]json.RawMessage `json:"evaluations"`
+	Overview    struct {
+		FailOn string `json:"fail_on"`
+		Domain string `json:"domain"`
+	} `json:"overview"`
+}
+
+// File is the file kind of run files (`lf run -f`); its check is that
+// every evaluation it names is one this lf knows.
+var File = kind.Kind[raw, struct{}]{
+	Name:   "run",
+	Schema: "run",
+	Check: func(doc *yamlsrc.Doc, _ string, r *raw, _ struct{}) diag.List {
+		var out diag.List
+		for i, ev := range r.Evaluations {
+			for _, n := range sortedNames(ev) {
+				if _, ok := Lookup(n); !ok {
+					out = append(out, doc.Errorf(fmt.Sprintf("/evaluations/%d/%s", i, n), "unknown evaluation %q: this lf knows %v", n, Names()))
+				}
+			}
+		}
+		return out
+	},
+}
+
+func sortedNames(ev map[string]json.RawMessage) []string {
+	names := make([]string, 0, len(ev))
+	for n := range ev {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

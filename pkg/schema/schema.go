@@ -35,6 +35,7 @@ func Compile(name string) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.ExtractAnnotations = true // for the default: values ApplyDefaults fills in
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		if !strings.HasPrefix(u, base) {
 			return nil, fmt.Errorf("schema %s: only embedded schemas are loaded", u)
@@ -56,11 +57,22 @@ func Compile(name string) (*jsonschema.Schema, error) {
 // Validate validates doc against schemas/<name>.schema.json and returns one
 // located diagnostic per problem.
 func Validate(name string, doc *yamlsrc.Doc) diag.List {
+	return ValidateAt(name, doc, "")
+}
+
+// ValidateAt validates the value at pointer in doc (a document nested in
+// another, such as a decision case's risk config) against
+// schemas/<name>.schema.json; the diagnostics are located in doc.
+func ValidateAt(name string, doc *yamlsrc.Doc, pointer string) diag.List {
 	s, err := Compile(name)
 	if err != nil {
 		return diag.List{{File: doc.File, Msg: "internal: " + err.Error()}}
 	}
-	err = s.Validate(doc.Value)
+	v, ok := doc.Get(pointer)
+	if !ok {
+		return diag.List{doc.Errorf(pointer, "missing")}
+	}
+	err = s.Validate(v)
 	if err == nil {
 		return nil
 	}
@@ -71,6 +83,7 @@ func Validate(name string, doc *yamlsrc.Doc) diag.List {
 	var out diag.List
 	seen := map[string]bool{}
 	for _, p := range leaves(ve) {
+		p.ptr = pointer + p.ptr
 		for _, d := range toDiags(doc, p) {
 			k := d.Pointer + "\x00" + d.Msg
 			if !seen[k] {

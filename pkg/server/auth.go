@@ -12,7 +12,8 @@ import (
 type Principal struct {
 	Name   string // the key's name from the config, safe to log
 	Tenant string
-	Admin  bool
+	Admin  bool // global admin: every tenant, every role
+	Role   Role // the role within Tenant
 }
 
 // CanAccess reports whether the principal may read or change tenant's data.
@@ -32,7 +33,7 @@ func newKeyring(keys []Key) *keyring {
 	k := &keyring{}
 	for _, key := range keys {
 		k.hashes = append(k.hashes, sha256.Sum256([]byte(key.Secret)))
-		k.principals = append(k.principals, Principal{Name: key.Name, Tenant: key.Tenant, Admin: key.Admin})
+		k.principals = append(k.principals, Principal{Name: key.Name, Tenant: key.Tenant, Admin: key.Admin, Role: key.Role})
 	}
 	return k
 }
@@ -58,18 +59,21 @@ func principalFrom(ctx context.Context) Principal {
 	return p
 }
 
-// authenticate requires a valid bearer key; otherwise 401.
+// authenticate requires a valid bearer key; otherwise 401, answered at once
+// without reading the body.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := r.Header.Get("Authorization")
 		const prefix = "bearer "
 		if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+			dropBody(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lf"`)
 			writeError(w, http.StatusUnauthorized, "missing bearer API key (Authorization: Bearer <key>)", "")
 			return
 		}
 		p, ok := s.keys.lookup(strings.TrimSpace(h[len(prefix):]))
 		if !ok {
+			dropBody(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lf", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, "invalid API key", "")
 			return

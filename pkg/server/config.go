@@ -11,7 +11,7 @@ import (
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
 	agentevents "github.com/lfcli/lf/pkg/events"
-	"github.com/lfcli/lf/pkg/schema"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -20,8 +20,19 @@ type KeyConfig struct {
 	Name   string `json:"name"`
 	Tenant string `json:"tenant,omitempty"`
 	Admin  bool   `json:"admin,omitempty"`
+	Role   string `json:"role,omitempty"` // viewer (default), operator or admin within Tenant
 	Key    string `json:"key,omitempty"`
 	KeyEnv string `json:"keyEnv,omitempty"`
+}
+
+// SecretConfig is one entry of secrets: a webhook signing secret of one
+// tenant, referred to by alert rules by its name. Its value comes from the
+// config or, better, from the environment variable the operator names.
+type SecretConfig struct {
+	Name     string `json:"name"`
+	Tenant   string `json:"tenant"`
+	Value    string `json:"value,omitempty"`
+	ValueEnv string `json:"valueEnv,omitempty"`
 }
 
 // SMTPConfig is the smtp: section of server.yaml.
@@ -63,8 +74,10 @@ type Config struct {
 	RecalcInterval    string         `json:"recalcInterval,omitempty"`
 	ScoreTime         string         `json:"scoreTime,omitempty"`
 	MaxBodyBytes      int64          `json:"maxBodyBytes,omitempty"`
+	MaxConnections    int            `json:"maxConnections,omitempty"`
 	APIKeys           []KeyConfig    `json:"apiKeys"`
 	WebhookAllowHosts []string       `json:"webhookAllowHosts,omitempty"`
+	SecretList        []SecretConfig `json:"secrets,omitempty"`
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Delivery          DeliveryConfig `json:"delivery"`
@@ -75,6 +88,7 @@ type Config struct {
 	At       time.Time      `json:"-"` // fixed score time (ScoreTime); zero = the current time
 	Keys     []Key          `json:"-"`
 	Mailer   *alerts.Mailer `json:"-"`
+	Secrets  alerts.Secrets `json:"-"`
 	Alerts   alerts.Options `json:"-"`
 	// EventOptions configure the JetStream consumer; it runs when URL is
 	// set (events.url, or lf serve --events).
@@ -84,43 +98,46 @@ type Config struct {
 // Key is a resolved API key: the secret itself never leaves this struct
 // except as a hash in the keyring.
 type Key struct {
-	Name   string
-	Tenant string
-	Admin  bool
-	Secret string
+	Name          string
+	Tenant        string
+	Admin         bool
+	Role          Role
+	RoleDefaulted bool // no role: in the config, so the least role
+	Secret        string
+}
+
+// ConfigFile is the file kind server.yaml; its defaults are the schema's
+// (schemas/server-config.schema.json), its check checkConfig, which
+// resolves keys and SMTP credentials through the getenv it is given.
+var ConfigFile = kind.Kind[Config, func(string) string]{
+	Name:   "server-config",
+	Schema: "server-config",
+	Empty:  "empty server config; it needs at least apiKeys",
+	Check:  checkConfig,
 }
 
 // LoadConfig parses and validates server.yaml (named file in messages),
 // resolving keys and SMTP credentials from the environment through getenv.
 // Every problem is a located diagnostic.
 func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, diag.List) {
-	doc, diags := yamlsrc.Parse(file, data)
-	if diags.HasErrors() {
-		return nil, diags
+	cfg, ds := ConfigFile.Parse(file, data, getenv).One()
+	if ds.HasErrors() {
+		return nil, ds
 	}
-	if doc.Value == nil {
-		return nil, diag.List{{File: file, Line: 1, Col: 1, Msg: "empty server config; it needs at least apiKeys"}}
-	}
-	if d := schema.Validate("server-config", doc); d.HasErrors() {
-		return nil, d
-	}
-	var cfg Config
-	if err := doc.Decode("", &cfg); err != nil {
-		return nil, diag.List{doc.Errorf("", "%v", err)}
-	}
+	return &cfg, nil
+}
+
+// checkConfig checks a decoded server.yaml and resolves its values.
+func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) string) diag.List {
 	var out diag.List
-	dur := func(ptr, s string, def time.Duration) time.Duration {
-		if s == "" {
-			return def
-		}
+	dur := func(ptr, s string) time.Duration {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			out = append(out, doc.Errorf(ptr, "not a positive duration: %q", s))
-			return def
 		}
 		return d
 	}
-	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval, 5*time.Minute)
+	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval)
 	if cfg.ScoreTime != "" {
 		t, err := time.Parse(time.RFC3339, cfg.ScoreTime)
 		if err != nil {
@@ -128,15 +145,27 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 		}
 		cfg.At = t.UTC()
 	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 16 << 20
-	}
 	seenKey := map[string]string{}
 	for i, k := range cfg.APIKeys {
 		ptr := fmt.Sprintf("/apiKeys/%d", i)
 		if (k.Tenant == "") == !k.Admin {
 			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of tenant: ID and admin: true", k.Name))
 			continue
+		}
+		role, defaulted := DefaultRole, k.Role == ""
+		if k.Admin {
+			role, defaulted = RoleAdmin, false
+			if k.Role != "" {
+				out = append(out, doc.Errorf(ptr+"/role", "key %q is a global admin (admin: true); it takes no role", k.Name))
+				continue
+			}
+		} else if !defaulted {
+			r, ok := ParseRole(k.Role)
+			if !ok {
+				out = append(out, doc.Errorf(ptr+"/role", "role %q is not one of %s", k.Role, roleList()))
+				continue
+			}
+			role = r
 		}
 		if (k.Key == "") == (k.KeyEnv == "") {
 			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of key and keyEnv (prefer keyEnv, so the key stays out of the file)", k.Name))
@@ -159,30 +188,45 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 			continue
 		}
 		seenKey[secret] = k.Name
-		cfg.Keys = append(cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Secret: secret})
+		cfg.Keys = append(cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Role: role, RoleDefaulted: defaulted, Secret: secret})
 	}
 	allow := alerts.HostAllowList(cfg.WebhookAllowHosts)
-	seenRule := map[string]bool{}
-	for i, r := range cfg.AlertRules {
-		ptr := fmt.Sprintf("/alertRules/%d", i)
-		if err := r.Check(allow); err != nil {
-			fe := err.(*alerts.FieldError)
-			out = append(out, doc.Errorf(ptr+fe.Pointer, "%s", fe.Msg))
+	for i, e := range cfg.WebhookAllowHosts {
+		if msg := alerts.CheckAllowEntry(e); msg != "" {
+			out = append(out, doc.Errorf(fmt.Sprintf("/webhookAllowHosts/%d", i), "%s (entries are host, host:port or host:*)", msg))
 		}
-		k := r.TenantID + "\x00" + r.ID
-		if seenRule[k] {
-			out = append(out, doc.Errorf(ptr+"/id", "rule %q is defined twice for tenant %q", r.ID, r.TenantID))
-		}
-		seenRule[k] = true
 	}
+	cfg.Secrets = alerts.Secrets{}
+	for i, sc := range cfg.SecretList {
+		ptr := fmt.Sprintf("/secrets/%d", i)
+		if (sc.Value == "") == (sc.ValueEnv == "") {
+			out = append(out, doc.Errorf(ptr, "secret %q needs exactly one of value and valueEnv (prefer valueEnv, so the secret stays out of the file)", sc.Name))
+			continue
+		}
+		v := sc.Value
+		if sc.ValueEnv != "" {
+			v = getenv(sc.ValueEnv)
+			if v == "" {
+				out = append(out, doc.Errorf(ptr+"/valueEnv", "environment variable %s is empty or unset", sc.ValueEnv))
+				continue
+			}
+		}
+		if _, dup := cfg.Secrets[sc.Tenant][sc.Name]; dup {
+			out = append(out, doc.Errorf(ptr+"/name", "secret %q is declared twice for tenant %q", sc.Name, sc.Tenant))
+			continue
+		}
+		if cfg.Secrets[sc.Tenant] == nil {
+			cfg.Secrets[sc.Tenant] = map[string]string{}
+		}
+		cfg.Secrets[sc.Tenant][sc.Name] = v
+	}
+	rulePtrs := make([]string, len(cfg.AlertRules))
+	for i := range cfg.AlertRules {
+		rulePtrs[i] = fmt.Sprintf("/alertRules/%d", i)
+	}
+	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, alerts.RuleCheck{Allow: allow, Secrets: cfg.Secrets, Server: true})...)
 	if s := cfg.SMTP; s != nil {
 		m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
-		if m.Port == 0 {
-			m.Port = 587
-		}
-		if m.StartTLS == "" {
-			m.StartTLS = alerts.StartTLSRequired
-		}
 		if s.UsernameEnv != "" {
 			m.Username = getenv(s.UsernameEnv)
 		}
@@ -196,26 +240,26 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 	}
 	cfg.Alerts = alerts.Options{
 		AllowHosts:  allow,
+		Secrets:     cfg.Secrets,
 		Mailer:      cfg.Mailer,
 		QueueSize:   cfg.Delivery.QueueSize,
 		MaxAttempts: cfg.Delivery.MaxAttempts,
-		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff, time.Second),
-		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff, 30*time.Second),
-		Getenv:      getenv,
+		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
+		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
 	}
-	if t := dur("/delivery/timeout", cfg.Delivery.Timeout, 10*time.Second); t > 0 {
+	if t := dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
 	}
 	cfg.EventOptions.CreateStream = true
 	if e := cfg.Events; e != nil {
+		ackWait := dur("/events/ackWait", e.AckWait)
+		if ackWait == 0 {
+			ackWait = 30 * time.Second
+		}
 		cfg.EventOptions = agentevents.Options{
 			URL: e.URL, Stream: e.Stream, SubjectPrefix: e.SubjectPrefix, Durable: e.Durable, Batch: e.Batch,
-			AckWait: dur("/events/ackWait", e.AckWait, 30*time.Second), CreateStream: e.CreateStream == nil || *e.CreateStream,
+			AckWait: ackWait, CreateStream: e.CreateStream == nil || *e.CreateStream,
 		}
 	}
-	if out.HasErrors() {
-		out.Sort()
-		return nil, out
-	}
-	return &cfg, nil
+	return out
 }

@@ -46,12 +46,12 @@ func TestDemoEventsTurnCritical(t *testing.T) {
 		bodies <- b
 	}))
 	defer receiver.Close()
-	ts := startServer(t, testConfig(t, ""))
+	ts := startServer(t, testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\n"))
 	if code, out := ts.call(t, keyAdmin, "PUT", "/tenants/acme/risk-config", cfgBody); code != 200 {
 		t.Fatalf("risk config: %d %s", code, out)
 	}
 	// The demo events belong to tenant acme: the admin key acts on it.
-	if code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/alert-rules", map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL, "secret": "demo-secret"}); code != 201 {
+	if code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/alert-rules", map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL, "secretName": "demo"}); code != 201 {
 		t.Fatalf("rule: %d %s", code, out)
 	}
 	code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/events?recalculate=true&at=2026-04-16T14:00:00Z", acme.Bytes())
@@ -67,7 +67,7 @@ func TestDemoEventsTurnCritical(t *testing.T) {
 	select {
 	case r := <-got:
 		b := <-bodies
-		if !alerts.Verify("demo-secret", r.Header.Get(alerts.TimestampHeader), b, r.Header.Get(alerts.SignatureHeader)) {
+		if !alerts.Verify("demo-secret-0123456789", r.Header.Get(alerts.TimestampHeader), b, r.Header.Get(alerts.SignatureHeader)) {
 			t.Error("webhook signature does not verify")
 		}
 		if !strings.Contains(string(b), `"agentId":"`+list[0].AgentID+`"`) || !strings.Contains(string(b), `"newTier":"critical"`) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 	"github.com/lfcli/lf/schemas"
 )
 
@@ -51,10 +52,12 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nalertRules: [{id: r, tenantId: t, threshold: 5, channel: email, to: [a@b]}]\n"))
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, d := LoadConfig("f.yaml", data, exampleEnv)
-		if cfg == nil && !d.HasErrors() {
-			t.Fatal("no config and no error")
-		}
+		fuzzcheck.Bounded(t, len(data), func() {
+			cfg, d := LoadConfig("f.yaml", data, exampleEnv)
+			if cfg == nil && !d.HasErrors() {
+				t.Fatal("no config and no error")
+			}
+		})
 	})
 }
 

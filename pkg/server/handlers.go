@@ -14,8 +14,6 @@ import (
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/schema"
-	"github.com/lfcli/lf/pkg/yamlsrc"
 	"github.com/lfcli/lf/schemas"
 )
 
@@ -93,49 +91,54 @@ func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err er
 	}
 }
 
-// readBody reads the whole body within the size limit.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", mbe.Limit), "")
-		} else {
-			writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
-		}
-		return nil, false
-	}
-	return b, true
-}
-
 func (s *Server) routes() http.Handler {
+	public := map[string]http.HandlerFunc{
+		"GET /healthz":      s.healthz,
+		"GET /openapi.json": s.openapi,
+	}
+	// Endpoints that name no tenant in the path. POST /verdict checks the
+	// tenant of its body first and the role after (isolation first).
+	plain := map[string]http.HandlerFunc{
+		"POST /verdict": s.verdict,
+		"GET /report":   s.requireRole("GET /report", s.report),
+	}
+	tenantScoped := map[string]func(w http.ResponseWriter, r *http.Request, tenant string){
+		"GET /tenants/{tenantId}/agents":                             s.listAgents,
+		"GET /tenants/{tenantId}/agents/{agentId}/risk":              s.getAgentRisk,
+		"POST /tenants/{tenantId}/risk/recalculate":                  s.recalculate,
+		"POST /tenants/{tenantId}/agents/{agentId}/risk/recalculate": s.recalculate,
+		"GET /tenants/{tenantId}/agents/{agentId}/baseline":          s.getBaseline,
+		"DELETE /tenants/{tenantId}/agents/{agentId}/baseline":       s.resetBaseline,
+		"POST /tenants/{tenantId}/agents/{agentId}/release":          s.release,
+		"GET /tenants/{tenantId}/risk-config":                        s.getRiskConfig,
+		"PUT /tenants/{tenantId}/risk-config":                        s.putRiskConfig,
+		"POST /tenants/{tenantId}/events":                            s.ingest,
+		"GET /tenants/{tenantId}/alert-rules":                        s.listRules,
+		"POST /tenants/{tenantId}/alert-rules":                       s.createRule,
+		"DELETE /tenants/{tenantId}/alert-rules/{ruleId}":            s.deleteRule,
+		"GET /tenants/{tenantId}/alert-deliveries":                   s.listDeliveries,
+		"GET /tenants/{tenantId}/report":                             s.tenantReport,
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /openapi.json", s.openapi)
-
 	api := http.NewServeMux()
-	api.HandleFunc("POST /verdict", s.verdict)
-	api.HandleFunc("GET /tenants/{tenantId}/agents", s.tenant(s.listAgents))
-	api.HandleFunc("GET /tenants/{tenantId}/agents/{agentId}/risk", s.tenant(s.getAgentRisk))
-	api.HandleFunc("POST /tenants/{tenantId}/risk/recalculate", s.tenant(s.recalculate))
-	api.HandleFunc("POST /tenants/{tenantId}/agents/{agentId}/risk/recalculate", s.tenant(s.recalculate))
-	api.HandleFunc("GET /tenants/{tenantId}/agents/{agentId}/baseline", s.tenant(s.getBaseline))
-	api.HandleFunc("DELETE /tenants/{tenantId}/agents/{agentId}/baseline", s.tenant(s.resetBaseline))
-	api.HandleFunc("POST /tenants/{tenantId}/agents/{agentId}/release", s.tenant(s.release))
-	api.HandleFunc("GET /tenants/{tenantId}/risk-config", s.tenant(s.getRiskConfig))
-	api.HandleFunc("PUT /tenants/{tenantId}/risk-config", s.tenant(s.putRiskConfig))
-	api.HandleFunc("POST /tenants/{tenantId}/events", s.tenant(s.ingest))
-	api.HandleFunc("GET /tenants/{tenantId}/alert-rules", s.tenant(s.listRules))
-	api.HandleFunc("POST /tenants/{tenantId}/alert-rules", s.tenant(s.createRule))
-	api.HandleFunc("DELETE /tenants/{tenantId}/alert-rules/{ruleId}", s.tenant(s.deleteRule))
-	api.HandleFunc("GET /tenants/{tenantId}/alert-deliveries", s.tenant(s.listDeliveries))
-	api.HandleFunc("GET /report", s.report)
-	api.HandleFunc("GET /tenants/{tenantId}/report", s.tenant(s.tenantReport))
+	for _, rt := range routeTable {
+		switch {
+		case public[rt.pattern] != nil:
+			mux.HandleFunc(rt.pattern, public[rt.pattern])
+		case plain[rt.pattern] != nil:
+			api.HandleFunc(rt.pattern, plain[rt.pattern])
+		case tenantScoped[rt.pattern] != nil:
+			api.HandleFunc(rt.pattern, s.tenant(rt.pattern, tenantScoped[rt.pattern]))
+		default:
+			panic("server: no handler for route " + rt.pattern)
+		}
+	}
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		dropBody(w, r)
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
 	mux.Handle("/", s.authenticate(api))
-	return s.recoverer(mux)
+	return s.guard(s.recoverer(mux))
 }
 
 // recoverer turns a handler panic into a 500 and keeps the server up.
@@ -154,14 +157,32 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// tenant guards a tenant-scoped handler: a key of another tenant gets the
-// same 404 as a tenant that does not exist, so keys cannot probe tenants.
-func (s *Server) tenant(h func(w http.ResponseWriter, r *http.Request, tenant string)) http.HandlerFunc {
+// tenant guards a tenant-scoped handler. Isolation comes first: a key of
+// another tenant gets the same 404 as a tenant that does not exist, so keys
+// cannot probe tenants; then a key of the tenant without the route's role
+// gets 403; then the path's ids are checked (400). All of this happens
+// before the body is read.
+func (s *Server) tenant(pattern string, h func(w http.ResponseWriter, r *http.Request, tenant string)) http.HandlerFunc {
+	need := roleOf(pattern)
 	return func(w http.ResponseWriter, r *http.Request) {
 		t := r.PathValue("tenantId")
-		if !principalFrom(r.Context()).CanAccess(t) {
-			writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", t), "")
+		p := principalFrom(r.Context())
+		if !p.CanAccess(t) {
+			dropBody(w, r)
+			writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", clip(t)), "")
 			return
+		}
+		if !p.Allows(need) {
+			dropBody(w, r)
+			writeForbidden(w, p, need)
+			return
+		}
+		if !checkPathIDs(w, r) {
+			dropBody(w, r)
+			return
+		}
+		if !takesBody[pattern] {
+			dropBody(w, r) // a body nobody reads must not hold the answer back
 		}
 		h(w, r, t)
 	}
@@ -186,7 +207,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	s.recalc.statMu.Lock()
 	if !s.recalc.lastRun.IsZero() {
-		t := s.recalc.lastRun.UTC()
+		t := s.recalc.lastRun.UTC().Truncate(time.Second)
 		h.LastRecalc = &t
 	}
 	if s.recalc.lastErr != nil {
@@ -224,19 +245,8 @@ type VerdictResponse struct {
 }
 
 func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
-	b, ok := s.readBody(w, r)
+	req, ok := s.decodeVerdict(w, r) // verdict.go: a fast path for the common body, else the full checks
 	if !ok {
-		return
-	}
-	var req VerdictRequest
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: "+jsonErr(err), jsonField(err))
-		return
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "invalid verdict request: one JSON object expected", "")
 		return
 	}
 	for _, f := range []struct{ v, name string }{{req.TenantID, "tenantId"}, {req.AgentID, "agentId"}, {req.Method, "method"}} {
@@ -245,8 +255,13 @@ func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !principalFrom(r.Context()).CanAccess(req.TenantID) {
+	p := principalFrom(r.Context())
+	if !p.CanAccess(req.TenantID) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", req.TenantID), "/tenantId")
+		return
+	}
+	if need := roleOf("POST /verdict"); !p.Allows(need) {
+		writeForbidden(w, p, need)
 		return
 	}
 	cfg, err := s.state.config(r.Context(), req.TenantID)
@@ -274,7 +289,7 @@ func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
 		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
 		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
 	})
-	writeJSON(w, http.StatusOK, VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+	writeVerdict(w, &VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
 }
 
 func jsonErr(err error) string {
@@ -344,7 +359,7 @@ func scoreAt(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("at: not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", v), "at")
 		return time.Time{}, false
 	}
-	return t.UTC(), true
+	return t.UTC().Truncate(time.Second), true
 }
 
 func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant string) {
@@ -376,7 +391,7 @@ func (s *Server) getBaseline(w http.ResponseWriter, r *http.Request, tenant stri
 }
 
 func (s *Server) resetBaseline(w http.ResponseWriter, r *http.Request, tenant string) {
-	if err := s.engine.ResetBaseline(r.Context(), tenant, r.PathValue("agentId"), s.now()); err != nil {
+	if err := s.engine.ResetBaseline(r.Context(), tenant, r.PathValue("agentId"), s.now().UTC().Truncate(time.Second)); err != nil {
 		s.writeEngineError(w, r, err)
 		return
 	}
@@ -400,6 +415,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) 
 		return
 	}
 	s.logf("release: tenant %s agent %s by key %s", tenant, agent, principalFrom(r.Context()).Name)
+	st.TierSince, st.CalculatedAt = st.TierSince.Truncate(time.Second), st.CalculatedAt.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, st)
 }
 
@@ -414,7 +430,7 @@ func (s *Server) getRiskConfig(w http.ResponseWriter, r *http.Request, tenant st
 }
 
 func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant string) {
-	b, ok := s.readBody(w, r)
+	b, ok := s.readJSONBody(w, r, maxSmallBody, riskConfigShape, false)
 	if !ok {
 		return
 	}
@@ -437,7 +453,7 @@ func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant st
 }
 
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
-	b, ok := s.readBody(w, r)
+	b, ok := s.readJSONBody(w, r, maxEventsBody, eventsShape, true)
 	if !ok {
 		return
 	}
@@ -455,6 +471,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 		return
 	}
 	for i := range events {
+		if ts := events[i].Timestamp; ts.Before(minEventTime) || ts.After(maxEventTime) {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid events: /%d/timestamp: %s is outside %d..%d", i, ts.Format(time.RFC3339), minEventTime.Year(), maxEventTime.Year()-1), fmt.Sprintf("/%d/timestamp", i))
+			return
+		}
 		switch events[i].TenantID {
 		case "":
 			events[i].TenantID = tenant
@@ -464,7 +484,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
-	res, err := s.engine.Ingest(r.Context(), events)
+	res, err := liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -475,6 +495,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
+	res.Latest = res.Latest.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, res)
 }
 
@@ -492,52 +513,16 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request, tenant string
 }
 
 func (s *Server) createRule(w http.ResponseWriter, r *http.Request, tenant string) {
-	b, ok := s.readBody(w, r)
+	b, ok := s.readJSONBody(w, r, maxSmallBody, ruleShape, false)
 	if !ok {
 		return
 	}
-	doc, d := yamlsrc.Parse("body", b)
-	if !d.HasErrors() && doc.Value == nil {
-		d = diag.List{{File: "body", Msg: "empty body: expected an alert rule object"}}
-	}
-	if !d.HasErrors() {
-		if m, ok := doc.Value.(map[string]any); ok {
-			if _, isFile := m["alert_rules"]; isFile {
-				d = diag.List{doc.Errorf("/alert_rules", "expected one alert rule, not an alert_rules list")}
-			}
-		}
-	}
-	if !d.HasErrors() {
-		d = schema.Validate("alert-rules", doc)
-	}
+	rule, d := alerts.RuleBody.Parse("body", b, alerts.BodyRule{Tenant: tenant, RuleCheck: alerts.RuleCheck{Allow: s.cfg.Alerts.AllowHosts, Secrets: s.cfg.Secrets, Server: true}}).One()
 	if d.HasErrors() {
 		writeInvalid(w, "alert rule", d)
 		return
 	}
-	var rule alerts.Rule
-	if err := doc.Decode("", &rule); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
-		return
-	}
-	if rule.TenantID != "" && rule.TenantID != tenant {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid alert rule: /tenantId: %q does not match the tenant of the path %q", rule.TenantID, tenant), "/tenantId")
-		return
-	}
-	rule.TenantID = tenant
-	if rule.ID == "" {
-		rule.ID = alerts.NewID("rule_")
-	}
-	rule.CreatedAt = time.Time{}
-	if err := rule.Check(s.cfg.Alerts.AllowHosts); err != nil {
-		var fe *alerts.FieldError
-		if errors.As(err, &fe) {
-			writeError(w, http.StatusBadRequest, "invalid alert rule: "+fe.Error(), fe.Pointer)
-			return
-		}
-		writeError(w, http.StatusBadRequest, "invalid alert rule: "+err.Error(), "")
-		return
-	}
-	rule.CreatedAt = s.now().UTC()
+	rule.CreatedAt = s.now().UTC().Truncate(time.Second)
 	if err := alerts.PutRule(r.Context(), s.store, rule); err != nil {
 		s.writeEngineError(w, r, err)
 		return

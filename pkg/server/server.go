@@ -70,7 +70,7 @@ func (s *Server) scoreTime() time.Time {
 	if !s.cfg.At.IsZero() {
 		return s.cfg.At
 	}
-	return s.now()
+	return s.now().UTC().Truncate(time.Second) // the API's times have second precision, like the reference
 }
 
 // Handler returns the HTTP handler (for tests and embedding).
@@ -90,11 +90,13 @@ func (s *Server) logf(format string, args ...any) {
 // for at most grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	var active activeConns
+	ln = newLimitListener(ln, s.cfg.MaxConnections)
 	hs := &http.Server{
 		ConnState:         active.track,
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: readHeaderTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       2 * time.Minute,
 	}
 	jobCtx, stopJob := context.WithCancel(ctx)
@@ -120,6 +122,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
+	s.logKeys()
 
 	var serveErr error
 	select {

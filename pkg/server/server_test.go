@@ -22,23 +22,36 @@ import (
 )
 
 const (
-	keyT1    = "t1-key-0123456789abcdef"
-	keyT2    = "t2-key-0123456789abcdef"
-	keyAdmin = "admin-key-0123456789abcdef"
+	keyT1       = "t1-key-0123456789abcdef"
+	keyT2       = "t2-key-0123456789abcdef"
+	keyAdmin    = "admin-key-0123456789abcdef"
+	keyT1View   = "t1-viewer-0123456789abcdef"
+	keyT1Op     = "t1-operator-0123456789abcdef"
+	keyT1NoRole = "t1-norole-0123456789abcdef"
 )
 
 func testConfig(t *testing.T, extra string) *Config {
 	t.Helper()
 	y := `apiKeys:
-  - {name: t1-gw, tenant: t1, key: ` + keyT1 + `}
-  - {name: t2-gw, tenant: t2, keyEnv: T2_KEY}
+  - {name: t1-admin, tenant: t1, role: admin, key: ` + keyT1 + `}
+  - {name: t2-admin, tenant: t2, role: admin, keyEnv: T2_KEY}
   - {name: ops, admin: true, key: ` + keyAdmin + `}
+  - {name: t1-viewer, tenant: t1, role: viewer, key: ` + keyT1View + `}
+  - {name: t1-gateway, tenant: t1, role: operator, key: ` + keyT1Op + `}
+  - {name: t1-norole, tenant: t1, key: ` + keyT1NoRole + `}
+secrets:
+  - {name: hook, tenant: t1, valueEnv: T1_HOOK_SECRET}
+  - {name: hook, tenant: t2, value: t2-signing-secret}
+  - {name: demo, tenant: acme, value: demo-secret-0123456789}
 recalcInterval: 1h
 delivery: {baseBackoff: 10ms, maxAttempts: 3}
 ` + extra
 	cfg, d := LoadConfig("server.yaml", []byte(y), func(k string) string {
-		if k == "T2_KEY" {
+		switch k {
+		case "T2_KEY":
 			return keyT2
+		case "T1_HOOK_SECRET":
+			return "whsec"
 		}
 		return ""
 	})
@@ -237,7 +250,7 @@ func TestAPIEndToEnd(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer receiver.Close()
-	ts := startServer(t, testConfig(t, "webhookAllowHosts: [127.0.0.1]\n"))
+	ts := startServer(t, testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\n"))
 
 	do := func(key, method, path, tmpl string, body any, want int) []byte {
 		t.Helper()
@@ -275,13 +288,13 @@ func TestAPIEndToEnd(t *testing.T) {
 	if !strings.Contains(string(bad), "elevatedTreshold") {
 		t.Errorf("unknown field not named: %s", bad)
 	}
-	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secret": "whsec"}
+	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secretName": "hook"}
 	out = do(keyT1, "POST", "/tenants/t1/alert-rules", "/tenants/{tenantId}/alert-rules", rule, 201)
 	if strings.Contains(string(out), "whsec") {
 		t.Errorf("rule response leaks the secret: %s", out)
 	}
-	do(keyT1, "POST", "/tenants/t1/alert-rules", "/tenants/{tenantId}/alert-rules", map[string]any{"threshold": 50, "channel": "webhook", "url": "ftp://127.0.0.1/", "secret": "x"}, 400)
-	out = do(keyT1, "POST", "/tenants/t1/alert-rules", "/tenants/{tenantId}/alert-rules", map[string]any{"threshold": 50, "channel": "webhook", "url": "http://evil.example.com/", "secret": "x"}, 400)
+	do(keyT1, "POST", "/tenants/t1/alert-rules", "/tenants/{tenantId}/alert-rules", map[string]any{"threshold": 50, "channel": "webhook", "url": "ftp://127.0.0.1/", "secretName": "hook"}, 400)
+	out = do(keyT1, "POST", "/tenants/t1/alert-rules", "/tenants/{tenantId}/alert-rules", map[string]any{"threshold": 50, "channel": "webhook", "url": "http://evil.example.com/", "secretName": "hook"}, 400)
 	json.Unmarshal(out, &eb)
 	if eb.Field != "/url" {
 		t.Errorf("allow-list rejection names %q: %s", eb.Field, out)
@@ -296,12 +309,17 @@ func TestAPIEndToEnd(t *testing.T) {
 		t.Errorf("rules: %s", out)
 	}
 
-	// Before any recalculation the agent has no score.
+	// Before any recalculation the agent has no stored score, but its
+	// verdicts already reflect its events (the live path).
 	do(keyT1, "GET", "/tenants/t1/agents/bad/risk", "/tenants/{tenantId}/agents/{agentId}/risk", nil, 404)
 	out = do(keyT1, "POST", "/verdict", "/verdict", VerdictRequest{TenantID: "t1", AgentID: "bad", Method: "tools/call"}, 200)
 	var v VerdictResponse
 	json.Unmarshal(out, &v)
-	if v.Scored || v.Action != "allow" {
+	if !v.Scored || v.Action != "block" || v.Reason != "critical_risk" {
+		t.Errorf("live verdict before any recalculation: %s", out)
+	}
+	out = do(keyT1, "POST", "/verdict", "/verdict", VerdictRequest{TenantID: "t1", AgentID: "nobody", Method: "tools/call"}, 200)
+	if json.Unmarshal(out, &v); v.Scored || v.Action != "allow" {
 		t.Errorf("unscored verdict: %s", out)
 	}
 
@@ -528,10 +546,10 @@ func TestSlowWebhookDoesNotDelayVerdictOrRecalculation(t *testing.T) {
 		<-release
 	}))
 	defer receiver.Close()
-	ts := startServer(t, testConfig(t, ""))
+	ts := startServer(t, testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\n"))
 	ts.call(t, keyT1, "POST", "/tenants/t1/events", events("t1", 30))
 	ts.call(t, keyT1, "PUT", "/tenants/t1/risk-config", lowThresholds)
-	if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/alert-rules", map[string]any{"tier": "critical", "channel": "webhook", "url": receiver.URL, "secret": "s"}); code != 201 {
+	if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/alert-rules", map[string]any{"tier": "critical", "channel": "webhook", "url": receiver.URL, "secretName": "hook"}); code != 201 {
 		t.Fatalf("%d %s", code, out)
 	}
 	if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/risk/recalculate", nil); code != 200 {
@@ -585,7 +603,14 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"env unset", "apiKeys: [{name: a, tenant: t, keyEnv: NOPE}]\n", "server.yaml:1:40: /apiKeys/0/keyEnv: environment variable NOPE is empty or unset"},
 		{"bad interval", "recalcInterval: often\napiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\n", "recalcInterval"},
 		{"unknown field", "apiKey: []\napiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\n", "apiKey"},
-		{"rule url", "webhookAllowHosts: [hooks.example.com]\napiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nalertRules: [{id: r, tenantId: t, tier: high, channel: webhook, url: 'http://10.0.0.1/', secret: s}]\n", "/alertRules/0/url: host \"10.0.0.1\" is not in webhookAllowHosts"},
+		{"rule url", "webhookAllowHosts: [hooks.example.com]\napiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nsecrets: [{name: s, tenant: t, value: 0123456789abcdefgh}]\nalertRules: [{id: r, tenantId: t, tier: high, channel: webhook, url: 'http://10.0.0.1/', secretName: s}]\n", "/alertRules/0/url: 10.0.0.1:80 is not in webhookAllowHosts"},
+		{"rule internal url", "apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nsecrets: [{name: s, tenant: t, value: 0123456789abcdefgh}]\nalertRules: [{id: r, tenantId: t, tier: high, channel: webhook, url: 'http://169.254.169.254/', secretName: s}]\n", "/alertRules/0/url: 169.254.169.254 is an internal address"},
+		{"rule undeclared secret", "apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nsecrets: [{name: s, tenant: other, value: 0123456789abcdefgh}]\nalertRules: [{id: r, tenantId: t, tier: high, channel: webhook, url: 'https://hooks.example.com/', secretName: s}]\n", "/alertRules/0/secretName: no secret \"s\" is declared for tenant \"t\""},
+		{"rule secretEnv", "apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nalertRules: [{id: r, tenantId: t, tier: high, channel: webhook, url: 'https://hooks.example.com/', secretEnv: LF_ADMIN_KEY}]\n", "secretEnv"},
+		{"secret env unset", "apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nsecrets: [{name: s, tenant: t, valueEnv: NOPE}]\n", "/secrets/0/valueEnv: environment variable NOPE is empty or unset"},
+		{"bad role", "apiKeys: [{name: a, tenant: t, role: root, key: 0123456789abcdefg}]\n", "/apiKeys/0/role"},
+		{"admin with role", "apiKeys: [{name: a, admin: true, role: viewer, key: 0123456789abcdefg}]\n", "/apiKeys/0/role"},
+		{"allow entry", "webhookAllowHosts: ['http://x/']\napiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\n", "/webhookAllowHosts/0"},
 		{"smtp password env", "apiKeys: [{name: a, tenant: t, key: 0123456789abcdefg}]\nsmtp: {host: h, from: a@b.c, passwordEnv: NOPE}\n", "/smtp/passwordEnv"},
 	}
 	for _, c := range cases {

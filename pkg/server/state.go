@@ -15,6 +15,7 @@ import (
 // recalculation, config change and release.
 type verdictState struct {
 	engine *agentrisk.Engine
+	live   *liveUpdater
 
 	mu      sync.RWMutex
 	gen     uint64 // bumped by every refresh, so a load that raced with one is not cached
@@ -27,10 +28,65 @@ type agentKey struct{ tenant, agent string }
 type agentEntry struct {
 	state agentrisk.AgentState
 	known bool // false: the agent has no score yet (decided as score 0)
+	// liveRead is when the live path read the aggregates this score was
+	// computed from (zero: the score comes from the store).
+	liveRead time.Time
 }
 
 func newVerdictState(e *agentrisk.Engine) *verdictState {
-	return &verdictState{engine: e, configs: map[string]agentrisk.RiskConfig{}, agents: map[agentKey]agentEntry{}}
+	v := &verdictState{engine: e, configs: map[string]agentrisk.RiskConfig{}, agents: map[agentKey]agentEntry{}}
+	v.live = newLiveUpdater(e.NewLive())
+	return v
+}
+
+// merge combines a cached entry with the same agent freshly loaded from the
+// store after a recalculation or a release: a live score computed from newer
+// aggregates than the recalculation read stays (with the stored override);
+// otherwise the stored score wins, keeping the earlier tierSince when the
+// live path already moved the agent into the same tier (so that a grace
+// period does not start twice).
+func (v *verdictState) merge(old, loaded agentEntry) agentEntry {
+	if old.liveRead.IsZero() {
+		return loaded
+	}
+	if old.liveRead.After(v.engine.LastRecalcRead()) {
+		old.state.OverrideTier = loaded.state.OverrideTier
+		return old
+	}
+	if loaded.known && old.state.Tier == loaded.state.Tier && old.state.TierSince.Before(loaded.state.TierSince) {
+		loaded.state.TierSince = old.state.TierSince
+	}
+	return loaded
+}
+
+// applyLive puts the live path's scores into the cache: score, tier, and
+// tierSince = now when the tier changed. read is when the live path read
+// the aggregates. Agents not cached yet are loaded first (for their stored
+// override and tier).
+func (v *verdictState) applyLive(ctx context.Context, scores []agentrisk.LiveScore, read, now time.Time) error {
+	for _, sc := range scores {
+		k := agentKey{sc.TenantID, sc.AgentID}
+		v.mu.RLock()
+		e, ok := v.agents[k]
+		v.mu.RUnlock()
+		if !ok {
+			var err error
+			if e, err = v.load(ctx, sc.TenantID, sc.AgentID); err != nil {
+				return err
+			}
+		}
+		if !e.known || e.state.Tier != sc.Tier {
+			e.state.TierSince = now
+		}
+		e.state.TenantID, e.state.AgentID = sc.TenantID, sc.AgentID
+		e.state.Score, e.state.Tier, e.state.CalculatedAt = sc.Score, sc.Tier, sc.At
+		e.known, e.liveRead = true, read
+		v.mu.Lock()
+		v.gen++
+		v.agents[k] = e
+		v.mu.Unlock()
+	}
+	return nil
 }
 
 // config returns the tenant's risk config, loading it once.
@@ -80,8 +136,9 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 	return e, nil
 }
 
-// maxCachedAgents bounds the verdict cache against a flood of made-up agent ids.
-const maxCachedAgents = 200_000
+// maxCachedAgents bounds the verdict cache against a flood of made-up agent
+// ids, in bytes (verdictCacheBytes, body.go).
+const maxCachedAgents = verdictCacheBytes / maxCacheEntryBytes
 
 func (v *verdictState) load(ctx context.Context, tenant, agent string) (agentEntry, error) {
 	st, err := v.engine.AgentState(ctx, tenant, agent, time.Now())
@@ -101,9 +158,13 @@ func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) e
 	if err != nil {
 		return err
 	}
+	k := agentKey{tenant, agent}
 	v.mu.Lock()
 	v.gen++
-	v.agents[agentKey{tenant, agent}] = e
+	if old, ok := v.agents[k]; ok {
+		e = v.merge(old, e)
+	}
+	v.agents[k] = e
 	v.mu.Unlock()
 	return nil
 }
@@ -113,9 +174,9 @@ func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) e
 func (v *verdictState) refresh(ctx context.Context, tenant string, changes []agentrisk.Change) error {
 	v.mu.Lock()
 	v.gen++
-	for k := range v.agents {
-		if tenant == "" || k.tenant == tenant {
-			delete(v.agents, k)
+	for k, e := range v.agents {
+		if (tenant == "" || k.tenant == tenant) && e.liveRead.IsZero() {
+			delete(v.agents, k) // live entries are merged by refreshAgent
 		}
 	}
 	for t := range v.configs {

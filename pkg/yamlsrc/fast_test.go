@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 )
 
 // agree checks that the fast path, when it takes data, gives the value,
@@ -117,9 +119,11 @@ func FuzzFast(f *testing.F) {
 	}
 	f.Add(generatedRuns(2))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 4096 {
-			return
-		}
-		agree(t, "fuzz", data)
+		fuzzcheck.Bounded(t, len(data), func() {
+			if len(data) > 4096 {
+				return
+			}
+			agree(t, "fuzz", data)
+		})
 	})
 }

@@ -1,0 +1,282 @@
+package agentrisk
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// Live rescores agents as their events arrive (the live path of lf serve).
+// It keeps, per tenant, what the anomaly component needs of every agent (the
+// hour and injection buckets of its recent window), so that rescoring the
+// agents an ingest touched costs their own aggregates plus one pass over
+// their peers' buckets, not a recalculation of the tenant.
+//
+// The components come out exactly as a full recalculation at the same time
+// would compute them: the touched agents are scored from their stored
+// aggregate (read after the ingest committed) by the same functions
+// (scoreDecoded, featuresAt, scoreAnomaly), and the peers' features are computed
+// from the same buckets at the same reference time. Live scores are not
+// written to the store: the periodic recalculation stays the authoritative
+// pass (it also rescores agents that had no events, whose scores only decay).
+type Live struct {
+	e       *Engine
+	mu      sync.Mutex
+	tenants map[string]*liveTenant
+
+	// WriteLock, when set, is held while Update reads the aggregates back
+	// (a store transaction): the server serialises its own writers with it,
+	// so that they queue in Go instead of polling SQLite's busy handler.
+	WriteLock sync.Locker
+}
+
+// liveReloadHours is how far the window may move on before a tenant's live
+// state is reloaded (and pruned).
+const liveReloadHours = 24
+
+type liveTenant struct {
+	cfg    *RiskConfig
+	agents map[string]*liveAgent
+	keep   int32 // buckets before this hour were dropped; an older reference time reloads the tenant
+}
+
+// liveAgent is one agent as a peer: its identity and the buckets of its
+// recent hours (tools by index, as in its aggregate).
+type liveAgent struct {
+	in      scoreInput // blob nil
+	firstAt string     // FirstEventAt, to leave out agents with no event at or before T
+	a       *agg       // tools, hours and inj only, from keep on
+	hiTool  []bool
+
+	// The agent as a peer at score time refAt (features as of refAt minus
+	// the peer lag), kept so that updates at the same score time (the server
+	// scores at whole seconds) recompute only the touched agents.
+	refAt       time.Time
+	refFeatures [5]float64
+	established bool
+}
+
+// LiveScore is one agent rescored by the live path.
+type LiveScore struct {
+	TenantID   string
+	AgentID    string
+	AgentName  string
+	Score      int
+	Tier       Tier
+	At         time.Time
+	Components []Component
+}
+
+// NewLive returns an empty live state on the engine; tenants are loaded on
+// their first update.
+func (e *Engine) NewLive() *Live {
+	return &Live{e: e, tenants: map[string]*liveTenant{}}
+}
+
+func sortRefs(rs []AgentRef) {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].TenantID != rs[j].TenantID {
+			return rs[i].TenantID < rs[j].TenantID
+		}
+		return rs[i].AgentID < rs[j].AgentID
+	})
+}
+
+// Update rescores the agents in refs at time at from their stored aggregates
+// (call it after the ingest that touched them committed) and returns their
+// scores, sorted by tenant and agent. Agents without an event at or before at
+// are left out.
+func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]LiveScore, error) {
+	at = at.UTC()
+	refs = append([]AgentRef(nil), refs...)
+	sortRefs(refs)
+	rows, err := l.readAggregates(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []LiveScore
+	for start := 0; start < len(rows); {
+		end := start
+		for end < len(rows) && rows[end].TenantID == rows[start].TenantID {
+			end++
+		}
+		scores, err := l.updateTenant(ctx, rows[start].TenantID, rows[start:end], at)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, scores...)
+		start = end
+	}
+	return out, nil
+}
+
+// readAggregates reads the current aggregates of refs (distinct, sorted) in
+// one transaction; unknown agents are skipped.
+func (l *Live) readAggregates(ctx context.Context, refs []AgentRef) ([]store.AgentRow, error) {
+	var rows []store.AgentRow
+	if l.WriteLock != nil {
+		l.WriteLock.Lock()
+		defer l.WriteLock.Unlock()
+	}
+	err := l.e.st.Update(ctx, func(tx store.Tx) error {
+		var prev AgentRef
+		for i, r := range refs {
+			if i > 0 && r == prev {
+				continue
+			}
+			prev = r
+			row, ok, err := tx.AgentAggregate(ctx, r.TenantID, r.AgentID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rows = append(rows, row)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agentrisk: live update: %w", err)
+	}
+	return rows, nil
+}
+
+func inputOf(r *store.AgentRow) scoreInput {
+	in := scoreInput{tenant: r.TenantID, agent: r.AgentID, name: r.AgentName, blob: r.Agg, resetHour: math.MinInt32}
+	in.firstHour = int32(floorDiv(parseTime(r.FirstEventAt).Unix(), 3600))
+	if r.BaselineResetAt != "" {
+		in.resetHour = int32(floorDiv(parseTime(r.BaselineResetAt).Unix(), 3600))
+	}
+	return in
+}
+
+// tenant returns the tenant's live state, loading every agent of it (one read
+// of the store) when it is not loaded or was pruned past c's reference time.
+func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskConfig) (*liveTenant, error) {
+	// Reloaded once a day as well, which drops the buckets that left the
+	// window since (touched agents keep theirs from t.keep on).
+	if t := l.tenants[tenant]; t != nil && t.keep <= c.ref.lo && c.ref.lo-t.keep <= liveReloadHours && sameConfig(t.cfg, cfg) {
+		t.cfg = cfg // thresholds and weights may have changed; they only matter for the touched agents
+		return t, nil
+	}
+	rows, err := l.e.st.Agents(ctx, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("agentrisk: live update: %w", err)
+	}
+	t := &liveTenant{cfg: cfg, agents: make(map[string]*liveAgent, len(rows)), keep: c.ref.lo}
+	for i := range rows {
+		la, _, err := t.agentOf(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		t.agents[la.in.agent] = la
+	}
+	l.tenants[tenant] = t
+	return t, nil
+}
+
+// agentOf keeps what the agent needs as a peer: the buckets from t.keep on.
+// It also returns the whole decoded aggregate.
+func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
+	full, err := decodeAgg(r.Agg, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
+	}
+	a := &agg{tools: full.tools}
+	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
+	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
+	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
+	a.inj = append([]injBin(nil), full.inj[j:]...)
+	in := inputOf(r)
+	in.blob = nil
+	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil
+}
+
+func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+	cfg, err := l.e.getRiskConfig(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	c := newClock(at, cfg.DecayHalfLifeHours)
+	t, err := l.tenant(ctx, tenant, c, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	atStr := store.FormatTime(at)
+	type touchedAgent struct {
+		in   scoreInput
+		full *agg
+	}
+	touched := make(map[string]*touchedAgent, len(rows))
+	for i := range rows {
+		la, full, err := t.agentOf(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		t.agents[la.in.agent] = la
+		if rows[i].FirstEventAt <= atStr {
+			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i]), full}
+		}
+	}
+	// Every agent of the tenant with an event at or before at, as the full
+	// pass would see it: the touched ones scored in full, the others as peers.
+	calcs := make([]agentCalc, 0, len(t.agents))
+	for _, la := range t.agents {
+		if la.firstAt > atStr {
+			continue
+		}
+		if ta := touched[la.in.agent]; ta != nil {
+			calc := scoreDecoded(t.cfg, c, &ta.in, ta.full)
+			la.refAt, la.refFeatures, la.established = at, calc.refFeatures, calc.established
+			calcs = append(calcs, calc)
+			continue
+		}
+		if !la.refAt.Equal(at) {
+			la.refFeatures, la.established = peerFeatures(c, &la.in, la.a, la.hiTool)
+			la.refAt = at
+		}
+		calcs = append(calcs, agentCalc{in: &la.in, peerOnly: true, refFeatures: la.refFeatures, established: la.established})
+	}
+	group := make([]*agentCalc, len(calcs))
+	for i := range calcs {
+		if calcs[i].err != nil {
+			return nil, calcs[i].err
+		}
+		group[i] = &calcs[i]
+	}
+	scoreAnomaly(group)
+	var out []LiveScore
+	for _, calc := range group {
+		if calc.peerOnly {
+			continue
+		}
+		calc.score = finalScore(t.cfg, &calc.comps)
+		out = append(out, LiveScore{
+			TenantID: tenant, AgentID: calc.in.agent, AgentName: calc.in.name,
+			Score: calc.score, Tier: tierFor(t.cfg, calc.score), At: at, Components: append([]Component(nil), calc.comps[:]...),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].AgentID < out[j].AgentID })
+	return out, nil
+}
+
+// sameConfig tells whether two configs score the same (the live state keeps
+// the high-impact flags of the tools and the half-life of the clock).
+func sameConfig(a, b *RiskConfig) bool {
+	if a.DecayHalfLifeHours != b.DecayHalfLifeHours || len(a.HighImpactTools) != len(b.HighImpactTools) {
+		return false
+	}
+	for i := range a.HighImpactTools {
+		if a.HighImpactTools[i] != b.HighImpactTools[i] {
+			return false
+		}
+	}
+	return true
+}
