@@ -109,15 +109,16 @@ func TestReplicasAlertFiresOnce(t *testing.T) {
 	}))
 	defer receiver.Close()
 	dsn := pgtest.New(t)
-	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: [127.0.0.1]\n")
+	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: ['"+strings.TrimPrefix(receiver.URL, "http://")+"']\nsecrets:\n  - {name: hook, tenant: t1, value: whsec-0123456789abcdef}\n")
 	a := startReplica(t, "A", dir, dsn)
 	b := startReplica(t, "B", dir, dsn)
 	if st := a.call(t, keyT1, "PUT", "/tenants/t1/risk-config", lowThresholds, nil); st != 200 {
 		t.Fatalf("PUT risk-config: %d", st)
 	}
-	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secret": "whsec-0123456789"}
-	if st := a.call(t, keyT1, "POST", "/tenants/t1/alert-rules", rule, nil); st != 201 {
-		t.Fatalf("create rule: %d", st)
+	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secretName": "hook"}
+	var eb ErrorBody
+	if st := a.call(t, keyT1, "POST", "/tenants/t1/alert-rules", rule, &eb); st != 201 {
+		t.Fatalf("create rule: %d %+v", st, eb)
 	}
 	// 40 misbehaving agents, each crossing into Critical at the first
 	// recalculation, recalculated by 3 requests on each replica at once.
@@ -248,7 +249,8 @@ func TestReplicaStoreUnavailable(t *testing.T) {
 	}
 	t.Logf("with PostgreSQL down: %d %q", st, eb.Error)
 	if st := a.call(t, keyT1, "POST", "/tenants/t1/events", events("t1", 2), &eb); st != http.StatusServiceUnavailable {
-		t.Fatalf("ingest with PostgreSQL down: %d, want 503", st)
+		time.Sleep(200 * time.Millisecond) // the log line of the request
+		t.Fatalf("ingest with PostgreSQL down: %d, want 503\n%s", st, a.log)
 	}
 	if v := verdictOn(t, a, "t1", "bad"); v.Score == 0 {
 		t.Fatalf("verdict of a cached agent with PostgreSQL down: %+v", v)

@@ -202,8 +202,8 @@ func replicaProject(t *testing.T, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
 	y := `apiKeys:
-  - {name: t1-gw, tenant: t1, key: ` + keyT1 + `}
-  - {name: t2-gw, tenant: t2, key: ` + keyT2 + `}
+  - {name: t1-gw, tenant: t1, role: admin, key: ` + keyT1 + `}
+  - {name: t2-gw, tenant: t2, role: admin, key: ` + keyT2 + `}
   - {name: ops, admin: true, key: ` + keyAdmin + `}
 ` + extra
 	if err := os.WriteFile(filepath.Join(dir, "server.yaml"), []byte(y), 0o600); err != nil {

@@ -40,7 +40,8 @@ func Unavailable(err error) (reason string, ok bool) {
 		return "PostgreSQL refused the connection (is it running?)", true
 	case errors.As(err, &ce):
 		return "cannot connect to PostgreSQL", true
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, pgconn.ErrConnClosed), strings.HasSuffix(err.Error(), ": conn closed"):
 		return "the connection to PostgreSQL was lost", true
 	case pgconn.SafeToRetry(err):
 		return "the connection to PostgreSQL is not usable", true
