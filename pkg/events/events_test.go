@@ -136,8 +136,10 @@ func TestAckAfterCommit(t *testing.T) {
 	ing := &failingIngester{next: agentrisk.NewEngine(st)}
 	ing.fails.Store(2)
 	var logs strings.Builder
-	opt := events.Options{URL: natstest.URL(t), Stream: stream, SubjectPrefix: prefix, CreateStream: true,
-		AckWait: time.Second, Logf: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }}
+	opt := events.Options{
+		URL: natstest.URL(t), Stream: stream, SubjectPrefix: prefix, CreateStream: true,
+		AckWait: time.Second, Logf: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) },
+	}
 	c, _ := run(t, opt, ing)
 	for i := range 30 {
 		publish(t, js, prefix+".t1", event("t1", i))

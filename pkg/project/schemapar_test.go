@@ -33,8 +33,10 @@ func TestParallelSchemaCheck(t *testing.T) {
 	}{
 		{"valid", good, ""},
 		// the last run's status, in the last part
-		{"last", good[:strings.LastIndex(good, "status: completed")] + "status: done" + good[strings.LastIndex(good, "status: completed")+len("status: completed"):],
-			fmt.Sprintf("/evaluation_runs/%d/status", n-1)},
+		{
+			"last", good[:strings.LastIndex(good, "status: completed")] + "status: done" + good[strings.LastIndex(good, "status: completed")+len("status: completed"):],
+			fmt.Sprintf("/evaluation_runs/%d/status", n-1),
+		},
 		// the first run's metric, in the first part
 		{"first", strings.Replace(good, "accuracy: 0.5", "accuracy: high", 1), "/evaluation_runs/0/results/0/metrics/accuracy"},
 	} {

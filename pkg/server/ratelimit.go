@@ -25,8 +25,9 @@ import (
 // have not used yet, at most (replicas - 1) x 1.5 x limit/50 (3% of the
 // limit with two replicas). The count a decision sees (for the tier multipliers,
 // which compare it with a fraction of the limit) is the shared counter read
-// at most sharedRefresh ago minus this replica's unused slots. See
-// docs/serve.md, "Replicas".
+// at most sharedRefresh ago minus this replica's unused slots. While the
+// shared counter cannot be reached, a replica admits at most one chunk
+// alone per second of the outage. See docs/replicas.md.
 type rateCounter struct {
 	mu      sync.Mutex
 	tenants map[string]*tenantWindow
@@ -54,6 +55,7 @@ type tenantWindow struct {
 	read    time.Time // when (wall clock) it was read
 	offline int64     // requests admitted while the store was unreachable
 	retry   time.Time // no store access before this (after an error)
+	quota   int64     // requests this replica may still admit alone until retry
 	busy    bool      // a background lease or read is in flight
 }
 
@@ -85,7 +87,7 @@ func (c *rateCounter) do(tenant string, windowSeconds, limit int, now time.Time,
 	idx := now.Unix() / int64(windowSeconds)
 	if idx != w.window || w.length != windowSeconds {
 		w.window, w.length, w.count = idx, windowSeconds, 0
-		w.tokens, w.total, w.read, w.offline = 0, 0, time.Time{}, 0
+		w.tokens, w.total, w.read, w.offline, w.quota = 0, 0, time.Time{}, 0, 0
 	}
 	if c.shared == nil || limit <= 0 {
 		if decide(w.count) {
@@ -119,10 +121,12 @@ func (c *rateCounter) do(tenant string, windowSeconds, limit int, now time.Time,
 	switch {
 	case w.tokens > 0:
 		w.tokens--
-	case wall.Before(w.retry):
-		// The store is unreachable: admit, counting locally, rather than
-		// fail verdicts (the decision already saw the local count).
+	case wall.Before(w.retry) && w.quota > 0:
+		// The shared counter cannot be reached: admit, counting locally,
+		// rather than fail verdicts, but at most one chunk per second of
+		// the outage (the decision already saw the local count).
 		w.offline++
+		w.quota--
 	default:
 		// Every slot of the window is leased: decide again as over the
 		// limit, so that the rate stage blocks the request.
@@ -137,11 +141,11 @@ func (c *rateCounter) take(w *tenantWindow, key string, expires time.Time, n int
 		return
 	}
 	granted, total, err := c.takeShared(key, expires, n, limit)
-	w.record(granted, total, err, wall)
+	w.record(granted, total, err, wall, chunkOf(limit))
 }
 
 func (c *rateCounter) takeShared(key string, expires time.Time, n int64, limit int) (granted, total int64, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	granted, total, err = c.shared.Take(ctx, key, expires, n, int64(limit))
 	if err != nil && c.logf != nil {
@@ -160,15 +164,18 @@ func (c *rateCounter) takeAsync(w *tenantWindow, idx int64, length int, key stri
 		defer w.mu.Unlock()
 		w.busy = false
 		if w.window == idx && w.length == length {
-			w.record(granted, total, err, time.Now())
+			w.record(granted, total, err, time.Now(), chunkOf(limit))
 		}
 	}()
 }
 
-// record adds a lease's answer (w locked).
-func (w *tenantWindow) record(granted, total int64, err error, wall time.Time) {
+// record adds a lease's answer (w locked). After an error the replica
+// leaves the store alone for a second and may admit one chunk alone.
+func (w *tenantWindow) record(granted, total int64, err error, wall time.Time, chunk int64) {
 	if err != nil {
-		w.retry = wall.Add(time.Second)
+		if !wall.Before(w.retry) { // a new outage, not a second error of this one
+			w.retry, w.quota = wall.Add(time.Second), chunk
+		}
 		return
 	}
 	w.tokens += granted

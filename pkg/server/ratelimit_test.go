@@ -2,7 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,5 +73,46 @@ func TestSharedRateCounter(t *testing.T) {
 				t.Fatalf("admitted %d with a limit of %d, want %d..%d", admitted, limit, tc.atLeast, limit)
 			}
 		})
+	}
+}
+
+// unreachable is a coordinator whose shared counter cannot be reached.
+type unreachable struct{ store.Coordinator }
+
+func (unreachable) Take(context.Context, string, time.Time, int64, int64) (int64, int64, error) {
+	return 0, 0, errors.New("connection refused")
+}
+
+// While the shared counter cannot be reached a replica admits at most one
+// chunk of the limit alone per second, and logs why.
+func TestSharedRateCounterUnreachable(t *testing.T) {
+	c := newRateCounter()
+	c.shared = unreachable{}
+	var mu sync.Mutex
+	var logs []string
+	c.logf = func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, fmt.Sprintf(f, a...))
+	}
+	const limit = 1000
+	admitted := 0
+	for range limit {
+		var allowed bool
+		c.do("t1", 3600, limit, time.Now(), func(used int) bool {
+			allowed = used < limit
+			return allowed
+		})
+		if allowed {
+			admitted++
+		}
+	}
+	if admitted != int(chunkOf(limit)) {
+		t.Fatalf("admitted %d within a second of outage, want one chunk (%d)", admitted, chunkOf(limit))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) == 0 || !strings.Contains(logs[0], "connection refused") {
+		t.Fatalf("logs: %q", logs)
 	}
 }

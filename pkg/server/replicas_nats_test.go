@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,11 +20,12 @@ import (
 	"github.com/lfcli/lf/pkg/store/postgres/pgtest"
 )
 
-// natsEvent is event i of the NATS test: 2 tenants x 20 agents, over the
-// two days before natsScoreTime, every event distinct.
+// natsEvent is event i of the NATS test: 2 tenants x 20 agents, within
+// 42 hours from two days before natsScoreTime (well inside the ingest's
+// dedup window however many events), every event distinct.
 func natsEvent(i int) (tenant, line string) {
 	tenant = []string{"t1", "t2"}[i%2]
-	ts := natsScoreTime.Add(-48 * time.Hour).Add(time.Duration(i) * 5 * time.Second)
+	ts := natsScoreTime.Add(-48 * time.Hour).Add(time.Duration(i%30000) * 5 * time.Second)
 	tool := []string{"read_file", "search", "exec", "send_mail"}[i%4]
 	decision := "allow"
 	if i%13 == 0 {
@@ -40,7 +43,11 @@ var natsScoreTime = time.Date(2026, 4, 16, 14, 0, 0, 0, time.UTC)
 // the store), and the scores after the next recalculation equal those of
 // the same events ingested once into a fresh store.
 func TestReplicasEventsKill(t *testing.T) {
-	const messages, perMessage = 1000, 10
+	// LF_TEST_EVENTS_MESSAGES scales the test up for the README figures.
+	messages, perMessage := 1000, 10
+	if v, err := strconv.Atoi(os.Getenv("LF_TEST_EVENTS_MESSAGES")); err == nil && v > 0 {
+		messages = v
+	}
 	js, stream, prefix := natstest.Stream(t)
 	natsURL := natstest.URL(t)
 	dsn := pgtest.New(t)
@@ -78,7 +85,7 @@ func TestReplicasEventsKill(t *testing.T) {
 				pubDone <- err
 				return
 			}
-			published.Add(perMessage)
+			published.Add(int32(perMessage))
 			time.Sleep(time.Millisecond)
 		}
 		pubDone <- nil
@@ -110,10 +117,19 @@ func TestReplicasEventsKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	waitFor(t, 60*time.Second, "every event stored and acknowledged", func() bool {
+	deadline := time.Now().Add(time.Duration(60+messages/100) * time.Second)
+	for {
 		info, err := cons.Info(context.Background())
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && stored() >= messages*perMessage
-	})
+		n := stored()
+		if err == nil && info.NumPending == 0 && info.NumAckPending == 0 && n >= messages*perMessage {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not every event stored and acknowledged after %s: %d stored, consumer %+v, %v\nB's log:\n%s\nA's log (restarted):\n%s",
+				time.Since(start).Round(time.Second), n, info, err, b.log, a2.log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if n := stored(); n != messages*perMessage {
 		t.Fatalf("%d events stored, want %d", n, messages*perMessage)
 	}
@@ -151,6 +167,7 @@ func TestReplicasEventsKill(t *testing.T) {
 	if len(got) != len(wantScore) || len(got) != 40 {
 		t.Fatalf("%d agents scored, want %d (reference) and 40", len(got), len(wantScore))
 	}
+	t.Logf("scores of the %d agents after a recalculation equal those of the events ingested once", len(got))
 	for k, w := range wantScore {
 		if got[k] != w {
 			t.Errorf("agent %s: score %d after the kill, %d when every event is ingested once", k, got[k], w)

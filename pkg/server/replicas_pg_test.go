@@ -314,7 +314,7 @@ func TestReplicasRateLimit(t *testing.T) {
 		total := allowed["A"] + allowed["B"]
 		t.Logf("%d%% of %d requests to A: admitted %d (A %d, B %d) with a limit of %d", shareA, 3*limit/8*8, total, allowed["A"], allowed["B"], limit)
 		if total > limit || total < limit*9/10 {
-			t.Errorf("two replicas admitted %d requests with a limit of %d; want %d..%d", total, limit, limit*9/10, limit)
+			t.Errorf("two replicas admitted %d requests with a limit of %d; want %d..%d\nA's log:\n%s\nB's log:\n%s", total, limit, limit*9/10, limit, a.log, b.log)
 		}
 	}
 }

@@ -31,6 +31,15 @@ var lfBin struct {
 	err  error
 }
 
+// TestMain removes the lf binary the replica tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if lfBin.path != "" {
+		os.RemoveAll(filepath.Dir(lfBin.path))
+	}
+	os.Exit(code)
+}
+
 // buildLF builds ./cmd/lf once per test binary.
 func buildLF(t *testing.T) string {
 	t.Helper()

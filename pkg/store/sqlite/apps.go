@@ -86,7 +86,8 @@ func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
 // hasRows tells whether app holds entities or runs.
 func hasRows(ctx context.Context, q interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}, app string) (bool, error) {
+}, app string,
+) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entities WHERE app = ?)
 		OR EXISTS (SELECT 1 FROM evaluation_runs WHERE app = ?)`, app, app).Scan(&n)
