@@ -109,16 +109,15 @@ func TestReplicasAlertFiresOnce(t *testing.T) {
 	}))
 	defer receiver.Close()
 	dsn := pgtest.New(t)
-	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: ['"+strings.TrimPrefix(receiver.URL, "http://")+"']\nsecrets:\n  - {name: hook, tenant: t1, value: whsec-0123456789abcdef}\n")
+	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: [\"127.0.0.1:*\"]\n")
 	a := startReplica(t, "A", dir, dsn)
 	b := startReplica(t, "B", dir, dsn)
 	if st := a.call(t, keyT1, "PUT", "/tenants/t1/risk-config", lowThresholds, nil); st != 200 {
 		t.Fatalf("PUT risk-config: %d", st)
 	}
 	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secretName": "hook"}
-	var eb ErrorBody
-	if st := a.call(t, keyT1, "POST", "/tenants/t1/alert-rules", rule, &eb); st != 201 {
-		t.Fatalf("create rule: %d %+v", st, eb)
+	if st := a.call(t, keyT1, "POST", "/tenants/t1/alert-rules", rule, nil); st != 201 {
+		t.Fatalf("create rule: %d", st)
 	}
 	// 40 misbehaving agents, each crossing into Critical at the first
 	// recalculation, recalculated by 3 requests on each replica at once.
