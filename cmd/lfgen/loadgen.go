@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,10 +39,21 @@ func loadgenCmd(args []string) {
 	duration := fs.Duration("duration", 20*time.Second, "measured duration (at most 5m)")
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured warm-up at the same rate")
 	conns := fs.Int("conns", 64, "keep-alive connections (at most 1000)")
+	replicas := fs.String("replicas", "", "comma-separated `ADDRS` of lf serve replicas: the connections are spread over them in turn (overrides -addr)")
 	ingestRate := fs.Int("ingest-rate", 0, "also ingest this many events per second into the tenant (POST /tenants/{tenant}/events) for the same agents, at most 100000")
 	ingestBatch := fs.Int("ingest-batch", 100, "events per ingest request")
 	probe := fs.Duration("probe", 0, "every this often, ingest one injection event for a new agent and poll its verdict until it reflects it: the event-to-verdict freshness (e.g. 100ms)")
 	fs.Parse(args)
+	if *replicas != "" {
+		loadAddrs = strings.Split(*replicas, ",")
+		*addr = loadAddrs[0]
+		for _, a := range loadAddrs {
+			if err := loopback(a); err != nil {
+				fmt.Fprintln(os.Stderr, "loadgen:", err)
+				os.Exit(2)
+			}
+		}
+	}
 
 	side := &sideLoad{ingestRate: *ingestRate, ingestBatch: *ingestBatch, probe: *probe}
 	if err := runLoad(*addr, *key, *tenant, *agent, *method, *agents, *rate, *duration, *warmup, *conns, side); err != nil {
@@ -51,6 +61,10 @@ func loadgenCmd(args []string) {
 		os.Exit(2)
 	}
 }
+
+// loadAddrs are the replicas of -replicas (connection i goes to
+// loadAddrs[i % len]); empty: every connection goes to -addr.
+var loadAddrs []string
 
 func loopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -134,15 +148,19 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	queue := make(chan job, total)
 	var wg sync.WaitGroup
 	var connErrs atomic.Int64
-	for range conns {
+	for ci := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			connAddr := addr
+			if len(loadAddrs) > 0 {
+				connAddr = loadAddrs[ci%len(loadAddrs)]
+			}
 			var c *httpConn
 			for j := range queue {
 				if c == nil {
 					var err error
-					if c, err = dial(addr); err != nil {
+					if c, err = dial(connAddr); err != nil {
 						connErrs.Add(1)
 						results[j.i] = loadResult{lat: time.Since(j.due)}
 						continue
@@ -247,6 +265,21 @@ func dial(addr string) (*httpConn, error) {
 
 func (h *httpConn) close() { h.c.Close() }
 
+// atoi reads a decimal number; -1 when b is not one.
+func atoi(b []byte) int {
+	if len(b) == 0 || len(b) > 9 {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
 func (h *httpConn) do(req []byte) (int, error) {
 	status, _, err := h.exchange(req, false)
 	return status, err
@@ -262,16 +295,17 @@ func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 	if _, err := h.c.Write(req); err != nil {
 		return 0, nil, err
 	}
+	// Parsed without allocating: the generator shares the CPU with the
+	// server, and its own garbage collection would show as server latency.
 	line, err := h.r.ReadSlice('\n')
 	if err != nil {
 		return 0, nil, err
 	}
-	f := strings.Fields(string(line))
-	if len(f) < 2 {
-		return 0, nil, fmt.Errorf("bad status line %q", line)
+	status := -1
+	if sp := bytes.IndexByte(line, ' '); sp > 0 && len(line) >= sp+4 {
+		status = atoi(line[sp+1 : sp+4])
 	}
-	status, err := strconv.Atoi(f[1])
-	if err != nil {
+	if status < 100 {
 		return 0, nil, fmt.Errorf("bad status line %q", line)
 	}
 	length := -1
@@ -280,12 +314,12 @@ func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		t := strings.TrimSpace(string(l))
-		if t == "" {
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 {
 			break
 		}
-		if k, v, ok := strings.Cut(t, ":"); ok && strings.EqualFold(k, "Content-Length") {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		if k, v, ok := bytes.Cut(t, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
+			length = atoi(bytes.TrimSpace(v))
 		}
 	}
 	if length < 0 {

@@ -117,6 +117,14 @@ func TestDetectors(t *testing.T) {
 		{"diagnosis: none", nil},
 		{"she filed a grievance after the written warning", []string{"disciplinary_action=written warning", "hr_complaint=grievance"}},
 		{"D.O.B. 1990-02-03", nil},
+		// Upper-case accented words, Unicode digits and spaces (cases of
+		// the engine's rules outside the shared packs).
+		{"ÉVALUATION annuelle; DIABÈTE; CHIMIOTHÉRAPIE", []string{"health_condition=DIABÈTE", "medication=CHIMIOTHÉRAPIE", "performance_review=ÉVALUATION"}},
+		{"ssn ４１２-５５-９０８７ end", []string{"ssn=４１２-５５-９０８７"}},
+		{"build : 192.168.4.7 and host 192.168.4.8", []string{"ip_address=192.168.4.8"}},
+		{"version         10.9.9.1 ; version            10.9.9.2", []string{"ip_address=10.9.9.2"}},
+		// An Arabic-Indic digit is a \d: it starts the country code.
+		{"call ٣555-123-4567 or ٣+1 555.123.4567", []string{"phone_number=٣555-123-4567", "phone_number=1 555.123.4567"}},
 	}
 	ps := newPatternSet(DefaultConfig().Detectors)
 	for _, c := range cases {

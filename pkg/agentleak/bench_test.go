@@ -15,7 +15,7 @@ import (
 
 // conformanceTraces concatenates the traces of every conformance pack and
 // loads their vaults (keys do not collide across packs).
-func conformanceTraces(b *testing.B) ([]byte, *Vaults, int) {
+func conformanceTraces(b testing.TB) ([]byte, *Vaults, int) {
 	dir := conformanceDir(b)
 	var all bytes.Buffer
 	var vaultDocs [][]byte
@@ -130,4 +130,41 @@ func BenchmarkScanConformanceJSONL(b *testing.B) {
 	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)*float64(b.N)/cpu, "events/cpu-s")
+}
+
+// benchVaultFile is the benchmark vault file: the shared packs'
+// vaults repeated ten times under new keys (about 2,200 vaults, 500 KB).
+func benchVaultFile(b testing.TB) []byte {
+	dir := conformanceDir(b)
+	var out bytes.Buffer
+	out.WriteString("vaults:\n")
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "vaults.yaml"))
+	for r := 0; r < 10; r++ {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			body := strings.TrimPrefix(string(data), "vaults:\n")
+			body = strings.ReplaceAll(body, "  - key: \"", fmt.Sprintf("  - key: \"r%d__", r))
+			out.WriteString(body)
+		}
+	}
+	return out.Bytes()
+}
+
+// BenchmarkLoadVaults500K reads the 500 KB vault file (the issue's
+// bar: under 20 ms).
+func BenchmarkLoadVaults500K(b *testing.B) {
+	data := benchVaultFile(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		vs, ds := ParseVaults("vaults.yaml", data)
+		if ds.HasErrors() || len(vs.byKey) < 2000 {
+			b.Fatal(ds, len(vs.byKey))
+		}
+	}
+	b.ReportMetric((cpuTime()-cpu0)*1e3/float64(b.N), "cpu-ms/op")
 }

@@ -8,12 +8,17 @@ import "unsafe"
 // patternSet is the built-in detectors enabled by a config.
 type patternSet struct {
 	fam   map[string]bool
+	on    []bool     // per engine rule: its family is enabled
 	words []string   // patterns the scanner's combined automaton puts before a vault's values (none)
 	state *ruleState // per-event scratch of the rules
 }
 
 func newPatternSet(enabled map[string]bool) *patternSet {
-	return &patternSet{fam: enabled, state: newRuleState()}
+	on := make([]bool, len(engineRules))
+	for i := range engineRules {
+		on[i] = enabled[engineRules[i].family]
+	}
+	return &patternSet{fam: enabled, on: on, state: newRuleState()}
 }
 
 // hit is one automaton match: pattern id and span.

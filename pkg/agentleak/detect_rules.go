@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -20,7 +21,7 @@ type rule struct {
 	family string
 	dt     string // data type reported
 	key    string // key into builtinTypes ("" for keyname rules)
-	re     *regexp.Regexp
+	re     *lazyRe
 	group  int
 	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
 	keep   func(text string, m []int) bool // a check on one match
@@ -32,9 +33,13 @@ type rule struct {
 	starts   byte
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
-	anchored *regexp.Regexp
-	wordHead bool                       // the pattern begins with \b
+	anchored *lazyRe
+	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
+	wordTail bool                       // the pattern ends with \b
 	pre      func(t string, p int) bool // a cheap necessary condition at p
+	// match, when set, matches at p by hand: it fills m and returns 1, returns
+	// 0 where the expression cannot match, -1 to leave it to the expression.
+	match func(t string, p int, m []int) int
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -110,13 +115,49 @@ func contains(words ...string) func(text, lower string) bool {
 func digits(text, _ string) bool { return hasDigit(text) }
 
 // dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
-func dictionary(terms []string) *regexp.Regexp {
+func dictionary(terms []string) *lazyRe {
 	q := make([]string, len(terms))
 	for i, t := range terms {
 		q[i] = regexp.QuoteMeta(t)
 	}
 	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
-	return regexp.MustCompile(`(?i)\b(` + strings.Join(q, "|") + `)\b`)
+	return lazy(goPattern(`(?i)\b(` + strings.Join(q, "|") + `)\b`))
+}
+
+// fixedTail are the rules whose pattern has a fixed width.
+var fixedTail = map[string]bool{"ssn": true, "sin": true}
+
+// leadingBound: the pattern begins with \b (after an optional (?i)).
+func leadingBound(pat string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(pat, "(?i)"), `\b`)
+}
+
+// goPattern turns an engine pattern into Go's: Python's \d and \s widened
+// to Unicode, and a leading \b dropped, because Go's \b knows only ASCII
+// letters (\bévaluation never matches): the scanner checks Python's Unicode
+// boundary at the match start itself (rule.wordHead).
+func goPattern(pat string) string {
+	if leadingBound(pat) {
+		i := strings.Index(pat, `\b`)
+		pat = pat[:i] + pat[i+2:]
+	}
+	return pyClasses(pat)
+}
+
+// lazyRe is a regular expression compiled when first used: most rules'
+// expressions run rarely (hand checks decide most starts), and every lf
+// command would otherwise pay for compiling them all at start-up.
+type lazyRe struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func lazy(src string) *lazyRe { return &lazyRe{src: src} }
+
+func (l *lazyRe) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
 }
 
 // healthConditions and medications are the engine's healthcare dictionaries.
@@ -153,7 +194,23 @@ func lowerAll(ws []string) []string {
 // amountSep is the engine's tolerant separator between a keyword and its value.
 const amountSep = `["'\s:=#-]*`
 
-var versionPrefix = regexp.MustCompile(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`)
+// versionPrefix is the engine's version-keyword test on the 16 characters
+// before an IPv4 address (Python's \s: any Unicode space).
+var versionPrefix = regexp.MustCompile(pyClasses(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`))
+
+// runesBefore returns the (up to) n characters of t that end at byte i.
+func runesBefore(t string, i, n int) string {
+	s := i
+	for k := 0; k < n && s > 0; k++ {
+		if t[s-1] < 0x80 {
+			s--
+			continue
+		}
+		_, w := utf8.DecodeLastRuneInString(t[:s])
+		s -= w
+	}
+	return t[s:i]
+}
 
 var secretPlaceholders = map[string]bool{"none": true, "null": true, "true": true, "false": true, "redacted": true, "xxxxxx": true, "******": true}
 
@@ -221,7 +278,13 @@ var keyStems = []struct {
 
 func buildRules() []rule {
 	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
-		return rule{family: fam, dt: dt, key: key, re: regexp.MustCompile(pyClasses(pat)), group: group, gate: gate}
+		src := goPattern(pat)
+		if fixedTail[dt] {
+			// Fixed width: the match's end does not depend on the \b after
+			// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
+			src = strings.TrimSuffix(src, `\b`)
+		}
+		return rule{family: fam, dt: dt, key: key, re: lazy(src), group: group, gate: gate, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
 	}
 	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
 	up := func(t, _ string) bool { return hasUpper(t) }
@@ -256,8 +319,8 @@ func buildRules() []rule {
 		r(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0, digits),
 		r(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0, digits),
 		r(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1, contains("mrn", "medical record", "health")),
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...)},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...)},
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...), wordHead: true, wordTail: true},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...), wordHead: true, wordTail: true},
 
 		r(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0, digits),
 		r(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1, contains("acc", "compte")),
@@ -277,9 +340,7 @@ func buildRules() []rule {
 	for i := range rs {
 		switch rs[i].dt {
 		case "phone_number":
-			rs[i].look = func(t string, m []int) bool {
-				return !(m[0] > 0 && isDigit(t[m[0]-1])) && !(m[1] < len(t) && isDigit(t[m[1]]))
-			}
+			rs[i].look = func(t string, m []int) bool { return !digitBefore(t, m[0]) && !digitAt(t, m[1]) }
 			rs[i].value = strip
 		case "credit_card":
 			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
@@ -287,7 +348,7 @@ func buildRules() []rule {
 		case "national_insurance_number":
 			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
 		case "health_identifier":
-			if strings.HasPrefix(rs[i].re.String(), `\b(?:NAM`) {
+			if strings.HasPrefix(rs[i].re.src, `(?:NAM`) {
 				rs[i].keep = func(t string, m []int) bool {
 					v := t[m[0]:m[1]]
 					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
@@ -311,14 +372,14 @@ func buildRules() []rule {
 		case "address":
 			rs[i].value = strip
 		}
-		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.String(), `\b(?:(?:25`) {
+		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.src, `(?:(?:25`) {
 			rs[i].keep = func(t string, m []int) bool {
-				return !versionPrefix.MatchString(t[max(0, m[0]-16):m[0]])
+				return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
 			}
 		}
 	}
 	for _, k := range keyStems {
-		re := regexp.MustCompile(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
+		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
 			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
@@ -341,9 +402,8 @@ var engineRules = finishRules(buildRules())
 func finishRules(rs []rule) []rule {
 	for i := range rs {
 		r := &rs[i]
-		src := r.re.String()
-		r.anchored = regexp.MustCompile(`^(?:` + src + `)`)
-		r.wordHead = strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)
+		src := r.re.src
+		r.anchored = lazy(`^(?:` + src + `)`)
 		switch r.dt {
 		case "email":
 			r.starts = startEmail
@@ -376,6 +436,38 @@ func finishRules(rs []rule) []rule {
 			}
 			r.pre = preChecks[k]
 		}
+		if r.family != famKeyname {
+			switch {
+			case r.dt == "ssn":
+				r.pre = preSSN
+			case r.dt == "sin":
+				r.pre = preSIN
+			case r.dt == "credit_card":
+				r.pre = preCard
+			case r.dt == "phone_number":
+				r.pre = prePhone
+			case r.dt == "ip_address" && r.starts == startHex:
+				r.pre = preIPv6
+			case r.dt == "ip_address":
+				r.pre = preIPv4
+			case r.dt == "national_insurance_number":
+				r.pre = preNINO
+			case r.dt == "iban":
+				r.pre = preIBAN
+			case r.dt == "health_identifier" && strings.HasPrefix(src, `(?:NAM`):
+				r.pre = preHealthSpaced
+			case r.dt == "health_identifier" && !strings.Contains(src, "mrn"):
+				r.pre = preHealthID
+			case r.key == "address" && strings.Contains(src, "Street"):
+				r.pre = preStreet
+			case r.key == "address":
+				r.pre = preRue
+			case r.dt == "person_name":
+				r.pre = preName
+			case r.dt == "client_identifier":
+				r.pre = preClientID
+			}
+		}
 		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 && r.family != famKeyname {
 			r.triggers = t
 		}
@@ -399,8 +491,25 @@ func finishRules(rs []rule) []rule {
 		case "phone_number":
 			r.window = 96
 		}
+		if r.family == famKeyname {
+			r.window = 0
+		}
 		if r.key == "postal_code" {
 			r.window = 32
+		}
+		switch r.dt {
+		case "health_condition", "medication", "internal_note", "sick_leave", "disciplinary_action", "employment_status", "private_key":
+			// Literal words (at most 35 bytes): the window still shows the
+			// character after the longest, for the closing \b.
+			if r.family != famKeyname {
+				r.window = 64
+			}
+		}
+		switch {
+		case r.dt == "email":
+			r.match = matchEmail
+		case r.dt == "iban" && r.family == famFinance:
+			r.match = matchIBAN
 		}
 	}
 	return rs
@@ -488,7 +597,8 @@ var preChecks = map[string]func(t string, p int) bool{
 		return c >= 0x80 || sp > 0 && (c|0x20)-'a' < 26
 	},
 	"postal_code": func(t string, p int) bool {
-		return isDigit(byteAt(t, p+1)) && (byteAt(t, p+2)|0x20)-'a' < 26
+		c1 := byteAt(t, p+1)
+		return c1 >= 0x80 || isDigit(c1) && (byteAt(t, p+2)|0x20)-'a' < 26
 	},
 	"national_insurance_number": func(t string, p int) bool {
 		c := byteAt(t, p+2)
@@ -558,12 +668,20 @@ func pyClasses(p string) string {
 func unicodeBound(t string, i int) bool {
 	before, after := false, false
 	if i > 0 {
-		r, _ := utf8.DecodeLastRuneInString(t[:i])
-		before = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+		if c := t[i-1]; c < 0x80 {
+			before = isWordByte(c)
+		} else {
+			r, _ := utf8.DecodeLastRuneInString(t[:i])
+			before = isWordRune(r)
+		}
 	}
 	if i < len(t) {
-		r, _ := utf8.DecodeRuneInString(t[i:])
-		after = r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+		if c := t[i]; c < 0x80 {
+			after = isWordByte(c)
+		} else {
+			r, _ := utf8.DecodeRuneInString(t[i:])
+			after = isWordRune(r)
+		}
 	}
 	return before != after
 }
@@ -571,16 +689,7 @@ func unicodeBound(t string, i int) bool {
 // nonASCII reports a match whose edge \b holds only in ASCII terms
 // (a letter or digit of another script touches it).
 func (r *rule) nonASCII(t string, m []int) bool {
-	src := r.re.String()
-	if strings.Contains(src, `\b`) {
-		if (strings.HasPrefix(src, `\b`) || strings.HasPrefix(src, `(?i)\b`)) && !unicodeBound(t, m[0]) {
-			return true
-		}
-		if strings.HasSuffix(src, `\b`) && !unicodeBound(t, m[1]) {
-			return true
-		}
-	}
-	return false
+	return r.wordHead && !unicodeBound(t, m[0]) || r.wordTail && !unicodeBound(t, m[1])
 }
 
 // runRules runs the enabled rules over text the way Python's finditer does:
@@ -588,6 +697,10 @@ func (r *rule) nonASCII(t string, m []int) bool {
 // one. Each rule is tried only where it can start (a character class or a
 // trigger word found by one automaton pass), anchored there, within a window.
 func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
+	if foldsToASCII(text) {
+		ps.runPlain(text, emit)
+		return
+	}
 	st := ps.state
 	for i := range st.cands {
 		st.cands[i] = st.cands[i][:0]
@@ -595,7 +708,7 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	trigMatcher.each(unsafe.Slice(unsafe.StringData(lower), len(lower)), func(id, p, _ int) {
 		for _, ri := range trigRules[id] {
 			r := &engineRules[ri]
-			if !ps.fam[r.family] {
+			if !ps.on[ri] {
 				continue
 			}
 			c := st.cands[ri]
@@ -614,10 +727,10 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	})
 	st.classes(text)
 	for i := range engineRules {
-		r := &engineRules[i]
-		if !ps.fam[r.family] {
+		if !ps.on[i] {
 			continue
 		}
+		r := &engineRules[i]
 		var cands []int
 		if len(r.triggers) > 0 {
 			cands = st.cands[i]
@@ -630,7 +743,15 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 		}
 		prevEnd, last := -1, -1
 		for _, p := range cands {
-			if p < prevEnd || p == last {
+			if p < prevEnd {
+				// An address's local part may begin inside the previous
+				// match: the search goes on from where that match ended.
+				if r.starts != startEmail || strings.IndexByte(text[prevEnd:], '@') < 0 || !localRun(text, p, prevEnd) {
+					continue
+				}
+				p = prevEnd
+			}
+			if p == last {
 				continue
 			}
 			last = p
@@ -644,13 +765,23 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 			if r.pre != nil && !r.pre(text, p) {
 				continue
 			}
-			m := r.anchored.FindStringSubmatchIndex(text[p:end])
-			if m == nil {
-				continue
+			var m []int
+			got := -1
+			if r.match != nil {
+				m = st.m[:2] // hand matches report the whole match only
+				got = r.match(text, p, m)
 			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += p
+			switch got {
+			case 0:
+				continue
+			case -1:
+				if m = r.anchored.get().FindStringSubmatchIndex(text[p:end]); m == nil {
+					continue
+				}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += p
+					}
 				}
 			}
 			if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
@@ -674,8 +805,104 @@ func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
 	}
 }
 
+// localRun: t[p:e] is part of one email local part that goes on to an '@'.
+func localRun(t string, p, e int) bool {
+	for i := p; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '@':
+			return i > e
+		case isWordByte(c) && c < 0x80, c == '.', c == '+', c == '-':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// foldsToASCII: the text holds the Kelvin sign or the long s, which
+// case-insensitive rules read as k and s but the lower-cased trigger search
+// does not see.
+func foldsToASCII(t string) bool {
+	return strings.Contains(t, "\u212a") || strings.Contains(t, "\u017f")
+}
+
+// runPlain is the reference path: every enabled rule's own regular
+// expression searched over the whole text, left to right, the way Python's
+// finditer walks it (a match that a lookaround or a check refuses lets the
+// search go on one character later); no trigger words, character classes,
+// windows or necessary checks. The fast path is held to it by a differential
+// test, and it serves the rare texts the fast path does not handle.
+func (ps *patternSet) runPlain(text string, emit emitFunc) {
+	for i := range engineRules {
+		r := &engineRules[i]
+		if !ps.on[i] {
+			continue
+		}
+		for p := 0; p <= len(text); {
+			m := r.re.get().FindStringSubmatchIndex(text[p:])
+			if m == nil {
+				break
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += p
+				}
+			}
+			q := m[0]
+			next := q + 1
+			if q < len(text) {
+				_, n := utf8.DecodeRuneInString(text[q:])
+				next = q + n
+			}
+			if q == p && p > 0 {
+				// The search began at p, so a \b there was judged without
+				// the character before it: the anchored form decides, and
+				// the checks below judge the boundary with it.
+				if m = r.anchored.get().FindStringSubmatchIndex(text[q:]); m == nil {
+					p = next
+					continue
+				}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += q
+					}
+				}
+			}
+			if r.wordHead && !unicodeBound(text, q) || r.family == famKeyname && !keyStart(text, q) ||
+				r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
+				p = next
+				continue
+			}
+			p = m[1]
+			if m[1] == m[0] {
+				p = next
+			}
+			if r.keep != nil && !r.keep(text, m) {
+				continue
+			}
+			v := text[m[2*r.group]:m[2*r.group+1]]
+			if r.value != nil {
+				if v = r.value(v); v == "" {
+					continue
+				}
+			}
+			emit(r.dt, r.key, r.family, v)
+		}
+	}
+}
+
+// keyStart: a key-name match starts at a quote or where Python's \b holds.
+func keyStart(t string, q int) bool {
+	if q < len(t) && (t[q] == '"' || t[q] == '\'') {
+		return true
+	}
+	return unicodeBound(t, q)
+}
+
 // ruleState is the per-event scratch of runRules.
 type ruleState struct {
+	m     [8]int  // a hand match's indexes
 	lower []byte  // the event text, ASCII lower case
 	cands [][]int // per rule: trigger positions
 	cls   [startEmail + 1][]int
@@ -684,50 +911,70 @@ type ruleState struct {
 func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
 
 // classes lists the start positions of every character class in one pass.
+// A class holds only the positions its rules' first characters allow
+// (upper-case starts are two capitals, letter starts a letter and a digit,
+// hex starts a short hex run and a colon): a superset of where its rules
+// can match, and far fewer positions than every word start.
 func (st *ruleState) classes(t string) {
 	for i := range st.cls {
 		st.cls[i] = st.cls[i][:0]
 	}
+	n := len(t)
 	prevWord, prevDigit := false, false
-	for i := 0; i < len(t); {
-		c := rune(t[i])
-		n := 1
-		var word, digit bool
+	for i := 0; i < n; {
+		c := t[i]
+		if c-'a' < 26 {
+			// A run of lower-case letters: only its first letter can start
+			// a rule (a postal code, an IPv6 group).
+			if !prevWord {
+				st.letterStart(t, i)
+			}
+			i++
+			for i < n && t[i]-'a' < 26 {
+				i++
+			}
+			prevWord, prevDigit = true, false
+			continue
+		}
+		if c == ' ' {
+			prevWord, prevDigit = false, false
+			i++
+			continue
+		}
 		if c < 0x80 {
-			b := byte(c)
-			digit = isDigit(b)
-			word = isWordByte(b)
+			digit := isDigit(c)
+			word := digit || isUpper(c) || c == '_'
 			if !prevWord && word {
 				switch {
 				case digit:
 					st.cls[startDigit] = append(st.cls[startDigit], i)
-					st.cls[startHex] = append(st.cls[startHex], i)
-				case isUpper(b) || isLower(b):
-					st.cls[startLetter] = append(st.cls[startLetter], i)
-					if isUpper(b) {
-						st.cls[startUpper] = append(st.cls[startUpper], i)
-					}
-					if (b|0x20)-'a' < 6 {
+					if hexColon(t, i) {
 						st.cls[startHex] = append(st.cls[startHex], i)
 					}
+				case c != '_':
+					if isUpper(byteAt(t, i+1)) {
+						st.cls[startUpper] = append(st.cls[startUpper], i)
+					}
+					st.letterStart(t, i)
 				}
 			}
-			if !prevDigit && (digit || b == '+' || b == '(') {
+			if !prevDigit && (digit || c == '+' || c == '(') {
 				st.cls[startPhone] = append(st.cls[startPhone], i)
 			}
-		} else {
-			c, n = utf8.DecodeRuneInString(t[i:])
-			digit = unicode.IsDigit(c)
-			word = isWordRune(c)
-			if digit && !prevWord {
-				st.cls[startDigit] = append(st.cls[startDigit], i)
-			}
-			if digit && !prevDigit {
-				st.cls[startPhone] = append(st.cls[startPhone], i)
-			}
+			prevWord, prevDigit = word, digit
+			i++
+			continue
 		}
-		prevWord, prevDigit = word, digit
-		i += n
+		r, w := utf8.DecodeRuneInString(t[i:])
+		digit := unicode.IsDigit(r)
+		if digit && !prevWord {
+			st.cls[startDigit] = append(st.cls[startDigit], i)
+		}
+		if digit && !prevDigit {
+			st.cls[startPhone] = append(st.cls[startPhone], i)
+		}
+		prevWord, prevDigit = isWordRune(r), digit
+		i += w
 	}
 	for off := 0; ; {
 		k := strings.IndexByte(t[off:], '@')
@@ -746,6 +993,50 @@ func (st *ruleState) classes(t string) {
 	}
 }
 
+// letterStart files an ASCII letter at a word start: a postal code begins
+// with a letter and a digit (any Unicode digit), an IPv6 group with a short
+// hex run and a colon.
+func (st *ruleState) letterStart(t string, i int) {
+	if c1 := byteAt(t, i+1); isDigit(c1) || c1 >= 0x80 {
+		st.cls[startLetter] = append(st.cls[startLetter], i)
+	}
+	if (t[i]|0x20)-'a' < 6 && hexColon(t, i) {
+		st.cls[startHex] = append(st.cls[startHex], i)
+	}
+}
+
+// hexColon: one to four hex digits at i, then a colon.
+func hexColon(t string, i int) bool {
+	k := 0
+	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
+		k++
+	}
+	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
+}
+
+// digitBefore and digitAt: Python's \d (any decimal digit) just before or at i.
+func digitBefore(t string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := t[i-1]; c < 0x80 {
+		return isDigit(c)
+	}
+	r, _ := utf8.DecodeLastRuneInString(t[:i])
+	return unicode.IsDigit(r)
+}
+
+func digitAt(t string, i int) bool {
+	if i >= len(t) {
+		return false
+	}
+	if c := t[i]; c < 0x80 {
+		return isDigit(c)
+	}
+	r, _ := utf8.DecodeRuneInString(t[i:])
+	return unicode.IsDigit(r)
+}
+
 func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
@@ -759,16 +1050,41 @@ func buildTriggers() (*matcher, [][]int) {
 	var words []string
 	var rules [][]int
 	for ri := range engineRules {
-		for _, w := range engineRules[ri].triggers {
-			id, ok := idx[w]
-			if !ok {
-				id = len(words)
-				idx[w] = id
-				words = append(words, w)
-				rules = append(rules, nil)
+		for _, t := range engineRules[ri].triggers {
+			for _, w := range caseVariants(t) {
+				id, ok := idx[w]
+				if !ok {
+					id = len(words)
+					idx[w] = id
+					words = append(words, w)
+					rules = append(rules, nil)
+				}
+				rules[id] = append(rules[id], ri)
 			}
-			rules[id] = append(rules[id], ri)
 		}
 	}
 	return newMatcher(words), rules
+}
+
+// caseVariants spells a lower-case trigger word with each of its non-ASCII
+// letters in every case (the text is searched with only ASCII lowered, and
+// the rules are case-insensitive: DÉPRESSION is dépression).
+func caseVariants(w string) []string {
+	out := []string{""}
+	for _, r := range w {
+		forms := []rune{r}
+		if r >= 0x80 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				forms = append(forms, f)
+			}
+		}
+		var next []string
+		for _, o := range out {
+			for _, f := range forms {
+				next = append(next, o+string(f))
+			}
+		}
+		out = next
+	}
+	return out
 }

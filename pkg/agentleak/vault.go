@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
@@ -22,6 +23,29 @@ type Vault struct {
 	values     *matcher           // lowercased field values
 	canaryList []canary
 	canaries   *matcher // case-sensitive canaries
+
+	ready sync.Once // the automata are built when a trace first uses the vault
+}
+
+// prepare builds the vault's automata once (a vault file may hold thousands
+// of vaults that the traces at hand never use).
+func (v *Vault) prepare() {
+	v.ready.Do(func() {
+		if len(v.fields) > 0 {
+			pats := make([]string, len(v.fields))
+			for i, f := range v.fields {
+				pats[i] = f.lower
+			}
+			v.values = newMatcher(pats)
+		}
+		if len(v.canaryList) > fewCanaries {
+			pats := make([]string, len(v.canaryList))
+			for i, c := range v.canaryList {
+				pats[i] = c.text
+			}
+			v.canaries = newMatcher(pats)
+		}
+	})
 }
 
 type vaultField struct {
@@ -49,7 +73,11 @@ func (vs *Vaults) lookup(key string) *Vault {
 	if vs == nil {
 		return nil
 	}
-	return vs.byKey[key]
+	v := vs.byKey[key]
+	if v != nil {
+		v.prepare()
+	}
+	return v
 }
 
 // Has reports whether a vault with key exists.
@@ -158,20 +186,6 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 					v.canaryList = append(v.canaryList, canary{c, tier, "canary_" + tier})
 				}
 			}
-		}
-		if len(v.fields) > 0 {
-			pats := make([]string, len(v.fields))
-			for i, f := range v.fields {
-				pats[i] = f.lower
-			}
-			v.values = newMatcher(pats)
-		}
-		if len(v.canaryList) > fewCanaries {
-			pats := make([]string, len(v.canaryList))
-			for i, c := range v.canaryList {
-				pats[i] = c.text
-			}
-			v.canaries = newMatcher(pats)
 		}
 		vs.byKey[v.Key] = v
 	}

@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,15 +15,15 @@ import (
 //	      obvious: ["CANARY_...", "..."]
 //	      realistic: ["..."]
 //
-// Keys and canaries are double-quoted without escapes; every vault has at
-// least one canary tier of obvious, realistic or semantic. Anything else
+// Keys and canaries are double-quoted on one line, with the escapes JSON
+// also has (\" \\ \/ \n \t \r \uXXXX outside the surrogates); every vault
+// has at least one canary tier of obvious, realistic or semantic. Anything else
 // (records, allowed fields, comments, other quoting or layout) returns false
 // and the caller uses the YAML parser, so the result is always what the
 // parser and the schema would give.
 func fastVaults(data []byte) (rawVaults, bool) {
 	var out rawVaults
-	if !bytes.HasPrefix(data, []byte("vaults:\n")) || bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\\') >= 0 ||
-		bytes.IndexByte(data, '#') >= 0 || bytes.IndexByte(data, '\t') >= 0 || !utf8.Valid(data) {
+	if !bytes.HasPrefix(data, []byte("vaults:\n")) || bytes.IndexByte(data, '#') >= 0 || !plainText(data) || !utf8.Valid(data) {
 		return out, false
 	}
 	lines := strings.Split(string(data[len("vaults:\n"):]), "\n")
@@ -67,12 +68,75 @@ func fastVaults(data []byte) (rawVaults, bool) {
 	return out, true
 }
 
-// quoted reads a whole double-quoted scalar with no escapes.
-func quoted(s string) (string, bool) {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' || strings.IndexByte(s[1:len(s)-1], '"') >= 0 {
-		return "", false
+// plainText: no control character but line feeds, no DEL.
+func plainText(data []byte) bool {
+	for _, c := range data {
+		if c < 0x20 && c != '\n' || c == 0x7f {
+			return false
+		}
 	}
-	return s[1 : len(s)-1], true
+	return true
+}
+
+// quotedPrefix reads a double-quoted scalar at the start of s and returns
+// its value and the rest of s after the closing quote.
+func quotedPrefix(s string) (val, rest string, ok bool) {
+	if len(s) < 2 || s[0] != '"' {
+		return "", "", false
+	}
+	i := 1
+	for i < len(s) && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	if i < len(s) && s[i] == '"' {
+		return s[1:i], s[i+1:], true
+	}
+	b := []byte(s[1:i])
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			return string(b), s[i+1:], true
+		case c != '\\':
+			b = append(b, c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", "", false
+		}
+		switch s[i+1] {
+		case '"', '\\', '/':
+			b = append(b, s[i+1])
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		case 'r':
+			b = append(b, '\r')
+		case 'u':
+			if i+6 > len(s) {
+				return "", "", false
+			}
+			r, err := strconv.ParseUint(s[i+2:i+6], 16, 32)
+			if err != nil || r >= 0xd800 && r < 0xe000 || r < 0x20 {
+				return "", "", false
+			}
+			b = utf8.AppendRune(b, rune(r))
+			i += 6
+			continue
+		default:
+			return "", "", false
+		}
+		i += 2
+	}
+	return "", "", false
+}
+
+// quoted reads a whole double-quoted scalar.
+func quoted(s string) (string, bool) {
+	v, rest, ok := quotedPrefix(s)
+	return v, ok && rest == ""
 }
 
 // quotedList reads `["a", "b"]` (at least one item; items may hold commas).
@@ -83,15 +147,12 @@ func quotedList(s string) ([]string, bool) {
 	var items []string
 	rest := s[1 : len(s)-1]
 	for {
-		if len(rest) < 2 || rest[0] != '"' {
+		v, r, ok := quotedPrefix(rest)
+		if !ok {
 			return nil, false
 		}
-		end := strings.IndexByte(rest[1:], '"')
-		if end < 0 {
-			return nil, false
-		}
-		items = append(items, rest[1:1+end])
-		rest = rest[end+2:]
+		items = append(items, v)
+		rest = r
 		if rest == "" {
 			return items, true
 		}

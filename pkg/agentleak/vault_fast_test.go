@@ -34,7 +34,11 @@ func TestFastVaultsDifferential(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&b, "  - key: \"s_%d\"\n    canaries:\n      obvious: [\"CANARY_%d\", \"x y é\"]\n      semantic: [\"a, b: c\"]\n", i, i)
 	}
-	inputs := map[string]string{"generated": b.String()}
+	inputs := map[string]string{
+		"generated": b.String(),
+		"escapes":   "vaults:\n  - key: \"a\\\"b\"\n    canaries:\n      obvious: [\"x\\\"y\", \"l1\\nl2\\tt\\\\ \\/ \\u00e9\\u4e2d\", \"\\\", \\\"\"]\n",
+	}
+	mustAccept := []string{"generated", "escapes"}
 	if d := sharedDir(t); d != "" {
 		files, _ := filepath.Glob(filepath.Join(d, "conformance", "*", "*", "vaults.yaml"))
 		more, _ := filepath.Glob(filepath.Join(d, "conformance", "*", "vaults.yaml"))
@@ -42,7 +46,13 @@ func TestFastVaultsDifferential(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err == nil {
 				inputs[f] = string(data)
+				mustAccept = append(mustAccept, f)
 			}
+		}
+	}
+	for _, name := range mustAccept {
+		if _, ok := fastVaults([]byte(inputs[name])); !ok && !strings.Contains(inputs[name], "records:") {
+			t.Errorf("%s: the fast reader declined a file of keys and canaries", name)
 		}
 	}
 	accepted := 0
@@ -61,7 +71,10 @@ func TestFastVaultsDifferential(t *testing.T) {
 		t.Error("the fast reader accepted no input")
 	}
 	for _, in := range []string{
-		"vaults:\n  - key: \"a\"\n    canaries:\n      obvious: [\"x\\\"y\"]\n", // an escape
+		"vaults:\n  - key: \"a\"\n    canaries:\n      obvious: [\"x\\x41y\"]\n",   // an escape JSON does not have
+		"vaults:\n  - key: \"a\"\n    canaries:\n      obvious: [\"x\\ud800y\"]\n", // a surrogate
+		"vaults:\n  - key: \"a\"\n    canaries:\n      obvious: [\"x\\\"]\n",       // an unterminated string
+		"vaults:\n  - key: \"a\"\n    canaries:\n      obvious: [\"x\ty\"]\n",      // a tab
 		"vaults:\n  - key: \"a\"\n    records:\n      - fields: {name: Jane Doe}\n",
 		"vaults:\n  - key: \"a\"\n    canaries:\n      other: [\"x\"]\n",
 		"vaults:\n  - key: \"a\" # comment\n    canaries:\n      obvious: [\"x\"]\n",

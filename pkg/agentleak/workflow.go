@@ -4,17 +4,25 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 )
+
+// errRecording stops a scan whose results the store refused (the store's
+// error is reported instead).
+var errRecording = errors.New("recording failed")
 
 // ScanInputs is everything one AgentLeak scan needs, as `lf agentleak scan`
 // and a run file's `agentleak:` entry give it. Paths are as the user wrote
@@ -229,13 +237,34 @@ func (p *ScanPlan) Run(ctx context.Context, st ScanStore) (*ScanReport, error) {
 			return nil, diag.Internal(err)
 		}
 	}
-	var keys TaskKeys
+	// The store is written on its own goroutine, so that scanning and
+	// output go on while a batch of results is being written.
+	var recCh chan *Result
+	var recErr error
+	var recFailed atomic.Bool
+	var recDone sync.WaitGroup
+	if rec != nil {
+		recCh = make(chan *Result, 1024)
+		recDone.Add(1)
+		go func() {
+			defer recDone.Done()
+			var keys TaskKeys
+			for r := range recCh {
+				if recErr != nil {
+					continue
+				}
+				if recErr = rec.Add(ctx, ResultOf(keys.Next(r.ScenarioID, r.RunID), r)); recErr != nil {
+					recFailed.Store(true)
+				}
+			}
+		}()
+	}
 	sc := NewScanner(p.cfg, p.vaults)
 	sc.VaultKey = p.in.VaultKey
 	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, OnResult: func(r *Result) error {
 		rep.Verdicts[r.Verdict]++
 		if r.Blocked {
-			rep.BlockedIDs = append(rep.BlockedIDs, r.ScenarioID)
+			rep.BlockedIDs = append(rep.BlockedIDs, strings.Clone(r.ScenarioID)) // not a view that pins the trace's line
 		}
 		if p.in.OnResult != nil {
 			if err := p.in.OnResult(r); err != nil {
@@ -245,14 +274,25 @@ func (p *ScanPlan) Run(ctx context.Context, st ScanStore) (*ScanReport, error) {
 		if rec == nil {
 			return nil
 		}
-		return rec.Add(ctx, ResultOf(keys.Next(r.ScenarioID, r.RunID), r))
+		if recFailed.Load() {
+			return errRecording
+		}
+		recCh <- r
+		return nil
 	}}
 	sum, runErr := job.Run(ctx, p.inputs)
+	if rec != nil {
+		close(recCh)
+		recDone.Wait()
+		if recErr != nil && (runErr == nil || errors.Is(runErr, errRecording)) {
+			runErr = recErr
+		}
+	}
 	if sum != nil {
 		rep.Traces, rep.Blocked, rep.Diags = sum.Traces, sum.Blocked, sum.Diags
 	}
 	sort.Strings(rep.BlockedIDs)
-	failed := sum == nil || (runErr != nil && !job.KeepGoing)
+	failed := sum == nil || (runErr != nil && !job.KeepGoing) || recErr != nil
 	if rec != nil {
 		if failed || rep.Traces == 0 {
 			if err := rec.Abort(ctx); err != nil {

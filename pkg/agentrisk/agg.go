@@ -124,17 +124,33 @@ func (a *agg) merger() *merger {
 }
 
 func (m *merger) add(ev *Event) {
-	a := m.a
 	hour := int32(ev.Timestamp.Unix() / 3600)
 	if ev.Timestamp.Unix() < 0 {
 		hour = int32((ev.Timestamp.Unix() - 3599) / 3600)
 	}
-	t := a.tool(ev.Tool)
+	var q uint16
+	inj := false
+	if s := ev.InjectionScore; s != nil && *s > 0 {
+		q, inj = uint16(*s*1000+0.5), true
+	}
+	pattern := ""
+	if ev.Tool != "" && ev.Resource != "" {
+		pattern = resourcePattern(ev.Tool, ev.Resource)
+	}
+	m.addParts(hour, ev.Tool, ev.SessionID, pattern, ev.HighImpact, ev.Decision == "deny", inj, q)
+}
+
+// addParts folds one event given by its parts: its hour, tool, session id
+// ("" for none), resource pattern ("" for none), whether it was high
+// impact or denied, and its quantised injection score when inj.
+func (m *merger) addParts(hour int32, tool, sessionID, pattern string, highImpact, deny, inj bool, q uint16) {
+	a := m.a
+	t := a.tool(tool)
 	var hi, denied uint32
-	if ev.HighImpact {
+	if highImpact {
 		hi = 1
 	}
-	if ev.Decision == "deny" {
+	if deny {
 		denied = 1
 	}
 	k := [2]int64{int64(hour), int64(t)}
@@ -147,8 +163,7 @@ func (m *merger) add(ev *Event) {
 		m.hours[k] = len(a.hours)
 		a.hours = append(a.hours, hourTool{hour: hour, tool: t, calls: 1, hi: hi, denied: denied})
 	}
-	if s := ev.InjectionScore; s != nil && *s > 0 {
-		q := uint16(*s*1000 + 0.5)
+	if inj {
 		k := [2]int64{int64(hour), int64(q)}
 		if i, ok := m.inj[k]; ok {
 			a.inj[i].count++
@@ -157,7 +172,7 @@ func (m *merger) add(ev *Event) {
 			a.inj = append(a.inj, injBin{hour: hour, score: q, count: 1})
 		}
 	}
-	sid := ev.SessionID
+	sid := sessionID
 	if sid == "" {
 		// Without a session id each hour counts as one session, so that
 		// agency does not pile up over days in one pseudo-session.
@@ -179,8 +194,8 @@ func (m *merger) add(ev *Event) {
 		m.sess[sk] = len(a.sess)
 		a.sess = append(a.sess, sessTool{sess: si, tool: t, first: hour, last: hour, calls: 1, hi: hi})
 	}
-	if ev.Tool != "" && ev.Resource != "" {
-		pk := patKey{t, resourcePattern(ev.Tool, ev.Resource)}
+	if pattern != "" {
+		pk := patKey{t, pattern}
 		if i, ok := m.pats[pk]; ok {
 			a.patterns[i].count++
 		} else if m.patternCount(t) < maxPatternsPerTool {

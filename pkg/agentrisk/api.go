@@ -209,10 +209,15 @@ type Change struct {
 
 // IngestResult counts what Ingest stored.
 type IngestResult struct {
-	Events     int `json:"events"`     // events given
-	New        int `json:"new"`        // events stored for the first time
-	Duplicates int `json:"duplicates"` // events already in the store (not counted twice)
-	Agents     int `json:"agents"`     // distinct agents touched
+	Events     int `json:"events"`            // events given
+	New        int `json:"new"`               // events stored for the first time
+	Duplicates int `json:"duplicates"`        // events already in the store (not counted twice)
+	Agents     int `json:"agents"`            // distinct agents touched
+	Expired    int `json:"expired,omitempty"` // events older than their tenant's dedup window, not stored (see DedupHours)
+
+	// Touched lists the agents whose aggregates the ingest wrote, sorted by
+	// tenant and agent (for the live path; not part of the API's answer).
+	Touched []AgentRef `json:"-"`
 
 	Latest time.Time `json:"latest,omitzero"` // the latest event timestamp given (new or not)
 }

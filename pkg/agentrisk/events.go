@@ -43,7 +43,7 @@ type rawEvent struct {
 // parseEvents reads JSONL (or one JSON array) from r.
 func parseEvents(file string, r io.Reader) ([]Event, diag.List) {
 	var out []Event
-	diags := scanEvents(file, r, func(ev *Event) error {
+	diags := scanEvents(file, r, false, func(ev *Event) error {
 		out = append(out, *ev)
 		return nil
 	})
@@ -56,8 +56,9 @@ func parseEvents(file string, r io.Reader) ([]Event, diag.List) {
 // scanEvents streams the events of r to fn, in order, while there is no
 // error; it returns every problem found (reading on after the first, so
 // that all bad lines are reported). An error from fn ends the scan and is
-// returned as a diagnostic of its line.
-func scanEvents(file string, r io.Reader, fn func(*Event) error) diag.List {
+// returned as a diagnostic of its line. With volatile, the event given to fn
+// is valid only during the call (see fastDecoder): fn must copy what it keeps.
+func scanEvents(file string, r io.Reader, volatile bool, fn func(*Event) error) diag.List {
 	br := bufio.NewReaderSize(r, 64<<10)
 	// Tell a JSON array from JSONL by the first non-blank byte.
 	all, err := br.Peek(64 << 10)
@@ -71,7 +72,7 @@ func scanEvents(file string, r io.Reader, fn func(*Event) error) diag.List {
 		}
 		return parseArray(file, data, fn)
 	}
-	return parseLines(file, br, fn)
+	return parseLines(file, br, newFastDecoder(volatile), fn)
 }
 
 func firstNonSpace(b []byte) byte {
@@ -84,13 +85,14 @@ func firstNonSpace(b []byte) byte {
 	return 0
 }
 
-func parseLines(file string, br *bufio.Reader, fn func(*Event) error) diag.List {
+func parseLines(file string, br *bufio.Reader, fast *fastDecoder, fn func(*Event) error) diag.List {
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, 256<<10), maxLine)
 	var (
 		diags diag.List
 		more  int
 		line  int
+		ev    Event
 	)
 	for sc.Scan() {
 		line++
@@ -98,11 +100,20 @@ func parseLines(file string, br *bufio.Reader, fn func(*Event) error) diag.List 
 		if line == 1 {
 			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
 		}
+		if fast.decode(text, &ev) {
+			if !diags.HasErrors() {
+				if err := fn(&ev); err != nil {
+					return append(diags, diag.Diagnostic{File: file, Line: line, Msg: err.Error()})
+				}
+			}
+			continue
+		}
 		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			continue
 		}
-		ev, probs := decodeEvent(text)
+		var probs diag.List
+		ev, probs = decodeEvent(text)
 		if len(probs) > 0 {
 			for _, p := range probs {
 				if len(diags) >= maxEventDiags {

@@ -9,7 +9,10 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/store"
@@ -19,17 +22,44 @@ import (
 // (all fields, timestamp to the nanosecond) from JSONL or a JSON array, in any
 // file, hashes the same.
 func eventHash(ev *Event) []byte {
-	h := sha256.New()
-	var buf [8]byte
+	var h hasher
+	sum := h.sum(ev)
+	return sum[:]
+}
+
+// legacyEventHash is the hash stores kept before schema 60 (the legacy set).
+func legacyEventHash(ev *Event) []byte {
+	var h hasher
+	h.sum(ev)
+	sum := h.legacy()
+	return sum[:]
+}
+
+type evHash [16]byte
+
+// hasher hashes an event's fields, length-prefixed, into 128 bits: two
+// 64-bit xxHash sums with different seeds. It is not a cryptographic hash:
+// the sets are per tenant, so a tenant that crafted a collision could only
+// make one of its own events look like another of its own. Stores before
+// schema 60 kept the first 16 bytes of the SHA-256 of the same bytes
+// (legacy). The buffer is reused: hashing allocates nothing.
+type hasher struct {
+	buf []byte
+	d   *xxhash.Digest
+}
+
+// seed2 seeds the second half of the hash.
+const seed2 = 0x9e3779b97f4a7c15
+
+func (h *hasher) sum(ev *Event) evHash {
+	b := h.buf[:0]
 	str := func(s string) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
-		h.Write(buf[:])
-		h.Write([]byte(s))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
+		b = append(b, s...)
 	}
 	str(ev.TenantID)
 	str(ev.AgentID)
-	binary.LittleEndian.PutUint64(buf[:], uint64(ev.Timestamp.UnixNano()))
-	h.Write(buf[:])
+	b = binary.LittleEndian.AppendUint64(b, uint64(ev.Timestamp.UnixNano()))
 	str(ev.AgentName)
 	str(ev.SessionID)
 	str(ev.Method)
@@ -39,22 +69,38 @@ func eventHash(ev *Event) []byte {
 	str(ev.Rule)
 	str(ev.RequestID)
 	if ev.HighImpact {
-		h.Write([]byte{1})
+		b = append(b, 1)
 	} else {
-		h.Write([]byte{0})
+		b = append(b, 0)
 	}
 	if ev.InjectionScore != nil {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(*ev.InjectionScore))
-		h.Write([]byte{1})
-		h.Write(buf[:])
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(*ev.InjectionScore))
 	} else {
-		h.Write([]byte{0})
+		b = append(b, 0)
 	}
-	sum := h.Sum(nil)
-	return sum[:16]
+	h.buf = b
+	if h.d == nil {
+		h.d = xxhash.NewWithSeed(seed2)
+	}
+	h.d.ResetWithSeed(seed2)
+	h.d.Write(b)
+	var out evHash
+	binary.LittleEndian.PutUint64(out[:8], xxhash.Sum64(b))
+	binary.LittleEndian.PutUint64(out[8:], h.d.Sum64())
+	return out
+}
+
+// legacy is the pre-schema-60 hash of the event last given to sum.
+func (h *hasher) legacy() evHash {
+	full := sha256.Sum256(h.buf)
+	return evHash(full[:16])
 }
 
 type agentKey struct{ tenant, agent string }
+
+// AgentRef names one agent.
+type AgentRef struct{ TenantID, AgentID string }
 
 // Source is one stream of events for IngestSources, named for messages.
 type Source struct {
@@ -63,9 +109,10 @@ type Source struct {
 }
 
 // IngestSources parses the sources (JSONL or JSON arrays) and ingests their
-// events in one transaction, streaming: only the per-agent aggregates are held
-// in memory, not the events. With any problem in any source nothing is stored
-// and the located diagnostics are returned.
+// events in one transaction, streaming: only the per-agent aggregates and
+// the hash sets of the hours the events fall in are held in memory, not the
+// events. With any problem in any source nothing is stored and the located
+// diagnostics are returned.
 func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult, diag.List, error) {
 	var res IngestResult
 	var diags diag.List
@@ -78,7 +125,7 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 		defer in.close()
 		var failed error
 		for _, src := range srcs {
-			d := scanEvents(src.Name, src.R, func(ev *Event) error {
+			d := scanEvents(src.Name, src.R, true, func(ev *Event) error {
 				if diags.HasErrors() {
 					return nil // keep reading to report every problem, store nothing
 				}
@@ -139,21 +186,129 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 	return res, nil
 }
 
-// ingester folds events into the aggregates of their agents inside one
-// transaction: each agent's aggregate is read once, merged in memory and
-// written once at the end.
-type ingester struct {
-	ctx    context.Context
-	ins    store.EventIngest
-	agents map[agentKey]*agentFold
-	res    IngestResult
+// Dedup window. Ingest is idempotent for the events of a tenant's last
+// DedupHours hours: the hours from the tenant's latest event (at most the
+// current hour: a clock far ahead does not push the window) back over the
+// 7-day score window plus a margin of a day for late events. The hash sets
+// of older hours are deleted, and an event older than the window is not
+// stored (IngestResult.Expired): it could no longer be told from a
+// duplicate, and no score at or after the tenant's latest event counts it.
+const (
+	DedupHours       = windowHours + DedupMarginHours
+	DedupMarginHours = 24
+)
+
+// nowHour is the current Unix hour (a variable for tests).
+var nowHour = func() int64 { return unixHour(time.Now()) }
+
+func unixHour(t time.Time) int64 {
+	s := t.Unix()
+	if s < 0 {
+		return (s - 3599) / 3600
+	}
+	return s / 3600
 }
 
-type agentFold struct {
-	a           *agg
-	m           *merger
-	name        string
+// ingester folds events into the aggregates of their agents inside one
+// transaction, in two steps. Each event is checked against the hash set of
+// its tenant and hour (loaded once) and, when new, reduced to a compact
+// record (agent, hour, tool, session, resource pattern, flags) with its
+// strings interned. Then (at the end, or whenever maxRecords records are
+// held) the records are grouped by agent and each agent's aggregate is read
+// once, merged and written once: one agent's maps at a time stay in the
+// CPU's cache, where folding the events in their file order would jump
+// between ten thousand agents' maps.
+type ingester struct {
+	ctx     context.Context
+	ins     store.EventIngest
+	tenants map[string]*tenantIngest
+	hours   map[tenantHour]*hourSet
+	h       hasher
+	legacy  store.LegacyHashes
+	hasLeg  bool
+	now     int64
+	res     IngestResult
+
+	agents   []agentState
+	tools    dict
+	sessions dict
+	patterns dict
+	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
+	recs     [][]record           // chunks of recordChunk
+	held     int
+
+	lastTenant *tenantIngest
+	lastHour   tenantHour
+	lastSet    *hourSet
+}
+
+// maxRecords bounds the records held between folds (24 bytes each), kept
+// in chunks so that growing never copies them.
+var maxRecords = 1 << 21
+
+const recordChunk = 1 << 15
+
+type record struct {
+	agent, sess, pat, tool uint32 // sess, pat noPattern: none
+	hour                   int32
+	q                      uint16
+	flags                  uint8
+}
+
+const (
+	recHighImpact = 1 << iota
+	recDeny
+	recInj
+	noPattern = ^uint32(0)
+)
+
+type agentState struct {
+	key         agentKey
+	name        string    // of the latest event with a name
+	namedAt     time.Time // that event's time
 	first, last time.Time
+	sess        uint32 // its last session
+	sessName    string // and its id
+	written     bool   // its aggregate was written by an earlier fold
+}
+
+// dict interns strings as small integers.
+type dict struct {
+	idx   map[string]uint32
+	names []string
+}
+
+func (d *dict) id(s string) uint32 {
+	if i, ok := d.idx[s]; ok {
+		return i
+	}
+	if d.idx == nil {
+		d.idx = map[string]uint32{}
+	}
+	s = strings.Clone(s)
+	i := uint32(len(d.names))
+	d.names = append(d.names, s)
+	d.idx[s] = i
+	return i
+}
+
+type tenantHour struct {
+	tenant string
+	hour   int64
+}
+
+type tenantIngest struct {
+	id      string
+	agents  map[string]uint32 // index in ingester.agents
+	horizon int64             // events of earlier hours are expired
+	latest  int64             // latest hour with a hash set (before and during this ingest)
+	has     bool
+	lastSet *hourSet // its hour set used last: a new one starts at its size
+}
+
+type hourSet struct {
+	seen  hashTable // the stored hashes and the new ones
+	dirty bool      // new ones were added
 }
 
 func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
@@ -161,89 +316,408 @@ func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
-	return &ingester{ctx: ctx, ins: ins, agents: map[agentKey]*agentFold{}}, nil
+	in := &ingester{
+		ctx: ctx, ins: ins, now: nowHour(),
+		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
+		patOf: map[[2]string]uint32{},
+	}
+	if in.legacy, in.hasLeg, err = ins.LegacyHashes(ctx); err != nil {
+		ins.Close()
+		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	return in, nil
 }
 
 func (in *ingester) close() { in.ins.Close() }
+
+func (in *ingester) tenant(id string) (*tenantIngest, error) {
+	if t := in.lastTenant; t != nil && t.id == id {
+		return t, nil
+	}
+	if t := in.tenants[id]; t != nil {
+		in.lastTenant = t
+		return t, nil
+	}
+	id = strings.Clone(id)
+	t := &tenantIngest{id: id, horizon: math.MinInt64, agents: map[string]uint32{}}
+	latest, ok, err := in.ins.LatestHashHour(in.ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	if ok {
+		t.latest, t.has = latest, true
+		t.horizon = min(latest, in.now) - DedupHours + 1
+	}
+	if in.hasLeg && !in.legacy.Kept {
+		// The hashes of the events before the hour sets are gone.
+		t.horizon = max(t.horizon, in.legacy.Until+1)
+	}
+	in.tenants[id] = t
+	in.lastTenant = t
+	return t, nil
+}
+
+func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
+	k := tenantHour{t.id, hour}
+	if in.lastSet != nil && in.lastHour == k {
+		return in.lastSet, nil
+	}
+	s := in.hours[k]
+	if s == nil {
+		b, err := in.ins.HashSet(in.ctx, t.id, hour)
+		if err != nil {
+			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+		hint := 0
+		if t.lastSet != nil {
+			hint = t.lastSet.seen.n
+		}
+		s = &hourSet{}
+		s.seen.reserve(max(len(b)/16, hint))
+		for i := 0; i+16 <= len(b); i += 16 {
+			s.seen.insert(evHash(b[i : i+16]))
+		}
+		in.hours[k] = s
+	}
+	in.lastHour, in.lastSet, t.lastSet = k, s, s
+	return s, nil
+}
 
 func (in *ingester) add(ev *Event) error {
 	in.res.Events++
 	if ev.Timestamp.After(in.res.Latest) {
 		in.res.Latest = ev.Timestamp
 	}
-	isNew, err := in.ins.Seen(in.ctx, eventHash(ev))
+	t, err := in.tenant(ev.TenantID)
 	if err != nil {
-		return fmt.Errorf("agentrisk: ingest: %w", err)
+		return err
 	}
-	if !isNew {
+	hour := unixHour(ev.Timestamp)
+	if hour < t.horizon {
+		in.res.Expired++
+		return nil
+	}
+	hs, err := in.hourSet(t, hour)
+	if err != nil {
+		return err
+	}
+	h := in.h.sum(ev)
+	if !hs.seen.insert(h) {
 		in.res.Duplicates++
 		return nil
 	}
+	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
+		lh := in.h.legacy()
+		old, err := in.ins.LegacySeen(in.ctx, lh[:])
+		if err != nil {
+			return fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+		if old {
+			in.res.Duplicates++
+			return nil
+		}
+	}
+	hs.dirty = true
 	in.res.New++
-	k := agentKey{ev.TenantID, ev.AgentID}
-	f := in.agents[k]
-	if f == nil {
-		if f, err = in.load(k); err != nil {
-			return err
+
+	ai, ok := t.agents[ev.AgentID]
+	if !ok {
+		ai = uint32(len(in.agents))
+		k := agentKey{t.id, strings.Clone(ev.AgentID)}
+		t.agents[k.agent] = ai
+		in.agents = append(in.agents, agentState{key: k, sess: noPattern})
+	}
+	a := &in.agents[ai]
+	if a.first.IsZero() || ev.Timestamp.Before(a.first) {
+		a.first = ev.Timestamp
+	}
+	if ev.Timestamp.After(a.last) {
+		a.last = ev.Timestamp
+	}
+	if ev.AgentName != "" && (a.name == "" || !ev.Timestamp.Before(a.namedAt)) {
+		a.namedAt = ev.Timestamp
+		if ev.AgentName != a.name {
+			a.name = strings.Clone(ev.AgentName)
 		}
-		in.agents[k] = f
 	}
-	f.m.add(ev)
-	if f.first.IsZero() || ev.Timestamp.Before(f.first) {
-		f.first = ev.Timestamp
+	r := record{agent: ai, hour: int32(hour), tool: in.tools.id(ev.Tool), pat: noPattern}
+	// Events of one session tend to come together: the agent's last
+	// session spares most lookups in the dictionary of sessions.
+	switch {
+	case ev.SessionID == "":
+		r.sess = noPattern
+	case a.sess != noPattern && ev.SessionID == a.sessName:
+		r.sess = a.sess
+	default:
+		r.sess = in.sessions.id(ev.SessionID)
+		a.sess, a.sessName = r.sess, in.sessions.names[r.sess]
 	}
-	if !ev.Timestamp.Before(f.last) {
-		f.last = ev.Timestamp
-		if ev.AgentName != "" {
-			f.name = ev.AgentName
+	if ev.Tool != "" && ev.Resource != "" {
+		pk := [2]string{ev.Tool, ev.Resource}
+		p, ok := in.patOf[pk]
+		if !ok {
+			p = in.patterns.id(resourcePattern(ev.Tool, ev.Resource))
+			in.patOf[[2]string{strings.Clone(ev.Tool), strings.Clone(ev.Resource)}] = p
 		}
+		r.pat = p
 	}
-	if f.name == "" {
-		f.name = ev.AgentName
+	if ev.HighImpact {
+		r.flags |= recHighImpact
+	}
+	if ev.Decision == "deny" {
+		r.flags |= recDeny
+	}
+	if s := ev.InjectionScore; s != nil && *s > 0 {
+		r.q, r.flags = uint16(*s*1000+0.5), r.flags|recInj
+	}
+	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
+		in.recs = append(in.recs, make([]record, 0, recordChunk))
+	}
+	last := &in.recs[len(in.recs)-1]
+	*last = append(*last, r)
+	if in.held++; in.held >= maxRecords {
+		return in.fold()
 	}
 	return nil
 }
 
-func (in *ingester) load(k agentKey) (*agentFold, error) {
-	f := &agentFold{}
-	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
-	case !ok:
-		f.a = newAgg()
-	default:
-		if f.a, err = decodeAgg(row.Agg, true); err != nil {
-			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
-		}
-		f.name, f.first, f.last = row.AgentName, parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
+// fold merges the records held into their agents' aggregates, agent by
+// agent in (tenant, agent) order, and writes them.
+func (in *ingester) fold() error {
+	if in.held == 0 {
+		return nil
 	}
-	f.m = f.a.merger()
-	return f, nil
+	// Counting sort of the records by agent, keeping their order.
+	start := make([]int, len(in.agents)+1)
+	for _, c := range in.recs {
+		for _, r := range c {
+			start[r.agent+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := make([]record, in.held)
+	next := append([]int(nil), start[:len(in.agents)]...)
+	for _, c := range in.recs {
+		for _, r := range c {
+			sorted[next[r.agent]] = r
+			next[r.agent]++
+		}
+	}
+	in.recs, in.held = nil, 0
+	order := make([]uint32, 0, len(in.agents))
+	for i := range in.agents {
+		if start[i+1] > start[i] {
+			order = append(order, uint32(i))
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		ki, kj := in.agents[order[i]].key, in.agents[order[j]].key
+		if ki.tenant != kj.tenant {
+			return ki.tenant < kj.tenant
+		}
+		return ki.agent < kj.agent
+	})
+	for _, ai := range order {
+		if err := in.foldAgent(ai, sorted[start[ai]:start[ai+1]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (in *ingester) foldAgent(ai uint32, recs []record) error {
+	st := &in.agents[ai]
+	k := st.key
+	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
+	if err != nil {
+		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	// The agent's name is that of its latest event with a name (the stored
+	// one counts as of the stored last event; a tie goes to this ingest).
+	var a *agg
+	name, first, last := st.name, st.first, st.last
+	if !ok {
+		a = newAgg()
+	} else {
+		if a, err = decodeAgg(row.Agg, true); err != nil {
+			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		}
+		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
+		if f.Before(first) {
+			first = f
+		}
+		if row.AgentName != "" && (name == "" || l.After(st.namedAt)) {
+			name = row.AgentName
+		}
+		if l.After(last) {
+			last = l
+		}
+	}
+	m := a.merger()
+	for _, r := range recs {
+		sess, pat := "", ""
+		if r.sess != noPattern {
+			sess = in.sessions.names[r.sess]
+		}
+		if r.pat != noPattern {
+			pat = in.patterns.names[r.pat]
+		}
+		m.addParts(r.hour, in.tools.names[r.tool], sess, pat, r.flags&recHighImpact != 0, r.flags&recDeny != 0, r.flags&recInj != 0, r.q)
+	}
+	m.finish()
+	if !st.written {
+		st.written = true
+		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
+	}
+	err = in.ins.PutAgent(in.ctx, store.AgentRow{
+		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
+		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
+	})
+	if err != nil {
+		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	return nil
 }
 
 func (in *ingester) finish() (IngestResult, error) {
-	keys := make([]agentKey, 0, len(in.agents))
-	for k := range in.agents {
-		keys = append(keys, k)
+	if err := in.fold(); err != nil {
+		return in.res, err
+	}
+	sort.Slice(in.res.Touched, func(i, j int) bool {
+		a, b := in.res.Touched[i], in.res.Touched[j]
+		if a.TenantID != b.TenantID {
+			return a.TenantID < b.TenantID
+		}
+		return a.AgentID < b.AgentID
+	})
+	in.res.Agents = len(in.res.Touched)
+	if err := in.writeHashSets(); err != nil {
+		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	return in.res, nil
+}
+
+// writeHashSets stores the hour sets that gained hashes and prunes the hours
+// that left the window of their tenant; once every event the legacy set
+// covers is out of the window, it is dropped.
+func (in *ingester) writeHashSets() error {
+	latest := map[string]int64{}
+	for k, s := range in.hours {
+		if !s.dirty {
+			continue
+		}
+		t := in.tenants[k.tenant]
+		if !t.has || k.hour > t.latest {
+			t.latest, t.has = k.hour, true
+		}
+	}
+	keys := make([]tenantHour, 0, len(in.hours))
+	for k, s := range in.hours {
+		if s.dirty {
+			keys = append(keys, k)
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].tenant != keys[j].tenant {
 			return keys[i].tenant < keys[j].tenant
 		}
-		return keys[i].agent < keys[j].agent
+		return keys[i].hour < keys[j].hour
 	})
-	for _, k := range keys {
-		f := in.agents[k]
-		f.m.finish()
-		row := store.AgentRow{
-			TenantID: k.tenant, AgentID: k.agent, AgentName: f.name, Agg: f.a.encode(),
-			FirstEventAt: store.FormatTime(f.first), LastEventAt: store.FormatTime(f.last),
-		}
-		if err := in.ins.PutAgent(in.ctx, row); err != nil {
-			return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
+	for id, t := range in.tenants {
+		if t.has {
+			latest[id] = min(t.latest, in.now)
 		}
 	}
-	in.res.Agents = len(keys)
-	return in.res, nil
+	var buf []byte
+	for _, k := range keys {
+		if k.hour < latest[k.tenant]-DedupHours+1 {
+			continue // pruned below anyway
+		}
+		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].seen.appendTo(buf[:0])); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, 0, len(latest))
+	for id := range latest {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	newest := int64(math.MinInt64)
+	for _, id := range ids {
+		if err := in.ins.PruneHashSets(in.ctx, id, latest[id]-DedupHours+1); err != nil {
+			return err
+		}
+		newest = max(newest, latest[id])
+	}
+	if in.hasLeg && in.legacy.Kept && newest-DedupHours+1 > in.legacy.Until {
+		return in.ins.DropLegacyHashes(in.ctx)
+	}
+	return nil
+}
+
+// hashTable is a set of event hashes: open addressing on the hash's own
+// (uniformly random) bits, no per-entry allocation.
+type hashTable struct {
+	slots []evHash
+	n     int
+	zero  bool // the all-zero hash, which marks empty slots
+}
+
+// insert adds h and tells whether it was absent.
+func (t *hashTable) insert(h evHash) bool {
+	if h == (evHash{}) {
+		was := t.zero
+		t.zero = true
+		return !was
+	}
+	if (t.n+1)*4 > len(t.slots)*3 {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := binary.LittleEndian.Uint64(h[:8]) & mask; ; i = (i + 1) & mask {
+		switch t.slots[i] {
+		case h:
+			return false
+		case evHash{}:
+			t.slots[i] = h
+			t.n++
+			return true
+		}
+	}
+}
+
+func (t *hashTable) grow() { t.reserve(max(12, 2*t.n)) }
+
+// reserve sizes the table for n hashes.
+func (t *hashTable) reserve(n int) {
+	size := 16
+	for size*3 < n*4+4 {
+		size *= 2
+	}
+	if size <= len(t.slots) {
+		return
+	}
+	old := t.slots
+	t.slots = make([]evHash, size)
+	t.n = 0
+	for _, h := range old {
+		if h != (evHash{}) {
+			t.insert(h)
+		}
+	}
+}
+
+// appendTo appends the hashes to b.
+func (t *hashTable) appendTo(b []byte) []byte {
+	if t.zero {
+		b = append(b, make([]byte, 16)...)
+	}
+	for i := range t.slots {
+		if t.slots[i] != (evHash{}) {
+			b = append(b, t.slots[i][:]...)
+		}
+	}
+	return b
 }

@@ -20,7 +20,7 @@ import (
 // The components come out exactly as a full recalculation at the same time
 // would compute them: the touched agents are scored from their stored
 // aggregate (read after the ingest committed) by the same functions
-// (scoreOwn, featuresAt, scoreAnomaly), and the peers' features are computed
+// (scoreDecoded, featuresAt, scoreAnomaly), and the peers' features are computed
 // from the same buckets at the same reference time. Live scores are not
 // written to the store: the periodic recalculation stays the authoritative
 // pass (it also rescores agents that had no events, whose scores only decay).
@@ -28,7 +28,16 @@ type Live struct {
 	e       *Engine
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
+
+	// WriteLock, when set, is held while Update reads the aggregates back
+	// (a store transaction): the server serialises its own writers with it,
+	// so that they queue in Go instead of polling SQLite's busy handler.
+	WriteLock sync.Locker
 }
+
+// liveReloadHours is how far the window may move on before a tenant's live
+// state is reloaded (and pruned).
+const liveReloadHours = 24
 
 type liveTenant struct {
 	cfg    *RiskConfig
@@ -43,6 +52,13 @@ type liveAgent struct {
 	firstAt string     // FirstEventAt, to leave out agents with no event at or before T
 	a       *agg       // tools, hours and inj only, from keep on
 	hiTool  []bool
+
+	// The agent as a peer at score time refAt (features as of refAt minus
+	// the peer lag), kept so that updates at the same score time (the server
+	// scores at whole seconds) recompute only the touched agents.
+	refAt       time.Time
+	refFeatures [5]float64
+	established bool
 }
 
 // LiveScore is one agent rescored by the live path.
@@ -56,40 +72,10 @@ type LiveScore struct {
 	Components []Component
 }
 
-// AgentRef names one agent.
-type AgentRef struct{ TenantID, AgentID string }
-
 // NewLive returns an empty live state on the engine; tenants are loaded on
 // their first update.
 func (e *Engine) NewLive() *Live {
 	return &Live{e: e, tenants: map[string]*liveTenant{}}
-}
-
-// Forget drops a tenant's live state ("" = all), so that the next update
-// reloads it: after a risk-config change or a baseline reset.
-func (l *Live) Forget(tenant string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if tenant == "" {
-		l.tenants = map[string]*liveTenant{}
-		return
-	}
-	delete(l.tenants, tenant)
-}
-
-// TouchedAgents lists the distinct agents of events, sorted.
-func TouchedAgents(events []Event) []AgentRef {
-	seen := map[AgentRef]bool{}
-	var out []AgentRef
-	for i := range events {
-		r := AgentRef{events[i].TenantID, events[i].AgentID}
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	sortRefs(out)
-	return out
 }
 
 func sortRefs(rs []AgentRef) {
@@ -135,6 +121,10 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 // one transaction; unknown agents are skipped.
 func (l *Live) readAggregates(ctx context.Context, refs []AgentRef) ([]store.AgentRow, error) {
 	var rows []store.AgentRow
+	if l.WriteLock != nil {
+		l.WriteLock.Lock()
+		defer l.WriteLock.Unlock()
+	}
 	err := l.e.st.Update(ctx, func(tx store.Tx) error {
 		var prev AgentRef
 		for i, r := range refs {
@@ -170,7 +160,9 @@ func inputOf(r *store.AgentRow) scoreInput {
 // tenant returns the tenant's live state, loading every agent of it (one read
 // of the store) when it is not loaded or was pruned past c's reference time.
 func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskConfig) (*liveTenant, error) {
-	if t := l.tenants[tenant]; t != nil && t.keep <= c.ref.lo && sameConfig(t.cfg, cfg) {
+	// Reloaded once a day as well, which drops the buckets that left the
+	// window since (touched agents keep theirs from t.keep on).
+	if t := l.tenants[tenant]; t != nil && t.keep <= c.ref.lo && c.ref.lo-t.keep <= liveReloadHours && sameConfig(t.cfg, cfg) {
 		t.cfg = cfg // thresholds and weights may have changed; they only matter for the touched agents
 		return t, nil
 	}
@@ -180,7 +172,7 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 	}
 	t := &liveTenant{cfg: cfg, agents: make(map[string]*liveAgent, len(rows)), keep: c.ref.lo}
 	for i := range rows {
-		la, err := t.agentOf(&rows[i])
+		la, _, err := t.agentOf(&rows[i])
 		if err != nil {
 			return nil, err
 		}
@@ -191,19 +183,20 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 }
 
 // agentOf keeps what the agent needs as a peer: the buckets from t.keep on.
-func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, error) {
+// It also returns the whole decoded aggregate.
+func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
 	full, err := decodeAgg(r.Agg, false)
 	if err != nil {
-		return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
+		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
 	}
 	a := &agg{tools: full.tools}
 	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
-	a.hours = full.hours[i:len(full.hours):len(full.hours)]
+	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
-	a.inj = full.inj[j:len(full.inj):len(full.inj)]
+	a.inj = append([]injBin(nil), full.inj[j:]...)
 	in := inputOf(r)
 	in.blob = nil
-	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, nil
+	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil
 }
 
 func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
@@ -217,16 +210,19 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		return nil, err
 	}
 	atStr := store.FormatTime(at)
-	touched := make(map[string]*scoreInput, len(rows))
+	type touchedAgent struct {
+		in   scoreInput
+		full *agg
+	}
+	touched := make(map[string]*touchedAgent, len(rows))
 	for i := range rows {
-		la, err := t.agentOf(&rows[i])
+		la, full, err := t.agentOf(&rows[i])
 		if err != nil {
 			return nil, err
 		}
 		t.agents[la.in.agent] = la
 		if rows[i].FirstEventAt <= atStr {
-			in := inputOf(&rows[i])
-			touched[in.agent] = &in
+			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i]), full}
 		}
 	}
 	// Every agent of the tenant with an event at or before at, as the full
@@ -236,13 +232,17 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		if la.firstAt > atStr {
 			continue
 		}
-		if in := touched[la.in.agent]; in != nil {
-			calcs = append(calcs, scoreOwn(t.cfg, c, in))
+		if ta := touched[la.in.agent]; ta != nil {
+			calc := scoreDecoded(t.cfg, c, &ta.in, ta.full)
+			la.refAt, la.refFeatures, la.established = at, calc.refFeatures, calc.established
+			calcs = append(calcs, calc)
 			continue
 		}
-		calc := agentCalc{in: &la.in, peerOnly: true}
-		calc.refFeatures, calc.established = peerFeatures(c, &la.in, la.a, la.hiTool)
-		calcs = append(calcs, calc)
+		if !la.refAt.Equal(at) {
+			la.refFeatures, la.established = peerFeatures(c, &la.in, la.a, la.hiTool)
+			la.refAt = at
+		}
+		calcs = append(calcs, agentCalc{in: &la.in, peerOnly: true, refFeatures: la.refFeatures, established: la.established})
 	}
 	group := make([]*agentCalc, len(calcs))
 	for i := range calcs {

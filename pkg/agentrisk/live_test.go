@@ -86,11 +86,16 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 	at := t0.Add(7 * time.Minute)
 	batches, events, compared := 0, 0, 0
 	for batches = 0; batches < 150; batches++ {
-		at = at.Add(time.Duration(30+s.rng.Intn(600)) * time.Second) // crosses an hour every few batches
+		if s.rng.Intn(3) > 0 { // a third of the batches score at the same time as the one before
+			at = at.Add(time.Duration(30+s.rng.Intn(600)) * time.Second) // crosses an hour every few batches
+		}
 		n := 1 + s.rng.Intn(60)
 		batch := make([]Event, n)
 		for i := range batch {
 			batch[i] = s.event(at)
+		}
+		if batches == 100 { // a day and a half without events: the live state reloads and prunes
+			at = at.Add(36 * time.Hour)
 		}
 		if batches == 50 { // a config change mid-stream
 			cfg := DefaultRiskConfig()
@@ -99,9 +104,9 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ingest(t, e, batch)
+		res := ingest(t, e, batch)
 		events += n
-		scores, err := live.Update(ctx, TouchedAgents(batch), at)
+		scores, err := live.Update(ctx, res.Touched, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,8 +162,7 @@ func TestLiveBurstCountsNow(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		burst = append(burst, Event{Timestamp: now.Add(-time.Duration(i) * time.Second), TenantID: "t", AgentID: "a", Tool: "read_file", InjectionScore: f(0.97)})
 	}
-	ingest(t, e, burst)
-	after, err := live.Update(ctx, TouchedAgents(burst), now)
+	after, err := live.Update(ctx, ingest(t, e, burst).Touched, now)
 	if err != nil || len(after) != 1 {
 		t.Fatal(err, after)
 	}

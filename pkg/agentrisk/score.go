@@ -134,12 +134,16 @@ func hourTime(h int32) string {
 // injection, tool drift, excessive agency, policy violation rate, the anomaly
 // features and the baseline (docs/agent-risk.md gives every formula).
 func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
-	out := agentCalc{in: in}
 	a, err := decodeAgg(in.blob, false)
 	if err != nil {
-		out.err = fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)
-		return out
+		return agentCalc{in: in, err: fmt.Errorf("%w (tenant %s, agent %s)", err, in.tenant, in.agent)}
 	}
+	return scoreDecoded(cfg, c, in, a)
+}
+
+// scoreDecoded is scoreOwn on an aggregate already decoded.
+func scoreDecoded(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) agentCalc {
+	out := agentCalc{in: in}
 	w := tallyWindow(cfg, c, in, a)
 	out.active = w.wCalls > 0
 	out.comps[0] = injectionComponent(c, w)

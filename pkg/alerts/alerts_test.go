@@ -250,8 +250,10 @@ func TestWebhookAllowListAtDelivery(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	var logged []string
-	d := NewDispatcher(st, Options{AllowHosts: HostAllowList{"hooks.example.com"}, Secrets: Secrets{"t1": {"hook": "x"}},
-		Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	d := NewDispatcher(st, Options{
+		AllowHosts: HostAllowList{"hooks.example.com"}, Secrets: Secrets{"t1": {"hook": "x"}},
+		Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) },
+	})
 	d.Enqueue(webhookAlert("http://127.0.0.1:9/"))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)

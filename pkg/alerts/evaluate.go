@@ -38,7 +38,8 @@ type Alert struct {
 
 // Evaluate checks changes against the enabled rules of their tenants and
 // returns the alerts that fire, updating the crossing state in one
-// transaction. A rule fires when the agent is on its firing side now and
+// transaction. The state is claimed with a conditional write (AlertStates
+// Swap), so replicas of lf serve on one store fire a crossing once. A rule fires when the agent is on its firing side now and
 // was not at the previous evaluation (for an agent the rule has never seen,
 // "before" is the change's old score and tier).
 func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.Time) ([]Alert, error) {
@@ -69,17 +70,15 @@ func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.T
 				if r.Disabled {
 					continue
 				}
-				above, known, err := states.Above(ctx, c.TenantID, r.ID, c.AgentID)
+				// Swap claims the crossing: of replicas recalculating the
+				// same agent at once, only one sees the state it replaces.
+				now1 := r.above(c.NewScore, c.NewTier)
+				prev, known, err := states.Swap(ctx, c.TenantID, r.ID, c.AgentID, now1, now)
 				if err != nil {
 					return fmt.Errorf("alerts: %w", err)
 				}
-				prev := above
 				if !known {
 					prev = r.above(c.OldScore, c.OldTier)
-				}
-				now1 := r.above(c.NewScore, c.NewTier)
-				if err := states.Set(ctx, c.TenantID, r.ID, c.AgentID, now1, now); err != nil {
-					return fmt.Errorf("alerts: %w", err)
 				}
 				if now1 && !prev {
 					fired = append(fired, Alert{

@@ -74,11 +74,19 @@ func WriteProject(ctx context.Context, dir string, s Size, seed int64) error {
 	if err := os.WriteFile(ents, []byte(EntitiesYAML(s, seed)), 0o644); err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, filepath.Join(dir, project.StoreRel))
+	app, err := project.App(dir)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	opened, err := store.Open(ctx, filepath.Join(dir, project.StoreRel))
+	if err != nil {
+		return err
+	}
+	defer opened.Close()
+	st, err := opened.UseApp(ctx, app)
+	if err != nil {
+		return err
+	}
 	b, diags := project.LoadEntityFiles(dir, []string{ents}, nil)
 	if diags.HasErrors() {
 		return fmt.Errorf("generated entities are invalid: %v", diags[0])

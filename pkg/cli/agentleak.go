@@ -142,7 +142,14 @@ func (s *scanWriter) write(r *agentleak.Result) error {
 	}
 	switch s.format {
 	case "jsonl":
-		return report.JSONLine(s.w, r)
+		// The result writes compact JSON itself; the same bytes as
+		// report.JSONLine without encoding/json's second pass over them.
+		b, err := r.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = s.w.Write(append(b, '\n'))
+		return err
 	case "json":
 		b, err := json.MarshalIndent(r, "  ", "  ")
 		if err != nil {

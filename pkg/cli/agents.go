@@ -76,7 +76,9 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 			"\n" +
 			"Unknown fields are ignored. A bad event is reported as file:line: /field: message and\n" +
 			"nothing of the command's files is stored (exit 3). Ingest is idempotent: an event already\n" +
-			"stored (same content hash) is counted once. See docs/agent-risk.md#events.",
+			"stored (same content hash) is counted once, within the dedup window of its tenant: the 8 days\n" +
+			"(7-day score window + 1 day) before the tenant's latest event, at most now. Older events are\n" +
+			"not stored and are counted as expired. See docs/agent-risk.md#events.",
 		Flags: []ucli.Flag{
 			outputFlag("table", "table", "json"),
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
@@ -122,8 +124,12 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
+		expired := ""
+		if res.Expired > 0 {
+			expired = fmt.Sprintf(", %d older than the dedup window (not stored)", res.Expired)
+		}
 		return env.writeReport(format, output{res, report.Sections{
-			lines(fmt.Sprintf("ingested %s: %d new, %d already stored, %s", count(res.Events, "event", "events"), res.New, res.Duplicates, count(res.Agents, "agent", "agents"))),
+			lines(fmt.Sprintf("ingested %s: %d new, %d already stored%s, %s", count(res.Events, "event", "events"), res.New, res.Duplicates, expired, count(res.Agents, "agent", "agents"))),
 		}})
 	})
 }

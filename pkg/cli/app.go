@@ -29,6 +29,7 @@ type Env struct {
 
 	projectFlag string
 	storeFlag   string
+	appFlag     string
 	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
 
 	unknownCommand bool // set by the app's CommandNotFound handler
@@ -70,8 +71,60 @@ func (e *Env) StoreURL() string {
 	return filepath.Join(e.ProjectDir(), project.StoreRel)
 }
 
-// OpenStore opens the store, creating it if needed; the caller closes it.
-// Commands that write use it.
+// inProject tells whether lf runs for a project: --project / LF_PROJECT,
+// or an lf.yaml above the current directory or the hint directory.
+func (e *Env) inProject() bool {
+	if e.projectFlag != "" {
+		return true
+	}
+	cwd, _ := os.Getwd()
+	if _, ok := project.FindRoot(cwd); ok {
+		return true
+	}
+	if e.hintDir != "" {
+		if _, ok := project.FindRoot(e.hintDir); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// App returns the app key a command reads and writes in st (see `lf apps`):
+// --app / LF_APP; inside a project, lf.yaml's app: or else the project
+// folder's name; outside one, the store's only app, or the current folder's
+// name when the store holds none. Outside a project, a store of several
+// apps needs --app.
+func (e *Env) App(ctx context.Context, st *store.Store) (string, error) {
+	if e.appFlag != "" {
+		if err := project.CheckApp(e.appFlag); err != nil {
+			return "", diag.Usagef("--app / LF_APP: %v", err)
+		}
+		return e.appFlag, nil
+	}
+	if e.inProject() {
+		return project.App(e.ProjectDir())
+	}
+	infos, err := st.Apps(ctx)
+	if err != nil {
+		return "", diag.Internal(err)
+	}
+	var apps []string
+	for _, a := range infos {
+		if a.App != store.NoApp {
+			apps = append(apps, a.App)
+		}
+	}
+	switch len(apps) {
+	case 0:
+		return project.App(e.ProjectDir())
+	case 1:
+		return apps[0], nil
+	}
+	return "", diag.Usagef("no lf.yaml here and the store %s holds %d apps (%s): pass --app or set LF_APP, or run inside a project", st.Location(), len(apps), strings.Join(apps, ", "))
+}
+
+// OpenStore opens the store for the app (App), creating it if needed; the
+// caller closes it. Commands that write use it.
 func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
 	if err := e.checkProject(); err != nil {
 		return nil, err
@@ -80,13 +133,24 @@ func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	return s, nil
+	return e.useApp(ctx, s)
 }
 
-// OpenExistingStore opens the store for a command that only reads: it never
-// creates one. Without a store yet, it reads an empty in-memory one, so a
-// reading command in a fresh project answers as an empty store would.
+// OpenExistingStore opens the store for the app (App) for a command that
+// only reads: it never creates one. Without a store yet, it reads an empty
+// in-memory one, so a reading command in a fresh project answers as an
+// empty store would.
 func (e *Env) OpenExistingStore(ctx context.Context) (*store.Store, error) {
+	s, err := e.OpenExistingAllApps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.useApp(ctx, s)
+}
+
+// OpenExistingAllApps opens the store with no app (store.NoApp) for a
+// command that reads every app (`lf apps`), as OpenExistingStore does.
+func (e *Env) OpenExistingAllApps(ctx context.Context) (*store.Store, error) {
 	if err := e.checkProject(); err != nil {
 		return nil, err
 	}
@@ -98,6 +162,21 @@ func (e *Env) OpenExistingStore(ctx context.Context) (*store.Store, error) {
 		return nil, storeError(err)
 	}
 	return s, nil
+}
+
+// useApp scopes s to the app, closing s on failure.
+func (e *Env) useApp(ctx context.Context, s *store.Store) (*store.Store, error) {
+	app, err := e.App(ctx, s)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	scoped, err := s.UseApp(ctx, app)
+	if err != nil {
+		s.Close()
+		return nil, storeError(err)
+	}
+	return scoped, nil
 }
 
 // checkProject refuses a --project / LF_PROJECT folder that does not exist.
@@ -176,7 +255,8 @@ func NewApp(env *Env) *ucli.App {
 		Version:              version(),
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "project", Usage: "project `DIR` (default: nearest ancestor holding lf.yaml, else the current directory)", EnvVars: []string{"LF_PROJECT"}, Destination: &env.projectFlag},
-			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path or sqlite:PATH (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
+			&ucli.StringFlag{Name: "store", Usage: "store `URL`: a SQLite file path, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB (default: .lf/lf.db in the project)", EnvVars: []string{"LF_STORE"}, Destination: &env.storeFlag},
+			&ucli.StringFlag{Name: "app", Usage: "the AI `APP` whose entities, runs and scores to use in the store (default: app: in lf.yaml, else the project folder's name); see 'lf apps'", EnvVars: []string{"LF_APP"}, Destination: &env.appFlag},
 		},
 		ExitErrHandler: func(*ucli.Context, error) {}, // exit codes are ours; see Run
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {

@@ -12,6 +12,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	addCommand,
 	agentleakCommand,
 	agentsCommand,
+	appsCommand,
 	alertsCommand,
 	deleteCommand,
 	exportCommand,
@@ -25,6 +26,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	schemaCommand,
 	serveCommand,
 	setCommand,
+	storeCommand,
 	validateCommand,
 }
 

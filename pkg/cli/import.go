@@ -80,11 +80,11 @@ func importCommand(env *Env) *ucli.Command {
 					}
 				}
 				for _, r := range f.Runs {
-					fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %d results, %d values)\n",
-						res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, r.Results, r.Metrics)
+					fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %s, %s)\n",
+						res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
 				}
 				if f.Skipped > 0 {
-					fmt.Fprintf(env.Stderr, "%s: %d value(s) skipped (see the warnings)\n", f.Path, f.Skipped)
+					fmt.Fprintf(env.Stderr, "%s: %s skipped (see the warnings)\n", f.Path, count(f.Skipped, "value", "values"))
 				}
 			}
 			if err != nil {

@@ -1,11 +1,13 @@
 package cli_test
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	_ "modernc.org/sqlite" // sqlite-load opens stores as an older lf left them
 
 	"github.com/lfcli/lf/pkg/cli"
 	"github.com/lfcli/lf/pkg/internal/testfiles"
@@ -44,6 +46,9 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sqlite-load": sqliteLoad,
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "shared" {
 				st, err := os.Stat(shared)
@@ -52,4 +57,18 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// sqliteLoad is the script command `sqlite-load DB FILE.sql`: it runs the
+// SQL of FILE (a dump of a store written by an older lf) into a new SQLite
+// file DB, so that scripts can check how lf opens stores of earlier schemas.
+func sqliteLoad(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlite-load DB FILE.sql")
+	}
+	db, err := sql.Open("sqlite", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(ts.ReadFile(args[1]))
+	ts.Check(err)
 }

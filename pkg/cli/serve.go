@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/events"
 	"github.com/lfcli/lf/pkg/server"
 )
 
@@ -23,10 +24,17 @@ func serveCommand(env *Env) *ucli.Command {
 		Description: "Reads server.yaml (API keys bound to tenants or admin, alert rules, SMTP, webhook allow-list),\n" +
 			"recalculates every agent in the background (recalcInterval, default 5m) and stops gracefully\n" +
 			"on SIGINT or SIGTERM: in-flight requests and a running recalculation finish first.\n" +
-			"See docs/serve.md for the endpoints; GET /openapi.json describes them.",
+			"See docs/serve.md for the endpoints; GET /openapi.json describes them.\n\n" +
+			"Each tenant key has a role: viewer (read; the default when role: is absent), operator (events,\n" +
+			"verdicts, recalculation) or admin (risk config and enforcement, alert rules, release, baseline reset);\n" +
+			"admin: true is a global admin. The start-up log says which key (by name) has which role.\n" +
+			"Alert rules name signing secrets declared per tenant (secrets:); webhooks never reach internal\n" +
+			"addresses unless webhookAllowHosts lists them (host, host:port, host:*). Bodies are JSON, at most\n" +
+			"16 levels deep, ids at most 256 bytes; errors are JSON with the field's JSON pointer.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "addr", Usage: "listen `ADDRESS` (default: addr in the config, else 127.0.0.1:8080)"},
 			&ucli.StringFlag{Name: "config", Aliases: []string{"c"}, Usage: "server config `FILE` (default: server.yaml in the project)"},
+			&ucli.StringFlag{Name: "events", Usage: "consume agent events from NATS JetStream at `URL` (nats://HOST:4222; default: events.url in the config); see docs/events.md"},
 			&ucli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "how long a shutdown waits for in-flight work"},
 		},
 		Action: func(c *ucli.Context) error {
@@ -47,6 +55,12 @@ func serveCommand(env *Env) *ucli.Command {
 			cfg, diags := server.LoadConfig(env.Rel(path), data, env.Getenv)
 			if diags.HasErrors() {
 				return diag.Invalid(diags)
+			}
+			if u := c.String("events"); u != "" {
+				if err := events.CheckURL(u); err != nil {
+					return diag.Usagef("--events: %v", err)
+				}
+				cfg.EventOptions.URL = u
 			}
 			addr := c.String("addr")
 			if addr == "" {

@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/lfcli/lf/pkg/report"
 )
 
-// count renders n with the singular or plural noun: "1 entity", "2 entities".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+// count renders n with the singular or plural noun: "1 entity", "2 entities"
+// (report.Count, which domain packages use for their titles).
+func count(n int, one, many string) string { return report.Count(n, one, many) }
 
 // storedTime renders a time as the store keeps it (fixed-width nanoseconds,
 // so that text order is time order) the way lf prints times: RFC 3339 with

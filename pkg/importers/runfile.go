@@ -8,6 +8,7 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
 	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -66,20 +67,13 @@ func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, ru
 			}
 		}
 		for _, r := range f.Runs {
-			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %d results)", res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, r.Results))
+			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %s)", res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, report.Count(r.Results, "result", "results")))
 		}
 	}
 	if len(errs) > 0 {
 		return "", nil, diag.Invalid(errs)
 	}
-	title = fmt.Sprintf("import: %d file%s, %d run%s (%d created, %d updated, %d unchanged)",
-		len(res.Files), plural(len(res.Files)), res.Runs(), plural(res.Runs()), res.Created, res.Updated, res.Unchanged)
+	title = fmt.Sprintf("import: %s, %s (%d created, %d updated, %d unchanged)",
+		report.Count(len(res.Files), "file", "files"), report.Count(res.Runs(), "run", "runs"), res.Created, res.Updated, res.Unchanged)
 	return title, lines, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

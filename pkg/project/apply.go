@@ -39,13 +39,37 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	return changes, nil
 }
 
+// putAll writes entities and returns their changes in the entities' order;
+// it releases each run's values and YAML once written (the batch is spent).
+// Runs are written sorted by key: the store clusters runs and values by
+// evaluation key, so a file that interleaves keys would otherwise insert all
+// over the tables' B-trees (issue 9, item 19).
 func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, error) {
-	var changes []Change
-	for _, e := range entities {
+	changes := make([]Change, len(entities))
+	order := make([]int, len(entities))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ea, eb := entities[order[a]], entities[order[b]]
+		ra, rb := ea.Kind == model.KindEvaluationRun, eb.Kind == model.KindEvaluationRun
+		if !ra || !rb {
+			return !ra && rb // other kinds first, in their order
+		}
+		if ea.Run.EvaluationKey != eb.Run.EvaluationKey {
+			return ea.Run.EvaluationKey < eb.Run.EvaluationKey
+		}
+		return ea.Run.ID < eb.Run.ID
+	})
+	for _, i := range order {
+		e := entities[i]
 		var out store.Outcome
 		var err error
 		if e.Kind == model.KindEvaluationRun {
 			out, err = putRun(ctx, tx, e)
+			// Written: its values and YAML, most of a large batch's memory,
+			// can go while the rest is written.
+			e.Run, e.YAML = nil, ""
 		} else {
 			body, jerr := json.Marshal(e.Value)
 			if jerr != nil {
@@ -56,7 +80,7 @@ func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, err
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, Change{Kind: e.Kind, Key: e.Key, Outcome: out})
+		changes[i] = Change{Kind: e.Kind, Key: e.Key, Outcome: out}
 	}
 	return changes, nil
 }

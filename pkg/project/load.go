@@ -18,7 +18,6 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/schema"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
@@ -56,6 +55,7 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+	invalid []invalidEntity // those entities, decoded as far as they go, for Check (invalid.go)
 
 	// checkOnly is set by Validate: nothing will be written, so runs are
 	// checked as they are read and then dropped, and no YAML is rendered.
@@ -177,7 +177,7 @@ func schemaCheck(name string, f *File, parsed diag.List) diag.List {
 		at[d.Pointer] = true
 	}
 	out := parsed
-	for _, d := range schema.Validate(name, f.Doc) {
+	for _, d := range validate(name, f) {
 		if !at[d.Pointer] {
 			out = append(out, d)
 		}
@@ -269,13 +269,17 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 					}
 					b.skipped[string(k.Kind)+"\x00"+key] = true
 				}
+				diags = append(diags, b.keepInvalid(f, k.Kind, ptr, m, invalid)...)
 				continue
 			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
-			raw, err := json.Marshal(m)
-			if err != nil {
-				diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
-				continue
+			var raw []byte
+			var err error
+			if k.Kind != model.KindEvaluationRun { // runs: decodeRun, without JSON
+				if raw, err = json.Marshal(m); err != nil {
+					diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
+					continue
+				}
 			}
 			switch k.Kind {
 			case model.KindMethodology:
@@ -287,16 +291,16 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				err = json.Unmarshal(raw, e.Scorer)
 				e.Key = e.Scorer.Key
 			case model.KindEvaluationRun:
-				e.Run = &model.EvaluationRun{}
-				err = json.Unmarshal(raw, e.Run)
+				e.Run, err = decodeRun(m)
 				if err != nil {
 					var perr *time.ParseError
 					if asParseError(err, &perr) {
 						diags = append(diags, f.Doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err))
 						continue
 					}
+				} else {
+					e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
 				}
-				e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
 			}
 			if err != nil {
 				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
@@ -395,7 +399,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 			diags = append(diags, e.Errorf(p.Pointer, "%s", p.Msg))
 		}
 	}
-	return diags
+	return append(diags, b.checkInvalid(seen, methods)...)
 }
 
 // duplicateResults reports a (task, scorer, metric) given twice in one run:

@@ -69,7 +69,7 @@ func benchServer(b *testing.B) *Server {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	cfg, d := LoadConfig("server.yaml", []byte("apiKeys: [{name: t1, tenant: t1, key: "+keyT1+"}]\n"), func(string) string { return "" })
+	cfg, d := LoadConfig("server.yaml", []byte("apiKeys: [{name: t1, tenant: t1, role: operator, key: "+keyT1+"}]\n"), func(string) string { return "" })
 	if d.HasErrors() {
 		b.Fatal(d)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/lfcli/lf/pkg/alerts"
 )
 
-// Limits of request bodies (documented in docs/serve.md, "Bounded input").
+// Limits of request bodies (documented in docs/serve.md, "Security: a hostile tenant").
 // Every body is checked against them by scanBody before anything else
 // decodes it, so that no parser ever sees a deep, wide or huge value.
 const (
@@ -53,7 +53,6 @@ const (
 
 // bodyError is a problem with a request body, named by JSON pointer.
 type bodyError struct {
-	Status  int    // 400 unless set (415)
 	Pointer string // JSON pointer into the body
 	Msg     string
 }

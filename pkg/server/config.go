@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
+	agentevents "github.com/lfcli/lf/pkg/events"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -55,6 +56,18 @@ type DeliveryConfig struct {
 	Timeout     string `json:"timeout,omitempty"`
 }
 
+// EventsConfig is the events: section: agent events consumed from NATS
+// JetStream (see pkg/events).
+type EventsConfig struct {
+	URL           string `json:"url,omitempty"`
+	Stream        string `json:"stream,omitempty"`
+	SubjectPrefix string `json:"subjectPrefix,omitempty"`
+	Durable       string `json:"durable,omitempty"`
+	Batch         int    `json:"batch,omitempty"`
+	AckWait       string `json:"ackWait,omitempty"`
+	CreateStream  *bool  `json:"createStream,omitempty"`
+}
+
 // Config is server.yaml, decoded and checked.
 type Config struct {
 	Addr              string         `json:"addr,omitempty"`
@@ -68,6 +81,7 @@ type Config struct {
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Delivery          DeliveryConfig `json:"delivery"`
+	Events            *EventsConfig  `json:"events,omitempty"`
 
 	// Resolved values.
 	Interval time.Duration  `json:"-"`
@@ -76,6 +90,9 @@ type Config struct {
 	Mailer   *alerts.Mailer `json:"-"`
 	Secrets  alerts.Secrets `json:"-"`
 	Alerts   alerts.Options `json:"-"`
+	// EventOptions configure the JetStream consumer; it runs when URL is
+	// set (events.url, or lf serve --events).
+	EventOptions agentevents.Options `json:"-"`
 }
 
 // Key is a resolved API key: the secret itself never leaves this struct
@@ -232,6 +249,17 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 	}
 	if t := dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
+	}
+	cfg.EventOptions.CreateStream = true
+	if e := cfg.Events; e != nil {
+		ackWait := dur("/events/ackWait", e.AckWait)
+		if ackWait == 0 {
+			ackWait = 30 * time.Second
+		}
+		cfg.EventOptions = agentevents.Options{
+			URL: e.URL, Stream: e.Stream, SubjectPrefix: e.SubjectPrefix, Durable: e.Durable, Batch: e.Batch,
+			AckWait: ackWait, CreateStream: e.CreateStream == nil || *e.CreateStream,
+		}
 	}
 	return out
 }

@@ -83,6 +83,8 @@ func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err er
 			return
 		}
 		writeError(w, http.StatusBadRequest, de.Error(), "")
+	case isUnavailable(err):
+		s.writeUnavailable(w, r, err)
 	default:
 		s.logf("%s %s by %s: %v", r.Method, r.URL.Path, principalFrom(r.Context()).Name, err)
 		writeError(w, http.StatusInternalServerError, "internal error; see the server log", "")
@@ -132,6 +134,7 @@ func (s *Server) routes() http.Handler {
 		}
 	}
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		dropBody(w, r)
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
 	mux.Handle("/", s.authenticate(api))
@@ -178,6 +181,9 @@ func (s *Server) tenant(pattern string, h func(w http.ResponseWriter, r *http.Re
 			dropBody(w, r)
 			return
 		}
+		if !takesBody[pattern] {
+			dropBody(w, r) // a body nobody reads must not hold the answer back
+		}
 		h(w, r, t)
 	}
 }
@@ -186,13 +192,14 @@ func (s *Server) tenant(pattern string, h func(w http.ResponseWriter, r *http.Re
 type Health struct {
 	Status        string     `json:"status"`
 	Recalculating bool       `json:"recalculating"`
+	RecalcLeader  bool       `json:"recalcLeader"` // this replica runs the background recalculation
 	LastRecalc    *time.Time `json:"lastRecalculation,omitempty"`
 	LastError     string     `json:"lastRecalculationError,omitempty"`
 	PendingAlerts int        `json:"pendingAlerts"`
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending()}
+	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending(), RecalcLeader: s.recalc.leader.Load()}
 	if s.recalc.mu.TryLock() {
 		s.recalc.mu.Unlock()
 	} else {
@@ -273,12 +280,12 @@ func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
 		sec := now.Sub(st.TierSince).Seconds()
 		st.SecondsInTier = &sec
 	}
-	window := 0
+	window, limit := 0, 0
 	if cfg.RateLimit != nil {
-		window = cfg.RateLimit.WindowSeconds
+		window, limit = cfg.RateLimit.WindowSeconds, cfg.RateLimit.Limit
 	}
 	var d agentrisk.Decision
-	s.limiter.do(req.TenantID, window, now, func(used int) bool {
+	s.limiter.do(req.TenantID, window, limit, now, func(used int) bool {
 		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
 		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
 	})
@@ -397,6 +404,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) 
 		s.writeEngineError(w, r, err)
 		return
 	}
+	s.announce(r.Context(), changeAgent, tenant, agent)
 	if err := s.state.refreshAgent(r.Context(), tenant, agent); err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -407,6 +415,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, tenant string) 
 		return
 	}
 	s.logf("release: tenant %s agent %s by key %s", tenant, agent, principalFrom(r.Context()).Name)
+	st.TierSince, st.CalculatedAt = st.TierSince.Truncate(time.Second), st.CalculatedAt.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, st)
 }
 
@@ -439,6 +448,7 @@ func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant st
 		return
 	}
 	s.state.dropConfig(tenant)
+	s.announce(r.Context(), changeConfig, tenant, "")
 	s.getRiskConfig(w, r, tenant)
 }
 
@@ -485,6 +495,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
+	res.Latest = res.Latest.Truncate(time.Second) // as the reference shows times
 	writeJSON(w, http.StatusOK, res)
 }
 

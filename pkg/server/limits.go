@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// Connection and header limits (documented in docs/serve.md, "Bounded
-// input"). Serve applies them to its http.Server and listener.
+// Connection and header limits (documented in docs/serve.md, "Security: a
+// hostile tenant"). Serve applies them to its http.Server and listener.
 const (
 	// DefaultMaxConnections caps the connections open at once; more wait in
 	// the kernel's accept queue (maxConnections in server.yaml).
@@ -33,7 +33,7 @@ const (
 // browser must not sniff.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header()["X-Content-Type-Options"] = nosniff // a shared slice: no allocation per request
 		if n := headerBytes(r); n > maxHeaderBytes {
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("request headers of %d bytes; at most %d", n, maxHeaderBytes), "")
@@ -56,6 +56,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
+var nosniff = []string{"nosniff"}
+
 func headerBytes(r *http.Request) int {
 	n := len(r.Method) + len(r.RequestURI) + 12
 	for k, vs := range r.Header {
@@ -64,6 +66,15 @@ func headerBytes(r *http.Request) int {
 		}
 	}
 	return n
+}
+
+// takesBody lists the routes that read a request body; the others drop any
+// body they are sent (dropBody).
+var takesBody = map[string]bool{
+	"POST /verdict":                        true,
+	"PUT /tenants/{tenantId}/risk-config":  true,
+	"POST /tenants/{tenantId}/events":      true,
+	"POST /tenants/{tenantId}/alert-rules": true,
 }
 
 // dropBody makes sure an answer given without reading the body goes out at
@@ -107,7 +118,6 @@ type limitConn struct {
 	net.Conn
 	once    sync.Once
 	release func()
-	wrote   bool
 }
 
 func (c *limitConn) Close() error {
@@ -120,15 +130,17 @@ func (c *limitConn) Close() error {
 // without a handler (see net/http.(*conn).serve).
 var plainErrorTail = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
 
+// Write passes the server's writes on, except net/http's own plain-text
+// error answers (written in one piece, on a fresh connection or after
+// earlier requests of a kept-alive one), which become JSON. Handler answers
+// never match: their headers are written sorted, Connection before
+// Content-Type.
 func (c *limitConn) Write(p []byte) (int, error) {
-	if !c.wrote {
-		c.wrote = true
-		if out, ok := jsonPlainError(p); ok {
-			if _, err := c.Conn.Write(out); err != nil {
-				return 0, err
-			}
-			return len(p), nil
+	if out, ok := jsonPlainError(p); ok {
+		if _, err := c.Conn.Write(out); err != nil {
+			return 0, err
 		}
+		return len(p), nil
 	}
 	return c.Conn.Write(p)
 }

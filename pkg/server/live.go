@@ -19,6 +19,12 @@ import (
 type liveUpdater struct {
 	live *agentrisk.Live
 
+	// writeMu serialises the server's ingests and the live path's reads:
+	// SQLite takes one writer at a time, and writers that wait in its busy
+	// handler sleep up to 100 ms between tries; under 10,000 events/s of
+	// concurrent ingest requests that sleeping grew into 10 s timeouts.
+	writeMu sync.Mutex
+
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending map[agentrisk.AgentRef]struct{}
@@ -30,16 +36,17 @@ type liveUpdater struct {
 func newLiveUpdater(l *agentrisk.Live) *liveUpdater {
 	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]struct{}{}}
 	u.cond = sync.NewCond(&u.mu)
+	l.WriteLock = &u.writeMu
 	return u
 }
 
-// liveIngested is the post-ingest hook: it rescores the agents of events
-// (which committed) and waits until their scores are in the verdict state.
+// liveIngested is the post-ingest hook: it rescores the agents an ingest
+// wrote (refs, after the commit) and waits until their scores are in the
+// verdict state.
 // A failed update is logged; the next recalculation catches up.
-func (s *Server) liveIngested(ctx context.Context, events []agentrisk.Event) {
+func (s *Server) liveIngested(ctx context.Context, refs []agentrisk.AgentRef) {
 	u := s.state.live
 	ctx = context.WithoutCancel(ctx)
-	refs := agentrisk.TouchedAgents(events)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, r := range refs {
@@ -76,8 +83,14 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 			s.logf("live update: internal error: %v", v)
 		}
 	}()
+	// Scored at whole seconds (rounded up, so that every committed event is
+	// in the window): updates within the same second reuse the peers' features.
+	at := s.scoreTime()
+	if sec := at.Truncate(time.Second); !sec.Equal(at) {
+		at = sec.Add(time.Second)
+	}
 	read := time.Now()
-	scores, err := s.state.live.live.Update(ctx, refs, s.scoreTime())
+	scores, err := s.state.live.live.Update(ctx, refs, at)
 	if err == nil {
 		err = s.state.applyLive(ctx, scores, read, s.now())
 	}
@@ -92,9 +105,12 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 type liveIngester struct{ s *Server }
 
 func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, error) {
+	mu := &l.s.state.live.writeMu
+	mu.Lock()
 	res, err := l.s.engine.Ingest(ctx, events)
-	if err == nil && res.New > 0 {
-		l.s.liveIngested(ctx, events)
+	mu.Unlock()
+	if err == nil && len(res.Touched) > 0 {
+		l.s.liveIngested(ctx, res.Touched) // the agents with new events (duplicates change nothing)
 	}
 	return res, err
 }

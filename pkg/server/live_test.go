@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,5 +143,54 @@ func TestRefreshKeepsNewerLiveScores(t *testing.T) {
 	}
 	if e := get(); e.state.Score != 0 || e.state.Tier != agentrisk.TierNormal || !e.liveRead.IsZero() {
 		t.Errorf("stale live score survived the refresh: %+v", e)
+	}
+}
+
+// Concurrent ingests coalesce into live updates; once they all answered,
+// every agent's verdict carries the score a recalculation at the same score
+// time stores.
+func TestConcurrentIngestsLiveScores(t *testing.T) {
+	at := time.Date(2026, 4, 16, 14, 20, 0, 0, time.UTC)
+	ts := startServer(t, testConfig(t, "scoreTime: "+at.Format(time.RFC3339)+"\n"))
+	var wg sync.WaitGroup
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := 0; b < 5; b++ {
+				var evs []agentrisk.Event
+				for i := 0; i < 40; i++ {
+					inj := float64((g*7+b*3+i)%10) / 10
+					evs = append(evs, agentrisk.Event{
+						Timestamp: at.Add(-time.Duration(g*300+b*60+i) * time.Second), TenantID: "t1", AgentID: fmt.Sprintf("a%d", (g*5+b+i%2)%8),
+						Tool: []string{"read_file", "exec_shell", "db_drop"}[i%3], HighImpact: i%4 == 0, Decision: []string{"allow", "deny"}[i%5/4], InjectionScore: &inj,
+					})
+				}
+				if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/events", ndjson(t, evs)); code != 200 {
+					t.Errorf("ingest: %d %s", code, out)
+				}
+				ts.call(t, keyT1, "POST", "/verdict", VerdictRequest{TenantID: "t1", AgentID: fmt.Sprintf("a%d", b), Method: "tools/call"})
+			}
+		}()
+	}
+	wg.Wait()
+	live := map[string]int{}
+	for a := 0; a < 8; a++ {
+		code, out := ts.call(t, keyT1, "POST", "/verdict", VerdictRequest{TenantID: "t1", AgentID: fmt.Sprintf("a%d", a), Method: "tools/call"})
+		var v VerdictResponse
+		if code != 200 || json.Unmarshal(out, &v) != nil || !v.Scored {
+			t.Fatalf("verdict: %d %s", code, out)
+		}
+		live[v.AgentID] = v.Score
+	}
+	code, out := ts.call(t, keyT1, "POST", "/tenants/t1/risk/recalculate", nil)
+	var rr RecalcResponse
+	if code != 200 || json.Unmarshal(out, &rr) != nil || len(rr.Changes) != 8 {
+		t.Fatalf("recalculate: %d %s", code, out)
+	}
+	for _, c := range rr.Changes {
+		if live[c.AgentID] != c.NewScore {
+			t.Errorf("%s: live verdict score %d, recalculation %d", c.AgentID, live[c.AgentID], c.NewScore)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -20,7 +21,8 @@ import (
 //	LF_SERVE_PROFILE=/tmp/cpu.out LF_SERVE_ADDR=127.0.0.1:18081 LF_SERVE_SECONDS=25 go test ./pkg/server -run TestServeForProfile -v &
 //	go run ./cmd/lfgen loadgen -addr 127.0.0.1:18081 -key t1-key-0123456789abcdef -tenant t1 -rate 5000 -duration 20s
 //
-// Skipped unless LF_SERVE_PROFILE is set.
+// LF_SERVE_FLOOR=1 serves a constant answer instead (net/http and loopback
+// alone: the floor under lf's verdict). Skipped unless LF_SERVE_PROFILE is set.
 func TestServeForProfile(t *testing.T) {
 	out := os.Getenv("LF_SERVE_PROFILE")
 	if out == "" {
@@ -47,6 +49,20 @@ func TestServeForProfile(t *testing.T) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if os.Getenv("LF_SERVE_FLOOR") == "1" {
+		// The floor: net/http over loopback answering a constant verdict,
+		// without auth, JSON, state or rate counter.
+		body := []byte(`{"tenantId":"t1","agentId":"agent-1","score":0,"scored":false,"tier":"normal","effectiveTier":"normal","action":"allow","reason":"","multiplier":1,"shadow":false,"loggedOnly":false}` + "\n")
+		hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header()["Content-Type"] = jsonContentType
+			w.Write(body)
+		})}
+		go hs.Serve(ln)
+		time.Sleep(time.Duration(secs) * time.Second)
+		hs.Close()
+		return
 	}
 	f, err := os.Create(out)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 // recalculator runs recalculations one at a time: the background job and
@@ -18,6 +19,7 @@ type recalculator struct {
 	s       *Server
 	mu      sync.Mutex
 	waiting atomic.Int32 // runs waiting for mu (on-demand requests during a run)
+	leader  atomic.Bool  // this replica holds the background recalculation lock
 
 	statMu  sync.Mutex
 	lastRun time.Time
@@ -59,6 +61,10 @@ func (r *recalculator) run(ctx context.Context, tenant, agent string, at time.Ti
 	} else if err := r.s.state.refresh(ctx, tenant, changes); err != nil {
 		return changes, err
 	}
+	if len(changes) > 0 {
+		// Other replicas drop what they cached of the tenant's agents.
+		r.s.announce(ctx, changeScores, tenant, "")
+	}
 	ac := make([]alerts.Change, 0, len(changes))
 	for _, c := range changes {
 		ac = append(ac, alerts.Change{
@@ -80,20 +86,62 @@ func (r *recalculator) run(ctx context.Context, tenant, agent string, at time.Ti
 
 // loop recalculates every agent every interval until ctx ends. A run in
 // progress when ctx ends is finished first.
+//
+// With replicas (a store coordinator), only the replica holding the named
+// lock recalcLockName runs the background recalculation; the others try to
+// take the lock at every tick, so when the holder dies (its session with the
+// store ends, releasing the lock) another one takes over within an
+// interval. The holder keeps the lock until it stops.
 func (r *recalculator) loop(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var lock store.Lock
+	defer func() {
+		if lock != nil {
+			lock.Unlock(context.WithoutCancel(ctx))
+			r.leader.Store(false)
+		}
+	}()
+	waiting := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			changes, err := r.run(ctx, "", "", time.Time{})
-			if err != nil {
-				r.s.logf("background recalculation: %v", err)
-				continue
-			}
-			r.s.logf("background recalculation: %d agents", len(changes))
 		}
+		if c := r.s.coord; c != nil {
+			if lock != nil {
+				select {
+				case <-lock.Lost():
+					r.s.logf("background recalculation: lost the lock (the connection to the store ended); another replica may take over")
+					lock = nil
+					r.leader.Store(false)
+				default:
+				}
+			}
+			if lock == nil {
+				l, ok, err := c.TryLock(ctx, recalcLockName)
+				if err != nil {
+					r.s.logf("background recalculation: cannot take the lock: %v", err)
+					continue
+				}
+				if !ok {
+					if !waiting {
+						r.s.logf("background recalculation: another replica runs it; this one takes over if that one stops")
+						waiting = true
+					}
+					continue
+				}
+				lock, waiting = l, false
+				r.leader.Store(true)
+				r.s.logf("background recalculation: this replica runs it")
+			}
+		}
+		changes, err := r.run(ctx, "", "", time.Time{})
+		if err != nil {
+			r.s.logf("background recalculation: %v", err)
+			continue
+		}
+		r.s.logf("background recalculation: %d agents", len(changes))
 	}
 }

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/lfcli/lf/pkg/alerts"
 )
 
 // Role is what a key may do within its tenant. Roles are ordered: each one
@@ -122,10 +125,28 @@ func keySummary(keys []Key) []string {
 	return out
 }
 
-// logKeys writes keySummary to the server log.
+// logKeys writes keySummary to the server log, then warns about stored
+// webhook rules that the outbound policy or the declared secrets refuse
+// (e.g. rules of an earlier version with secretEnv, or loaded by
+// lf set alert-rules with a secretName the config does not declare):
+// their deliveries will fail with "refused by policy" or "no signing
+// secret".
 func (s *Server) logKeys() {
 	for _, l := range keySummary(s.cfg.Keys) {
 		s.logf("lf serve: %s", l)
+	}
+	rules, err := alerts.ListRules(context.Background(), s.store, "")
+	if err != nil {
+		return
+	}
+	for _, r := range rules {
+		err := r.Check(s.cfg.Alerts.AllowHosts)
+		if err == nil {
+			err = r.CheckPolicy(s.cfg.Alerts.AllowHosts, s.cfg.Secrets)
+		}
+		if err != nil && !r.Disabled {
+			s.logf("lf serve: alert rule %q of tenant %s will not deliver: %v", r.ID, r.TenantID, err)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +55,9 @@ func TestRouteTableMatchesOpenAPI(t *testing.T) {
 			if !found {
 				t.Errorf("openapi.json documents %s, which the server does not route", pattern)
 				continue
+			}
+			if (op.RequestBody != nil) != takesBody[pattern] {
+				t.Errorf("%s: requestBody documented %v, the server reads a body %v", pattern, op.RequestBody != nil, takesBody[pattern])
 			}
 			if op.Role != need.String() {
 				t.Errorf("%s: x-lf-role %q, the server needs %q", pattern, op.Role, need)
@@ -207,6 +209,12 @@ func TestServeLogsRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	// A rule stored by an earlier version, with secretEnv: lf serve warns.
+	if err := st.Update(ctx, func(tx store.Tx) error {
+		return tx.PutAlertRule(ctx, "t1", "old", `{"id":"old","tenantId":"t1","tier":"high","channel":"webhook","url":"https://hooks.example.com/","secretEnv":"LF_ADMIN_KEY"}`, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var log syncBuffer
 	s, err := New(ctx, testConfig(t, ""), st, &log)
 	if err != nil {
@@ -220,7 +228,7 @@ func TestServeLogsRoles(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(sctx, ln, time.Second) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(log.String(), "t1-norole") && time.Now().Before(deadline) {
+	for !strings.Contains(log.String(), "will not deliver") && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
@@ -232,6 +240,7 @@ func TestServeLogsRoles(t *testing.T) {
 		`key "t1-viewer": tenant t1, role viewer`,
 		`key "t1-norole": tenant t1, role viewer (no role set: the least role)`,
 		`key "ops": global admin`,
+		`alert rule "old" of tenant t1 will not deliver: /secretName: a webhook rule needs secretName`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("start-up log lacks %q:\n%s", want, out)
@@ -242,23 +251,6 @@ func TestServeLogsRoles(t *testing.T) {
 			t.Errorf("the log prints a key or secret %q", k)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestKeySummarySorted(t *testing.T) {

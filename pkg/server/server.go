@@ -25,6 +25,8 @@ type Server struct {
 	limiter    *rateCounter
 	recalc     *recalculator
 	dispatcher *alerts.Dispatcher
+	coord      store.Coordinator // nil: the store has none (one process, no announcements)
+	replicaID  string            // this process among the replicas, in change notifications
 	log        io.Writer
 	logMu      sync.Mutex
 	now        func() time.Time
@@ -39,7 +41,14 @@ func New(ctx context.Context, cfg *Config, st *store.Store, log io.Writer) (*Ser
 	}
 	s := &Server{
 		cfg: cfg, store: st, engine: agentrisk.NewEngine(st), keys: newKeyring(cfg.Keys),
-		limiter: newRateCounter(), log: log, now: time.Now,
+		limiter: newRateCounter(), log: log, now: time.Now, replicaID: newReplicaID(),
+	}
+	if c, ok := st.Coordinator(); ok {
+		s.coord = c
+		if st.Shared() {
+			s.limiter.shared = c
+			s.limiter.logf = s.logf
+		}
 	}
 	s.state = newVerdictState(s.engine)
 	s.recalc = &recalculator{s: s}
@@ -92,10 +101,24 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	}
 	jobCtx, stopJob := context.WithCancel(ctx)
 	jobDone := make(chan struct{})
+	followDone := make(chan struct{})
+	ready := make(chan struct{})
+	go func() {
+		defer close(followDone)
+		s.followChanges(jobCtx, ready)
+	}()
+	<-ready
 	go func() {
 		defer close(jobDone)
 		s.recalc.loop(jobCtx, s.cfg.Interval)
 	}()
+	eventsDone := make(chan struct{})
+	if err := s.startEvents(jobCtx, eventsDone); err != nil {
+		stopJob()
+		<-jobDone
+		<-followDone
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
@@ -114,6 +137,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	}
 	stopJob()
 	<-jobDone
+	<-followDone
+	<-eventsDone
 	// Waiting for the lock means waiting for an on-demand run started by a
 	// request that Shutdown already let finish, or for the background run.
 	s.recalc.mu.Lock()

@@ -1,7 +1,7 @@
 // Package store is where lf keeps its data, and the only package that talks
 // to a database. Open and OpenExisting parse a store URL and open the
-// backend it names (pkg/store/sqlite, embedded; PostgreSQL is recognised and
-// not available yet). The interfaces a backend implements and the value
+// backend it names (pkg/store/sqlite, embedded, the default;
+// pkg/store/postgres for a postgres:// URL). The interfaces a backend implements and the value
 // types it exchanges are in pkg/store/backend; the conformance suite every
 // backend passes is pkg/store/storetest. See docs/store.md.
 package store
@@ -17,13 +17,14 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/postgres"
 	"github.com/lfcli/lf/pkg/store/sqlite"
 )
 
 // Store is an open store: a backend and where it is.
 type Store struct {
 	backend.Backend
-	Path string // the SQLite file (or the URL of another backend)
+	Path string // the SQLite file, or the URL (without password) of a PostgreSQL store
 
 	// DB is the SQLite database underneath, for tests and upkeep that check
 	// the file itself (nil for other backends). Domain code never uses it.
@@ -44,6 +45,7 @@ type (
 	AlertDelivery = backend.AlertDelivery
 	GCResult      = backend.GCResult
 	EventIngest   = backend.EventIngest
+	LegacyHashes  = backend.LegacyHashes
 	ScoreWriter   = backend.ScoreWriter
 	AlertStates   = backend.AlertStates
 	BulkRuns      = backend.BulkRuns
@@ -98,8 +100,15 @@ func open(ctx context.Context, url string, create bool) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if loc.Engine != EngineSQLite {
-		return nil, fmt.Errorf("%w: the %s store (%s) is not available yet; use a file path or sqlite://PATH", ErrNotAvailable, loc.Engine, url)
+	if loc.Engine == EnginePostgres {
+		st, err := postgres.Open(ctx, url, create)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w at %s (no lf tables yet)", ErrNotExist, postgres.Redact(url))
+			}
+			return nil, err
+		}
+		return &Store{Backend: st, Path: st.Location()}, nil
 	}
 	path := loc.Path
 	if path != ":memory:" {

@@ -12,15 +12,15 @@ type Engine string
 const (
 	// EngineSQLite is the embedded SQLite store (the default).
 	EngineSQLite Engine = "sqlite"
-	// EnginePostgres is the team store; recognised, not available yet.
+	// EnginePostgres is the team store on a PostgreSQL server.
 	EnginePostgres Engine = "postgres"
 )
 
 // Location is a parsed store URL.
 type Location struct {
 	Engine Engine
-	Path   string // the SQLite file path, or ":memory:"
-	URL    string // the URL as given
+	Path   string // the SQLite file path, or ":memory:" ("" for PostgreSQL)
+	URL    string // the URL as given (it may hold a password: never print it)
 }
 
 // ErrUsage marks a store URL the user got wrong (an unknown scheme, an empty

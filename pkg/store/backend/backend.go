@@ -74,12 +74,35 @@ type Maintainer interface {
 	Close() error
 }
 
+// AppScope is how one store holds many AI apps. Entities, runs, metric
+// values and latest runs belong to one app; a handle reads and writes the
+// app it was scoped to (ForApp) and never sees another app's rows. Agent
+// risk and alert tables are not app-scoped: tenants are their scope.
+type AppScope interface {
+	// App is the app this handle reads and writes. A freshly opened handle
+	// has app "" (NoApp): the rows of a store written before apps.
+	App() string
+	// ForApp returns a handle on the same store (same connection: closing
+	// either closes both) that reads and writes app.
+	ForApp(app string) Backend
+	// Apps lists every app holding entities or runs, sorted by name,
+	// NoApp included when it holds rows.
+	Apps(ctx context.Context) ([]AppInfo, error)
+	// RenameApp moves every entity, run, metric value and latest run of app
+	// from to app to, in one transaction, and reports whether there was
+	// anything to move. It fails with an error wrapping ErrAppExists, and
+	// moves nothing, when to already holds entities or runs.
+	RenameApp(ctx context.Context, from, to string) (bool, error)
+}
+
 // Backend is a whole store: reads, atomic writes through Update, the
-// writes that stand alone, and upkeep.
+// writes that stand alone, and upkeep. Every method but the agent-risk and
+// alert ones, and CollectGarbage, acts on the handle's app (AppScope).
 type Backend interface {
 	Reader
 	RunRecorder
 	Maintainer
+	AppScope
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Location is where the store is, for messages (a path or a URL).
 	Location() string
@@ -89,7 +112,8 @@ type Backend interface {
 }
 
 // Tx is one atomic write: what Update's function does through it is
-// committed together or not at all.
+// committed together or not at all. It acts on the app of the handle whose
+// Update made it.
 type Tx interface {
 	Entities(ctx context.Context, kind model.Kind) ([]Entity, error)
 	RiskScorers(ctx context.Context) ([]*model.RiskScorer, error)
@@ -133,11 +157,44 @@ type BulkRuns interface {
 }
 
 // EventIngest folds agent events into aggregates inside a Tx.
+//
+// Idempotence: the content hash of every ingested event (16 bytes) goes into
+// the hash set of its tenant and hour (Unix hour, seconds / 3600), stored as
+// one value: the hashes concatenated, in no particular order. Ingest loads
+// the sets of the hours its events fall in, and prunes the sets that fell
+// out of the dedup window (see pkg/agentrisk/ingest.go).
+//
+// Stores from before the hour sets (SQLite schema 60) keep their old hashes
+// in one legacy set with no hours, consulted for events up to its Until
+// hour until the window has passed it.
 type EventIngest interface {
-	Seen(ctx context.Context, hash []byte) (bool, error)
+	// HashSet returns the hashes of a tenant's hour (nil when none).
+	HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error)
+	// PutHashSet creates or replaces the hashes of a tenant's hour.
+	PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error
+	// LatestHashHour returns the latest hour with a hash set of the tenant; ok is false when it has none.
+	LatestHashHour(ctx context.Context, tenantID string) (hour int64, ok bool, err error)
+	// PruneHashSets deletes the tenant's hash sets of the hours before hour.
+	PruneHashSets(ctx context.Context, tenantID string, before int64) error
+
+	// LegacyHashes describes the legacy set; ok is false when the store never had one.
+	LegacyHashes(ctx context.Context) (l LegacyHashes, ok bool, err error)
+	// LegacySeen tells whether the legacy set holds a hash.
+	LegacySeen(ctx context.Context, hash []byte) (bool, error)
+	// DropLegacyHashes deletes the legacy hashes, keeping their Until hour (Kept false).
+	DropLegacyHashes(ctx context.Context) error
+
 	Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error)
 	PutAgent(ctx context.Context, r AgentRow) error
 	Close()
+}
+
+// LegacyHashes is the hash set of a store from before the hour sets: it
+// covers the events up to hour Until; Kept is false once it was dropped
+// (events up to Until can then no longer be told apart from duplicates).
+type LegacyHashes struct {
+	Until int64
+	Kept  bool
 }
 
 // ScoreWriter writes agents' scores and history snapshots inside a Tx.
@@ -150,5 +207,11 @@ type ScoreWriter interface {
 type AlertStates interface {
 	Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error)
 	Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error
+	// Swap is Set returning the state it replaced (known false: none was
+	// stored), decided atomically: of concurrent Swaps of one agent and
+	// rule (replicas recalculating at once), one sees the state before and
+	// the others the state it wrote. Alerts fire on Swap's answer, so a
+	// crossing fires once however many replicas see it.
+	Swap(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) (prev, known bool, err error)
 	Close()
 }

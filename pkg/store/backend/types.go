@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -22,6 +23,24 @@ type Entity struct {
 	Key  string
 	Body string // JSON
 	YAML string // canonical YAML list item, with comments
+}
+
+// NoApp is the app of rows written before stores held many apps (the
+// 50_apps migration puts them there). pkg/store's UseApp hands them to the
+// first app a store is opened for.
+const NoApp = ""
+
+// ErrAppExists is what RenameApp fails with when the target app already
+// holds entities or runs.
+var ErrAppExists = errors.New("app already exists")
+
+// AppInfo is one app of a store and what it holds (`lf apps`).
+type AppInfo struct {
+	App           string
+	Methodologies int
+	RiskScorers   int
+	Runs          int
+	LatestRunAt   string // TimeFormat: created_at of its newest run, "" without runs
 }
 
 // RunRow is a stored evaluation run without its values.

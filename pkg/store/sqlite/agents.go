@@ -10,7 +10,8 @@ import (
 	"github.com/lfcli/lf/pkg/store/backend"
 )
 
-// Agent risk tables (schema/20_agentrisk.sql): the seen-event hashes, one
+// Agent risk tables (schema/20_agentrisk.sql, 60_agentrisk_hashsets.sql):
+// the seen-event hashes per tenant and hour, one
 // aggregate per (tenant, agent), the latest score of each agent with its
 // components and baseline, the score history and the tenants' risk
 // configs. Aggregates, components, baselines and configs are the domain's
@@ -350,51 +351,123 @@ func (w *ScoreWriter) Close() {
 	w.hist.Close()
 }
 
-// EventIngest folds events into agents inside a Tx: it remembers each
-// event's hash (so an event is counted once however often it is ingested)
-// and writes the agents' aggregates.
+// EventIngest folds events into agents inside a Tx: it loads and writes the
+// per-(tenant, hour) hash sets that make ingest idempotent and the agents'
+// aggregates.
 type EventIngest struct {
-	t        *Tx
-	seen, up *sql.Stmt
+	t                            *Tx
+	set, putSet, get, up, legacy *sql.Stmt
 }
 
 // EventIngest prepares an ingest; Close it.
 func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
-	// Every event adds a random 128-bit hash to agentrisk_seen, so a large
-	// ingest touches pages all over that B-tree; with SQLite's default 2 MB
-	// page cache it waits on I/O. 64 MB took 1 M events from 23 s to 15 s.
-	// (Only this connection; scoring reads gain nothing from it.)
-	if _, err := t.tx.ExecContext(ctx, `PRAGMA cache_size = -65536`); err != nil {
-		return nil, t.st.errf("ingest", err)
+	in := &EventIngest{t: t}
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{
+		{&in.set, `SELECT hashes FROM agentrisk_seen_hours WHERE tenant_id = ? AND hour = ?`},
+		{&in.putSet, `INSERT INTO agentrisk_seen_hours (tenant_id, hour, hashes) VALUES (?, ?, ?)
+			ON CONFLICT (tenant_id, hour) DO UPDATE SET hashes = excluded.hashes`},
+		{&in.up, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
+				first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`},
+		{&in.legacy, `SELECT count(*) FROM agentrisk_seen WHERE hash = ?`},
+		{&in.get, `SELECT agg, agent_name, first_event_at, last_event_at, baseline_reset_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`},
+	} {
+		st, err := t.tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			in.Close()
+			return nil, t.st.errf("ingest", err)
+		}
+		*p.st = st
 	}
-	seen, err := t.tx.PrepareContext(ctx, `INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`)
-	if err != nil {
-		return nil, t.st.errf("ingest", err)
-	}
-	up, err := t.tx.PrepareContext(ctx, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
-			first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`)
-	if err != nil {
-		seen.Close()
-		return nil, t.st.errf("ingest", err)
-	}
-	return &EventIngest{t: t, seen: seen, up: up}, nil
+	return in, nil
 }
 
-// Seen records an event's hash, telling whether it was new.
-func (in *EventIngest) Seen(ctx context.Context, hash []byte) (bool, error) {
-	r, err := in.seen.ExecContext(ctx, hash)
-	if err != nil {
+// HashSet returns the hashes of a tenant's hour (nil when none).
+func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error) {
+	var b []byte
+	err := in.set.QueryRowContext(ctx, tenantID, hour).Scan(&b)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, in.t.st.errf("ingest", err)
+	}
+	return b, nil
+}
+
+// PutHashSet creates or replaces the hashes of a tenant's hour.
+func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error {
+	if _, err := in.putSet.ExecContext(ctx, tenantID, hour, hashes); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// LatestHashHour returns the latest hour with a hash set of the tenant.
+func (in *EventIngest) LatestHashHour(ctx context.Context, tenantID string) (int64, bool, error) {
+	var h sql.NullInt64
+	if err := in.t.tx.QueryRowContext(ctx, `SELECT max(hour) FROM agentrisk_seen_hours WHERE tenant_id = ?`, tenantID).Scan(&h); err != nil {
+		return 0, false, in.t.st.errf("ingest", err)
+	}
+	return h.Int64, h.Valid, nil
+}
+
+// PruneHashSets deletes the tenant's hash sets of the hours before hour.
+func (in *EventIngest) PruneHashSets(ctx context.Context, tenantID string, before int64) error {
+	if _, err := in.t.tx.ExecContext(ctx, `DELETE FROM agentrisk_seen_hours WHERE tenant_id = ? AND hour < ?`, tenantID, before); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
+// LegacyHashes describes the hashes of a store from before schema 60.
+func (in *EventIngest) LegacyHashes(ctx context.Context) (backend.LegacyHashes, bool, error) {
+	var l backend.LegacyHashes
+	err := in.t.tx.QueryRowContext(ctx, `SELECT until_hour, kept FROM agentrisk_seen_legacy`).Scan(&l.Until, &l.Kept)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return l, false, nil
+	case err != nil:
+		return l, false, in.t.st.errf("ingest", err)
+	}
+	return l, true, nil
+}
+
+// LegacySeen tells whether the legacy set holds a hash.
+func (in *EventIngest) LegacySeen(ctx context.Context, hash []byte) (bool, error) {
+	var n int
+	if err := in.legacy.QueryRowContext(ctx, hash).Scan(&n); err != nil {
 		return false, in.t.st.errf("ingest", err)
 	}
-	n, _ := r.RowsAffected()
 	return n > 0, nil
 }
 
+// DropLegacyHashes deletes the legacy hashes, keeping their until hour.
+func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
+	if _, err := in.t.tx.ExecContext(ctx, `DELETE FROM agentrisk_seen`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	if _, err := in.t.tx.ExecContext(ctx, `UPDATE agentrisk_seen_legacy SET kept = 0`); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return nil
+}
+
 // Agent returns an agent's stored row; ok is false for a new agent.
-func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error) {
-	return in.t.AgentAggregate(ctx, tenantID, agentID)
+func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+	r.TenantID, r.AgentID = tenantID, agentID
+	err = in.get.QueryRowContext(ctx, tenantID, agentID).Scan(&r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, nil
+	case err != nil:
+		return r, false, in.t.st.errf("agent", err)
+	}
+	return r, true, nil
 }
 
 // PutAgent writes an agent's aggregate (FirstEventAt and LastEventAt in
@@ -408,6 +481,9 @@ func (in *EventIngest) PutAgent(ctx context.Context, r AgentRow) error {
 
 // Close releases the statements.
 func (in *EventIngest) Close() {
-	in.seen.Close()
-	in.up.Close()
+	for _, st := range []*sql.Stmt{in.set, in.putSet, in.get, in.up, in.legacy} {
+		if st != nil {
+			st.Close()
+		}
+	}
 }

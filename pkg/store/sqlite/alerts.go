@@ -181,3 +181,15 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 	}
 	return out, rows.Err()
 }
+
+// Swap records the state and returns the one it replaced. SQLite has one
+// writer at a time and a transaction that read a row another writer changed
+// since cannot commit, so reading then writing inside the transaction is
+// atomic.
+func (a *AlertStates) Swap(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) (prev, known bool, err error) {
+	prev, known, err = a.Above(ctx, tenantID, ruleID, agentID)
+	if err != nil {
+		return false, false, err
+	}
+	return prev, known, a.Set(ctx, tenantID, ruleID, agentID, above, at)
+}

@@ -11,14 +11,14 @@ import (
 )
 
 // putEntity upserts an entity inside tx.
-func putEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
+func putEntity(ctx context.Context, tx *sql.Tx, app string, e Entity) (Outcome, error) {
 	var body, yml string
-	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE kind = ? AND key = ?`, string(e.Kind), e.Key).Scan(&body, &yml)
+	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE app = ? AND kind = ? AND key = ?`, app, string(e.Kind), e.Key).Scan(&body, &yml)
 	now := FormatTime(time.Now())
 	switch {
 	case err == sql.ErrNoRows:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (kind, key, body, yaml, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			string(e.Kind), e.Key, e.Body, e.YAML, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (app, kind, key, body, yaml, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			app, string(e.Kind), e.Key, e.Body, e.YAML, now); err != nil {
 			return "", fmt.Errorf("store: insert %s %s: %w", e.Kind, e.Key, err)
 		}
 		return Created, nil
@@ -28,16 +28,16 @@ func putEntity(ctx context.Context, tx *sql.Tx, e Entity) (Outcome, error) {
 	if body == e.Body && yml == e.YAML {
 		return Unchanged, nil
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE entities SET body = ?, yaml = ?, updated_at = ? WHERE kind = ? AND key = ?`,
-		e.Body, e.YAML, now, string(e.Kind), e.Key); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE entities SET body = ?, yaml = ?, updated_at = ? WHERE app = ? AND kind = ? AND key = ?`,
+		e.Body, e.YAML, now, app, string(e.Kind), e.Key); err != nil {
 		return "", fmt.Errorf("store: update %s %s: %w", e.Kind, e.Key, err)
 	}
 	return Updated, nil
 }
 
 // deleteEntity deletes an entity inside tx and reports whether it existed.
-func deleteEntity(ctx context.Context, tx *sql.Tx, kind model.Kind, key string) (bool, error) {
-	res, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE kind = ? AND key = ?`, string(kind), key)
+func deleteEntity(ctx context.Context, tx *sql.Tx, app string, kind model.Kind, key string) (bool, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE app = ? AND kind = ? AND key = ?`, app, string(kind), key)
 	if err != nil {
 		return false, fmt.Errorf("store: %w", err)
 	}
@@ -51,8 +51,8 @@ type querier interface {
 
 // entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
-func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE kind = ? ORDER BY key`, string(kind))
+func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]Entity, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -69,8 +69,8 @@ func entities(ctx context.Context, q querier, kind model.Kind) ([]Entity, error)
 }
 
 // methodologies returns the stored methodologies by key.
-func methodologies(ctx context.Context, q querier) (map[string]*model.Methodology, error) {
-	es, err := entities(ctx, q, model.KindMethodology)
+func methodologies(ctx context.Context, q querier, app string) (map[string]*model.Methodology, error) {
+	es, err := entities(ctx, q, app, model.KindMethodology)
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +86,8 @@ func methodologies(ctx context.Context, q querier) (map[string]*model.Methodolog
 }
 
 // riskScorers returns the stored risk scorers sorted by key.
-func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
-	es, err := entities(ctx, q, model.KindRiskScorer)
+func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScorer, error) {
+	es, err := entities(ctx, q, app, model.KindRiskScorer)
 	if err != nil {
 		return nil, err
 	}
@@ -103,14 +103,14 @@ func riskScorers(ctx context.Context, q querier) ([]*model.RiskScorer, error) {
 }
 
 // runs lists the stored runs sorted by evaluation key and id.
-func runs(ctx context.Context, q querier) ([]RunRow, error) {
+func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		(SELECT count(*) FROM metric_values v WHERE v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
+		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
 		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.id'), '')
-		FROM evaluation_runs r ORDER BY r.evaluation_key, r.id`)
+		FROM evaluation_runs r WHERE r.app = ? ORDER BY r.evaluation_key, r.id`, app)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -127,8 +127,8 @@ func runs(ctx context.Context, q querier) ([]RunRow, error) {
 }
 
 // loadRun loads one run with its results.
-func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.EvaluationRun, error) {
-	rows, err := q.QueryContext(ctx, `SELECT body FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id)
+func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*model.EvaluationRun, error) {
+	rows, err := q.QueryContext(ctx, `SELECT body FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -150,7 +150,7 @@ func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.E
 		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
 	}
 	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
-		WHERE evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, evaluationKey, id)
+		WHERE app = ? AND evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -176,7 +176,7 @@ func loadRun(ctx context.Context, q querier, evaluationKey, id string) (*model.E
 func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, error) {
 	var out []model.RunRef
 	if keys == nil {
-		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id FROM latest_runs ORDER BY evaluation_key`)
+		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id FROM latest_runs WHERE app = ? ORDER BY evaluation_key`, s.app)
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
@@ -190,14 +190,14 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 		}
 		return out, rows.Err()
 	}
-	stmt, err := s.DB.PrepareContext(ctx, `SELECT id FROM latest_runs WHERE evaluation_key = ?`)
+	stmt, err := s.DB.PrepareContext(ctx, `SELECT id FROM latest_runs WHERE app = ? AND evaluation_key = ?`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer stmt.Close()
 	for _, k := range keys {
 		var id string
-		switch err := stmt.QueryRowContext(ctx, k).Scan(&id); {
+		switch err := stmt.QueryRowContext(ctx, s.app, k).Scan(&id); {
 		case err == sql.ErrNoRows:
 		case err != nil:
 			return nil, fmt.Errorf("store: %w", err)
@@ -212,12 +212,12 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	s.valuesOnce.Do(func() {
 		s.valuesStmt, s.valuesErr = s.DB.PrepareContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
-		WHERE evaluation_key = ? AND run_id = ? AND metric_key = ?`)
+		WHERE app = ? AND evaluation_key = ? AND run_id = ? AND metric_key = ?`)
 	})
 	if s.valuesErr != nil {
 		return nil, fmt.Errorf("store: %w", s.valuesErr)
 	}
-	rows, err := s.valuesStmt.QueryContext(ctx, run.EvaluationKey, run.ID, metric)
+	rows, err := s.valuesStmt.QueryContext(ctx, s.app, run.EvaluationKey, run.ID, metric)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

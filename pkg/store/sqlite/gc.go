@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // CollectGarbage removes abandoned runs: runs still marked running whose
@@ -18,22 +18,22 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT evaluation_key, id, writer_pid, writer_host, heartbeat_at
+		rows, err := tx.QueryContext(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
 			FROM evaluation_runs WHERE writer_pid <> 0`)
 		if err != nil {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
-		type ref struct{ key, id string }
+		type ref struct{ app, key, id string }
 		var dead []ref
 		for rows.Next() {
 			var r ref
 			var pid int
 			var wh, hb string
-			if err := rows.Scan(&r.key, &r.id, &pid, &wh, &hb); err != nil {
+			if err := rows.Scan(&r.app, &r.key, &r.id, &pid, &wh, &hb); err != nil {
 				rows.Close()
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
-			if abandoned(pid, wh, hb, host, now) {
+			if backend.Abandoned(pid, wh, hb, host, now) {
 				dead = append(dead, r)
 			}
 		}
@@ -42,12 +42,12 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
 		for _, r := range dead {
-			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE evaluation_key = ? AND run_id = ?`, r.key, r.id)
+			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, r.app, r.key, r.id)
 			if err != nil {
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
 			res.Values += n
-			if err := deleteRun(ctx, tx, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
 				return err
 			}
 			res.Runs = append(res.Runs, r.key+"/"+r.id)
@@ -66,31 +66,6 @@ func execCount(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, e
 		return 0, err
 	}
 	return r.RowsAffected()
-}
-
-// abandoned tells whether a run's writer is gone.
-func abandoned(pid int, writerHost, heartbeat, host string, now time.Time) bool {
-	if writerHost == host && host != "" {
-		return !processAlive(pid)
-	}
-	t, err := time.Parse(TimeFormat, heartbeat)
-	return err != nil || now.Sub(t) > StaleAfter
-}
-
-// processAlive tells whether a process with this id runs on this host.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Compact gives the space of deleted rows back to the file system (VACUUM).

@@ -15,7 +15,7 @@ import (
 // agent risk, ...), replacing a run with the same evaluation key and id.
 func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		return putRun(ctx, newValueWriter(tx), run, "", true)
+		return putRun(ctx, newValueWriter(tx, s.app), run, "", true)
 	})
 }
 
@@ -33,13 +33,13 @@ func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlTe
 		return fmt.Errorf("store: encode run: %w", err)
 	}
 	if replace {
-		if err := deleteRun(ctx, tx, run.EvaluationKey, run.ID); err != nil {
+		if err := deleteRun(ctx, tx, w.app, run.EvaluationKey, run.ID); err != nil {
 			return err
 		}
 	}
 	if err := w.exec(ctx,
-		`INSERT INTO evaluation_runs (evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?)`,
-		run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		`INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		w.app, run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := w.write(ctx, run.EvaluationKey, run.ID, run.Results); err != nil {
@@ -49,15 +49,15 @@ func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlTe
 }
 
 // insertValues writes the metric values of results of one run inside tx.
-func insertValues(ctx context.Context, tx *sql.Tx, evaluationKey, runID string, results []model.Result) error {
-	return newValueWriter(tx).write(ctx, evaluationKey, runID, results)
+func insertValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, runID string, results []model.Result) error {
+	return newValueWriter(tx, app).write(ctx, evaluationKey, runID, results)
 }
 
 // valuesPerInsert is how many metric values one INSERT statement carries
-// (6 parameters each, far below SQLite's limit of 32,766 parameters).
+// (7 parameters each, far below SQLite's limit of 32,766 parameters).
 const valuesPerInsert = 128
 
-const insertValuesSQL = `INSERT INTO metric_values (evaluation_key, run_id, metric_key, task_specification_key, scorer_key, value) VALUES `
+const insertValuesSQL = `INSERT INTO metric_values (app, evaluation_key, run_id, metric_key, task_specification_key, scorer_key, value) VALUES `
 
 // valueWriter inserts metric values inside one transaction. Its statements
 // are prepared once and reused for every run of the transaction (database/sql
@@ -66,6 +66,7 @@ const insertValuesSQL = `INSERT INTO metric_values (evaluation_key, run_id, metr
 // 7,645 statement executions instead of 764,500.
 type valueWriter struct {
 	tx    *sql.Tx
+	app   string
 	stmts map[string]*sql.Stmt // the per-run statements, by SQL text
 	rows  []valueRow
 	args  []any
@@ -101,7 +102,7 @@ type valueRow struct {
 	value                float64
 }
 
-func newValueWriter(tx *sql.Tx) *valueWriter { return &valueWriter{tx: tx} }
+func newValueWriter(tx *sql.Tx, app string) *valueWriter { return &valueWriter{tx: tx, app: app} }
 
 // write inserts the values of results of run evaluationKey/runID.
 func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, results []model.Result) error {
@@ -132,7 +133,7 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 		n := min(len(rows), valuesPerInsert)
 		// One statement per row count: runs of a file mostly have the same
 		// number of values, so the last, shorter chunk reuses its statement too.
-		st, err := w.stmt(ctx, insertValuesSQL+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", "))
+		st, err := w.stmt(ctx, insertValuesSQL+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", n), ", "))
 		if err != nil {
 			return fail(err)
 		}
@@ -153,31 +154,31 @@ func (w *valueWriter) bind(evaluationKey, runID string, rows []valueRow) []any {
 	w.args = w.args[:0]
 	for i := range rows {
 		r := &rows[i]
-		w.args = append(w.args, evaluationKey, runID, r.metric, r.task, r.scorer, r.value)
+		w.args = append(w.args, w.app, evaluationKey, runID, r.metric, r.task, r.scorer, r.value)
 	}
 	return w.args
 }
 
 // refreshLatest recomputes the latest completed run of one evaluation key,
 // walking the evaluation_runs_latest index from its end.
-func refreshLatest(ctx context.Context, tx *sql.Tx, evaluationKey string) error {
-	return newValueWriter(tx).refreshLatest(ctx, evaluationKey)
+func refreshLatest(ctx context.Context, tx *sql.Tx, app, evaluationKey string) error {
+	return newValueWriter(tx, app).refreshLatest(ctx, evaluationKey)
 }
 
 func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) error {
 	var id, created string
 	sel, err := w.stmt(ctx, `SELECT id, created_at FROM evaluation_runs
-		WHERE evaluation_key = ? AND status = 'completed'
+		WHERE app = ? AND evaluation_key = ? AND status = 'completed'
 		ORDER BY created_at DESC, id DESC LIMIT 1`)
 	if err == nil {
-		err = sel.QueryRowContext(ctx, evaluationKey).Scan(&id, &created)
+		err = sel.QueryRowContext(ctx, w.app, evaluationKey).Scan(&id, &created)
 	}
 	switch {
 	case err == sql.ErrNoRows:
-		err = w.exec(ctx, `DELETE FROM latest_runs WHERE evaluation_key = ?`, evaluationKey)
+		err = w.exec(ctx, `DELETE FROM latest_runs WHERE app = ? AND evaluation_key = ?`, w.app, evaluationKey)
 	case err == nil:
-		err = w.exec(ctx, `INSERT INTO latest_runs (evaluation_key, id, created_at) VALUES (?, ?, ?)
-			ON CONFLICT (evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, evaluationKey, id, created)
+		err = w.exec(ctx, `INSERT INTO latest_runs (app, evaluation_key, id, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (app, evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, w.app, evaluationKey, id, created)
 	}
 	if err != nil {
 		return fmt.Errorf("store: latest run of %s: %w", evaluationKey, err)
@@ -186,12 +187,12 @@ func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) e
 }
 
 // deleteRun removes a run and its metric values inside tx.
-func deleteRun(ctx context.Context, tx *sql.Tx, evaluationKey, id string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE evaluation_key = ? AND run_id = ?`, evaluationKey, id); err != nil {
+func deleteRun(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`, evaluationKey, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	return refreshLatest(ctx, tx, evaluationKey)
+	return refreshLatest(ctx, tx, app, evaluationKey)
 }

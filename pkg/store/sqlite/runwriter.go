@@ -35,11 +35,11 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 	head.Status = model.StatusRunning
 	host, _ := os.Hostname()
 	if err := s.withTx(ctx, func(tx *sql.Tx) error {
-		if err := putRun(ctx, newValueWriter(tx), head, "", true); err != nil {
+		if err := putRun(ctx, newValueWriter(tx, s.app), head, "", true); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
-			WHERE evaluation_key = ? AND id = ?`, os.Getpid(), host, FormatTime(time.Now()), head.EvaluationKey, head.ID); err != nil {
+			WHERE app = ? AND evaluation_key = ? AND id = ?`, os.Getpid(), host, FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return fmt.Errorf("store %s: begin run %s/%s: %w", s.Path, head.EvaluationKey, head.ID, err)
 		}
 		return nil
@@ -69,7 +69,7 @@ func (w *RunWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	err := w.st.withTx(ctx, func(tx *sql.Tx) error {
-		if err := insertValues(ctx, tx, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
+		if err := insertValues(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
 			return err
 		}
 		return w.heartbeat(ctx, tx)
@@ -84,8 +84,8 @@ func (w *RunWriter) flush(ctx context.Context) error {
 
 // heartbeat records that the run's writer is still at work.
 func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE evaluation_key = ? AND id = ?`,
-		FormatTime(time.Now()), w.run.EvaluationKey, w.run.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE app = ? AND evaluation_key = ? AND id = ?`,
+		FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.run.EvaluationKey, w.run.ID, err)
 	}
 	return nil
@@ -102,15 +102,15 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	}
 	return w.st.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?),
-			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE evaluation_key = ? AND id = ?`,
-			status, status, w.run.EvaluationKey, w.run.ID); err != nil {
+			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = ? AND evaluation_key = ? AND id = ?`,
+			status, status, w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
 		}
-		return refreshLatest(ctx, tx, w.run.EvaluationKey)
+		return refreshLatest(ctx, tx, w.st.app, w.run.EvaluationKey)
 	})
 }
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
-	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.run.EvaluationKey, w.run.ID) })
+	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID) })
 }

@@ -28,6 +28,7 @@ var schemaFS embed.FS
 type Store struct {
 	DB   *sql.DB
 	Path string
+	app  string // the app this handle reads and writes (apps.go)
 
 	valuesOnce sync.Once // the prepared statement scoring reads values with
 	valuesStmt *sql.Stmt

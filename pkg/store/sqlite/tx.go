@@ -27,60 +27,60 @@ func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 
 // Entities lists the stored entities of a kind, sorted by key.
 func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]Entity, error) {
-	return entities(ctx, s.DB, kind)
+	return entities(ctx, s.DB, s.app, kind)
 }
 
 // Methodologies returns the stored methodologies by key.
 func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return methodologies(ctx, s.DB)
+	return methodologies(ctx, s.DB, s.app)
 }
 
 // RiskScorers returns the stored risk scorers sorted by key.
 func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, s.DB)
+	return riskScorers(ctx, s.DB, s.app)
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
-func (s *Store) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, s.DB) }
+func (s *Store) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, s.DB, s.app) }
 
 // Run loads one run with its results; nil when there is none.
 func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.EvaluationRun, error) {
-	return loadRun(ctx, s.DB, evaluationKey, id)
+	return loadRun(ctx, s.DB, s.app, evaluationKey, id)
 }
 
 // Entities lists the entities of a kind inside the transaction.
 func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]Entity, error) {
-	return entities(ctx, t.tx, kind)
+	return entities(ctx, t.tx, t.st.app, kind)
 }
 
 // RiskScorers returns the risk scorers inside the transaction.
 func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, t.tx)
+	return riskScorers(ctx, t.tx, t.st.app)
 }
 
 // Runs lists the runs inside the transaction.
-func (t *Tx) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, t.tx) }
+func (t *Tx) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, t.tx, t.st.app) }
 
 // PutEntity upserts a methodology or risk scorer.
 func (t *Tx) PutEntity(ctx context.Context, e Entity) (Outcome, error) {
-	return putEntity(ctx, t.tx, e)
+	return putEntity(ctx, t.tx, t.st.app, e)
 }
 
 // DeleteEntity removes an entity, telling whether there was one.
 func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (bool, error) {
-	return deleteEntity(ctx, t.tx, kind, key)
+	return deleteEntity(ctx, t.tx, t.st.app, kind, key)
 }
 
 // PutRunYAML stores a run added from a file with its canonical YAML; a run
 // whose stored YAML is the same is left alone (Unchanged).
 func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText string) (Outcome, error) {
 	if t.vals == nil {
-		t.vals = newValueWriter(t.tx)
+		t.vals = newValueWriter(t.tx, t.st.app)
 	}
 	var yml string
-	sel, err := t.vals.stmt(ctx, `SELECT yaml FROM evaluation_runs WHERE evaluation_key = ? AND id = ?`)
+	sel, err := t.vals.stmt(ctx, `SELECT yaml FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`)
 	if err == nil {
-		err = sel.QueryRowContext(ctx, run.EvaluationKey, run.ID).Scan(&yml)
+		err = sel.QueryRowContext(ctx, t.st.app, run.EvaluationKey, run.ID).Scan(&yml)
 	}
 	outcome := Updated
 	switch {
@@ -96,5 +96,5 @@ func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText s
 
 // DeleteRun removes a run and its metric values.
 func (t *Tx) DeleteRun(ctx context.Context, evaluationKey, id string) error {
-	return deleteRun(ctx, t.tx, evaluationKey, id)
+	return deleteRun(ctx, t.tx, t.st.app, evaluationKey, id)
 }

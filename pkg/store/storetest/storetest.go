@@ -31,6 +31,11 @@ func Run(t *testing.T, open Opener) {
 		{"RiskConfigs", testRiskConfigs},
 		{"AgentsAndScores", testAgents},
 		{"GarbageOfLiveWriterKept", testGCKeepsLiveWriter},
+		{"Apps", testApps},
+		{"UpdateIsAtomic", testAtomic},
+		{"LargeStreamedRun", testLargeStreamedRun},
+		{"ConcurrentWriters", testConcurrentWriters},
+		{"IngestReads", testIngestReads},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)
@@ -252,14 +257,35 @@ func testAgents(t *testing.T, st backend.Backend) {
 			return err
 		}
 		defer in.Close()
-		for i, h := range []string{"h1", "h2", "h1"} {
-			isNew, err := in.Seen(ctx, []byte(h))
-			if err != nil {
+		// Hash sets per (tenant, hour): replaced whole, pruned by hour.
+		for _, hour := range []int64{100, 101, 102} {
+			if err := in.PutHashSet(ctx, "acme", hour, []byte{byte(hour)}); err != nil {
 				return err
 			}
-			if isNew != (i < 2) {
-				t.Errorf("event %d new = %v", i, isNew)
-			}
+		}
+		if err := in.PutHashSet(ctx, "acme", 101, []byte{1, 2}); err != nil {
+			return err
+		}
+		if b, err := in.HashSet(ctx, "acme", 101); err != nil || !reflect.DeepEqual(b, []byte{1, 2}) {
+			t.Errorf("hash set 101 = %v, %v", b, err)
+		}
+		if b, err := in.HashSet(ctx, "globex", 101); err != nil || b != nil {
+			t.Errorf("hash set of another tenant = %v, %v", b, err)
+		}
+		if err := in.PruneHashSets(ctx, "acme", 102); err != nil {
+			return err
+		}
+		if b, _ := in.HashSet(ctx, "acme", 101); b != nil {
+			t.Errorf("pruned hash set kept: %v", b)
+		}
+		if h, ok, err := in.LatestHashHour(ctx, "acme"); err != nil || !ok || h != 102 {
+			t.Errorf("latest hash hour = %d %v %v", h, ok, err)
+		}
+		if _, ok, err := in.LatestHashHour(ctx, "globex"); err != nil || ok {
+			t.Errorf("latest hash hour of a tenant without sets: %v %v", ok, err)
+		}
+		if _, ok, err := in.LegacyHashes(ctx); err != nil || ok {
+			t.Errorf("a new store has legacy hashes: %v %v", ok, err)
 		}
 		// The same agent id in two tenants is two agents.
 		for _, tenant := range []string{"acme", "globex"} {

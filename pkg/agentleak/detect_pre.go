@@ -1,0 +1,532 @@
+package agentleak
+
+import "strings"
+
+// Necessary checks that are exact on ASCII text: where one says no, the
+// rule's regular expression cannot match at that start, so the expression
+// runs (almost) only where it will match. A byte above 0x7f where the check
+// looks (a Unicode digit, space or letter the expression may accept) makes
+// the check say yes and leaves the decision to the expression. The
+// differential test (detect_diff_test.go) holds every rule to its plain
+// expression.
+
+// Byte classes of the checks. unknown: a byte above 0x7f.
+func isSpaceASCII(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isLetter(c byte) bool { return (c|0x20)-'a' < 26 }
+
+func isASCIIWord(c byte) bool { return c < 0x80 && isWordByte(c) }
+
+// digitsAt counts the ASCII digits at i (at most max); hi reports that the
+// run stops at a byte above 0x7f.
+func digitsAt(t string, i, max int) (n int, hi bool) {
+	for n < max && i+n < len(t) && isDigit(t[i+n]) {
+		n++
+	}
+	return n, i+n < len(t) && t[i+n] >= 0x80
+}
+
+// tailFree: after a match ending at e, Go's ASCII \b can hold (e is the end,
+// or the next byte is not an ASCII word character).
+func tailFree(t string, e int) bool { return e >= len(t) || !isASCIIWord(t[e]) }
+
+// digitsExact: exactly n digits at i (or a byte above 0x7f among them).
+func digitsExact(t string, i, n int) (ok, unknown bool) {
+	k, hi := digitsAt(t, i, n)
+	if k == n {
+		return true, false
+	}
+	return false, hi
+}
+
+// preSSN: ddd-dd-dddd (the trailing boundary is checked after the match).
+func preSSN(t string, p int) bool {
+	i := p
+	for _, n := range [3]int{3, 2, 4} {
+		ok, unk := digitsExact(t, i, n)
+		if unk {
+			return true
+		}
+		if !ok {
+			return false
+		}
+		i += n
+		if n != 4 {
+			if c := byteAt(t, i); c != '-' {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// preSIN: ddd[- ]ddd[- ]ddd.
+func preSIN(t string, p int) bool {
+	i := p
+	for g := 0; g < 3; g++ {
+		ok, unk := digitsExact(t, i, 3)
+		if unk {
+			return true
+		}
+		if !ok {
+			return false
+		}
+		i += 3
+		if g < 2 {
+			if c := byteAt(t, i); c != '-' && c != ' ' {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// preCard: 13 or more digits, each followed by at most one space or dash.
+func preCard(t string, p int) bool {
+	n := 0
+	for i := p; i < len(t); {
+		c := t[i]
+		if c >= 0x80 {
+			return true
+		}
+		if !isDigit(c) {
+			break
+		}
+		n++
+		if n >= 13 {
+			return true
+		}
+		i++
+		if i < len(t) && (t[i] == ' ' || t[i] == '-') {
+			i++
+		}
+	}
+	return false
+}
+
+// prePhone: the phone pattern's fixed part, (ddd) or ddd, a separator, ddd,
+// a separator, dddd, begins at p or after an optional country code of at
+// most five characters (+ddd and a separator).
+func prePhone(t string, p int) bool {
+	for i := p; i < p+16 && i < len(t); i++ {
+		if t[i] >= 0x80 {
+			return true // Unicode digits or spaces: the expression decides
+		}
+	}
+	for q := p; q <= p+5 && q < len(t); q++ {
+		if phoneCore(t, q) {
+			return true
+		}
+	}
+	return false
+}
+
+func phoneCore(t string, q int) bool {
+	i := q
+	if byteAt(t, i) == '(' {
+		ok, unk := digitsExact(t, i+1, 3)
+		if unk {
+			return true
+		}
+		if !ok || byteAt(t, i+4) != ')' {
+			return false
+		}
+		i += 5
+	} else {
+		ok, unk := digitsExact(t, i, 3)
+		if unk {
+			return true
+		}
+		if !ok {
+			return false
+		}
+		i += 3
+	}
+	for _, n := range [2]int{3, 4} {
+		c := byteAt(t, i)
+		if c >= 0x80 {
+			return true
+		}
+		if c != '-' && c != '.' && !isSpaceASCII(c) {
+			return false
+		}
+		ok, unk := digitsExact(t, i+1, n)
+		if unk {
+			return true
+		}
+		if !ok {
+			return false
+		}
+		i += 1 + n
+	}
+	return true
+}
+
+// octet: the IPv4 pattern's octet (25[0-5], 2[0-4]d, 1?d?d) as the whole
+// digit run s.
+func octet(s string) bool {
+	switch len(s) {
+	case 1, 2:
+		return true
+	case 3:
+		return s[0] == '1' || s[0] == '2' && (s[1] < '5' || s[1] == '5' && s[2] <= '5')
+	}
+	return false
+}
+
+// preIPv4: four octets joined by dots, then no ASCII word character. An
+// octet must be its whole digit run: a shorter one would be followed by a
+// digit where the pattern wants a dot or a boundary.
+func preIPv4(t string, p int) bool {
+	i := p
+	for g := 0; g < 4; g++ {
+		n, hi := digitsAt(t, i, 4)
+		if hi {
+			return true
+		}
+		if !octet(t[i : i+n]) {
+			return false
+		}
+		i += n
+		if g < 3 {
+			if byteAt(t, i) != '.' {
+				return false
+			}
+			i++
+		}
+	}
+	return tailFree(t, i)
+}
+
+func hexRun(t string, i int) int {
+	k := 0
+	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
+		k++
+	}
+	return k
+}
+
+// preIPv6: three or more groups `h:` then a hex digit, or one or more and
+// `::` then a hex digit.
+func preIPv6(t string, p int) bool {
+	i, g := p, 0
+	for g < 8 {
+		k := hexRun(t, i)
+		if k < 1 || k > 4 || byteAt(t, i+k) != ':' {
+			break
+		}
+		g++
+		i += k + 1
+	}
+	if g >= 4 || g >= 3 && hexRun(t, i) >= 1 {
+		return true
+	}
+	return g >= 1 && byteAt(t, i) == ':' && hexRun(t, i+1) >= 1
+}
+
+// ninoFirst and ninoSecond are the letters a NINO's prefix may use.
+var ninoFirst, ninoSecond = byteSet("ABCEGHJKLMNOPRSTWXYZ"), byteSet("ABCEGHJKLMNPRSTWXYZ")
+
+func byteSet(s string) (set [256]bool) {
+	for i := 0; i < len(s); i++ {
+		set[s[i]] = true
+	}
+	return set
+}
+
+// optSpace skips one optional whitespace character; unknown on a byte above 0x7f.
+func optSpace(t string, i int) (int, bool) {
+	c := byteAt(t, i)
+	if c >= 0x80 {
+		return i, true
+	}
+	if isSpaceASCII(c) {
+		return i + 1, false
+	}
+	return i, false
+}
+
+// preNINO: the two prefix letters, three pairs of digits and a suffix letter
+// A-D, each part after an optional space.
+func preNINO(t string, p int) bool {
+	if !ninoFirst[byteAt(t, p)] || !ninoSecond[byteAt(t, p+1)] {
+		return false
+	}
+	i := p + 2
+	for g := 0; g < 3; g++ {
+		var unk bool
+		if i, unk = optSpace(t, i); unk {
+			return true
+		}
+		ok, unk := digitsExact(t, i, 2)
+		if unk {
+			return true
+		}
+		if !ok {
+			return false
+		}
+		i += 2
+	}
+	i, unk := optSpace(t, i)
+	if unk {
+		return true
+	}
+	c := byteAt(t, i)
+	return c >= 'A' && c <= 'D' && tailFree(t, i+1)
+}
+
+// preIBAN: two capitals, two digits, 11 to 30 capitals or digits, then no
+// ASCII word character.
+func preIBAN(t string, p int) bool {
+	if !isUpper(byteAt(t, p)) || !isUpper(byteAt(t, p+1)) {
+		return false
+	}
+	ok, unk := digitsExact(t, p+2, 2)
+	if unk {
+		return true
+	}
+	if !ok {
+		return false
+	}
+	n := asciiRun(t, p+4, isAlnumUpper)
+	return n >= 11 && n <= 30 && tailFree(t, p+4+n)
+}
+
+// preHealthID: four capitals and eight digits, then no ASCII word character.
+func preHealthID(t string, p int) bool {
+	if asciiRun(t, p, isUpper) != 4 {
+		return false
+	}
+	ok, unk := digitsExact(t, p+4, 8)
+	if unk {
+		return true
+	}
+	return ok && tailFree(t, p+12)
+}
+
+// preHealthSpaced: (NAM and spaces) four capitals, then a space or dash and
+// a digit.
+func preHealthSpaced(t string, p int) bool {
+	four := func(i int) bool {
+		if asciiRun(t, i, isUpper) < 4 {
+			return false
+		}
+		c, d := byteAt(t, i+4), byteAt(t, i+5)
+		return (c == '-' || isSpaceOrHigh(c)) && (isDigit(d) || d >= 0x80)
+	}
+	if four(p) {
+		return true
+	}
+	if strings.HasPrefix(t[p:], "NAM") {
+		i := p + 3
+		for i < len(t) && isSpaceOrHigh(t[i]) {
+			if t[i] >= 0x80 {
+				return true
+			}
+			i++
+		}
+		return i > p+3 && four(i)
+	}
+	return false
+}
+
+// streetTypes are the first address rule's street words, lower case.
+var streetTypes = []string{"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "dr", "lane", "ln", "court", "ct", "way", "place", "pl"}
+
+// streetAt: a street word (any case) at i, then no ASCII word character.
+func streetAt(t string, i int) bool {
+	n := asciiRun(t, i, isLetter)
+	if i+n < len(t) && t[i+n] >= 0x80 {
+		return true
+	}
+	w := t[i : i+n]
+	for _, s := range streetTypes {
+		if len(s) <= len(w) && strings.EqualFold(w[:len(s)], s) && tailFree(t, i+len(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// preStreet: a house number, spaces, one to three words of two or more
+// letters or dots each followed by one space, then a street word.
+func preStreet(t string, p int) bool {
+	n, hi := digitsAt(t, p, 6)
+	if hi {
+		return true
+	}
+	if n < 1 || n > 5 {
+		return false
+	}
+	i := p + n
+	sp := 0
+	for i < len(t) && (isSpaceASCII(t[i]) || t[i] >= 0x80) {
+		if t[i] >= 0x80 {
+			return true
+		}
+		i++
+		sp++
+	}
+	if sp == 0 {
+		return false
+	}
+	for w := 0; w < 3; w++ {
+		k := asciiRun(t, i, func(c byte) bool { return isLetter(c) || c == '.' })
+		if i+k < len(t) && t[i+k] >= 0x80 {
+			return true
+		}
+		if k < 2 || !isLetter(t[i]) {
+			return false
+		}
+		c := byteAt(t, i+k)
+		if !isSpaceASCII(c) {
+			return false
+		}
+		i += k + 1
+		if streetAt(t, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// frenchStreet are the first two letters (lower case) of the French street words.
+var frenchStreet = []string{"ru", "av", "bo", "bd", "ch", "co", "pl", "al", "im", "mo", "ra", "cr", "pr", "te", "ca"}
+
+// preRue: a house number (and a second one after a dash or space), spaces,
+// then a word that can begin a French street word.
+func preRue(t string, p int) bool {
+	n, hi := digitsAt(t, p, 6)
+	if hi {
+		return true
+	}
+	if n < 1 || n > 5 {
+		return false
+	}
+	try := func(i int) bool {
+		sp := 0
+		for i < len(t) && (isSpaceASCII(t[i]) || t[i] >= 0x80) {
+			if t[i] >= 0x80 {
+				return true
+			}
+			i++
+			sp++
+		}
+		if sp == 0 || i+1 >= len(t) {
+			return false
+		}
+		if t[i] >= 0x80 || t[i+1] >= 0x80 {
+			return true
+		}
+		two := string([]byte{t[i] | 0x20, t[i+1] | 0x20})
+		for _, f := range frenchStreet {
+			if two == f {
+				return true
+			}
+		}
+		return false
+	}
+	i := p + n
+	if try(i) {
+		return true
+	}
+	if c := byteAt(t, i); c == '-' || isSpaceOrHigh(c) {
+		if c >= 0x80 {
+			return true
+		}
+		if k, hi := digitsAt(t, i+1, 5); hi || k >= 1 && k <= 4 && try(i+1+k) {
+			return true
+		}
+	}
+	return false
+}
+
+// preName: a keyword's letters, one or more of `"' \s:_`, a capital, a
+// lower-case letter; the name's further words are left to the expression.
+func preName(t string, p int) bool {
+	i := p
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		return true // a quote before the keyword: not the keyword's start
+	}
+	i += asciiRun(t, i, isLetter)
+	s := i
+	for i < len(t) {
+		c := t[i]
+		if c >= 0x80 {
+			return true
+		}
+		if c != '"' && c != '\'' && c != ':' && c != '_' && !isSpaceASCII(c) {
+			break
+		}
+		i++
+	}
+	if i == s {
+		return false
+	}
+	c, d := byteAt(t, i), byteAt(t, i+1)
+	if c >= 0x80 || d >= 0x80 {
+		return true
+	}
+	return isUpper(c) && isLower(d)
+}
+
+// preClientID: a keyword's letters, an optional - or _, three digits.
+func preClientID(t string, p int) bool {
+	i := p + asciiRun(t, p, isLetter)
+	if c := byteAt(t, i); c == '-' || c == '_' {
+		i++
+	}
+	n, hi := digitsAt(t, i, 3)
+	return n == 3 || hi
+}
+
+// matchEmail is the email pattern [A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+
+// anchored at p. Each part ends where its class does (the local part cannot
+// hold the @, the first domain label cannot hold the dot), so there is no
+// other way to match.
+func matchEmail(t string, p int, m []int) int {
+	i := p
+	for i < len(t) && (isASCIIWord(t[i]) || t[i] == '.' || t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	if i == p || byteAt(t, i) != '@' {
+		return 0
+	}
+	i++
+	s := i
+	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-') {
+		i++
+	}
+	if i == s || byteAt(t, i) != '.' {
+		return 0
+	}
+	i++
+	s = i
+	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-' || t[i] == '.') {
+		i++
+	}
+	if i == s {
+		return 0
+	}
+	m[0], m[1] = p, i
+	return 1
+}
+
+func isAlnumASCII(c byte) bool { return isDigit(c) || isLetter(c) }
+
+// matchIBAN is the IBAN pattern on ASCII text: preIBAN's shape, the match
+// being the whole run of capitals and digits.
+func matchIBAN(t string, p int, m []int) int {
+	if byteAt(t, p+2) >= 0x80 || byteAt(t, p+3) >= 0x80 {
+		return -1
+	}
+	if !preIBAN(t, p) {
+		return 0
+	}
+	m[0], m[1] = p, p+4+asciiRun(t, p+4, isAlnumUpper)
+	return 1
+}

@@ -1,0 +1,204 @@
+package agentleak
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalJSON writes a result as encoding/json would from its struct tags
+// (the same keys, order, omissions, numbers and string escapes), without
+// reflection: `-o jsonl` writes one per trace, and the reflective encoder
+// was a large share of a scan's time. HTML characters are left to the
+// caller's encoder (json.Marshal escapes them, report.JSONLine does not).
+// TestResultJSONMatchesReflection holds it to encoding/json.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 256+160*len(r.Findings))
+	b = append(b, `{"scenario_id":`...)
+	b = appendJSONString(b, r.ScenarioID)
+	b = append(b, `,"run_id":`...)
+	b = appendJSONString(b, r.RunID)
+	b = append(b, `,"events":`...)
+	b = strconv.AppendInt(b, int64(r.Events), 10)
+	b = append(b, `,"risk_index":`...)
+	b = appendJSONFloat(b, r.RiskIndex)
+	b = append(b, `,"privacy_score":`...)
+	b = strconv.AppendInt(b, int64(r.PrivacyScore), 10)
+	b = append(b, `,"verdict":`...)
+	b = appendJSONString(b, r.Verdict)
+	b = append(b, `,"blocked":`...)
+	b = strconv.AppendBool(b, r.Blocked)
+	b = append(b, `,"wsl":`...)
+	b = appendJSONFloat(b, r.WSL)
+	b = append(b, `,"rho_s":`...)
+	b = appendJSONFloat(b, r.RhoS)
+	b = append(b, `,"leaked_secrets":`...)
+	b = strconv.AppendInt(b, int64(r.LeakedSecrets), 10)
+	b = append(b, `,"vault_secrets":`...)
+	b = strconv.AppendInt(b, int64(r.VaultSecrets), 10)
+	b = append(b, `,"ri_by_channel":`...)
+	ch, _ := r.RIByChannel.MarshalJSON()
+	b = append(b, ch...)
+	b = append(b, `,"findings":`...)
+	if r.Findings == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Findings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = r.Findings[i].appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	if len(r.BlockReasons) > 0 {
+		b = append(b, `,"block_reasons":[`...)
+		for i, s := range r.BlockReasons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		b = append(b, ']')
+	}
+	if v := r.Vault; v != nil {
+		b = append(b, `,"vault":{"key":`...)
+		b = appendJSONString(b, v.Key)
+		b = append(b, `,"fields":`...)
+		b = strconv.AppendInt(b, int64(v.Fields), 10)
+		b = append(b, `,"fields_leaked":`...)
+		b = strconv.AppendInt(b, int64(v.FieldsLeaked), 10)
+		b = append(b, `,"leak_share":`...)
+		b = appendJSONFloat(b, v.LeakShare)
+		b = append(b, `,"canaries_hit":`...)
+		b = strconv.AppendInt(b, int64(v.CanariesHit), 10)
+		if len(v.LeaksByChannel) > 0 {
+			keys := make([]string, 0, len(v.LeaksByChannel))
+			for k := range v.LeaksByChannel {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b = append(b, `,"leaks_by_channel":{`...)
+			for i, k := range keys {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, k)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(v.LeaksByChannel[k]), 10)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func (f *Finding) appendJSON(b []byte) []byte {
+	b = append(b, `{"event_id":`...)
+	b = appendJSONString(b, f.EventID)
+	b = append(b, `,"channel":`...)
+	b = appendJSONString(b, f.Channel)
+	b = append(b, `,"data_type":`...)
+	b = appendJSONString(b, f.DataType)
+	if f.Value != "" {
+		b = append(b, `,"value":`...)
+		b = appendJSONString(b, f.Value)
+	}
+	b = append(b, `,"redacted_value":`...)
+	b = appendJSONString(b, f.Redacted)
+	b = append(b, `,"level":`...)
+	b = strconv.AppendInt(b, int64(f.Level), 10)
+	b = append(b, `,"severity":`...)
+	b = appendJSONString(b, f.Severity)
+	b = append(b, `,"confidence":`...)
+	b = appendJSONFloat(b, f.Confidence)
+	b = append(b, `,"detector":`...)
+	b = appendJSONString(b, f.Detector)
+	b = append(b, `,"tier":`...)
+	b = appendJSONString(b, f.Tier)
+	b = append(b, `,"leaked":`...)
+	b = strconv.AppendBool(b, f.Leaked)
+	return append(b, '}')
+}
+
+// appendJSONFloat formats a float64 as encoding/json does (finite values).
+func appendJSONFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...) // never produced by a scan
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString quotes s as encoding/json does, HTML characters left as
+// they are: control characters escaped (\b \f \n \r \t or \u00XX), invalid
+// UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

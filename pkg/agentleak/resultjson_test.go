@@ -1,0 +1,94 @@
+package agentleak
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// plainResult is Result without its MarshalJSON: encoding/json's reflection.
+type plainResult Result
+
+func encodeBoth(t *testing.T, r *Result) {
+	t.Helper()
+	fast, err1 := json.Marshal(r)
+	slow, err2 := json.Marshal((*plainResult)(r))
+	if err1 != nil || err2 != nil || !bytes.Equal(fast, slow) {
+		t.Fatalf("json.Marshal differs (%v, %v):\nfast %s\nslow %s", err1, err2, fast, slow)
+	}
+	var a, b bytes.Buffer
+	ea, eb := json.NewEncoder(&a), json.NewEncoder(&b)
+	ea.SetEscapeHTML(false)
+	eb.SetEscapeHTML(false)
+	if err := ea.Encode(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := eb.Encode((*plainResult)(r)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("Encoder without HTML escapes differs:\nfast %s\nslow %s", a.Bytes(), b.Bytes())
+	}
+	// lf agentleak scan -o jsonl writes MarshalJSON's bytes as they are.
+	if raw, _ := r.MarshalJSON(); !bytes.Equal(append(raw, '\n'), b.Bytes()) {
+		t.Fatalf("MarshalJSON is not compact JSON as an Encoder writes it:\nraw  %s\nslow %s", raw, b.Bytes())
+	}
+	ia, _ := json.MarshalIndent(r, "  ", "  ")
+	ib, _ := json.MarshalIndent((*plainResult)(r), "  ", "  ")
+	if !bytes.Equal(ia, ib) {
+		t.Fatalf("MarshalIndent differs:\nfast %s\nslow %s", ia, ib)
+	}
+}
+
+// TestResultJSONMatchesReflection: the hand-written encoder gives exactly
+// encoding/json's bytes, on every result of the shared packs (values kept
+// and redacted) and on results with awkward strings and numbers.
+func TestResultJSONMatchesReflection(t *testing.T) {
+	odd := "a<b>&c\"d\\e\u2028f\u2029g\x00h\x1f\b\f\n\r\t\x7f\xff\xfe é 中 \U0001F600"
+	for _, r := range []*Result{
+		{},
+		{ScenarioID: odd, RunID: odd, RiskIndex: 1e-7, WSL: 1e21, RhoS: -0.0, RIByChannel: ChannelRisks{{"log", 0.5}}, Findings: []Finding{{EventID: odd, Value: odd, Redacted: odd, Confidence: 0.95}}, BlockReasons: []string{odd, ""}, Vault: &VaultStat{Key: odd, LeakShare: 123456789.125, LeaksByChannel: map[string]int{"tool_call": 2, "log": 1, odd: 3}}},
+		{Findings: []Finding{}, BlockReasons: []string{}, Vault: &VaultStat{LeaksByChannel: map[string]int{}}, RiskIndex: 3.5e-9, WSL: 2.5e25},
+	} {
+		encodeBoth(t, r)
+	}
+	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
+	more, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "traces.jsonl"))
+	files = append(files, more...)
+	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var vs *Vaults
+		if v, err := os.ReadFile(filepath.Join(filepath.Dir(f), "vaults.yaml")); err == nil {
+			vs, _ = ParseVaults("vaults.yaml", v)
+		}
+		sc := NewScanner(nil, vs)
+		tr := NewTraceReader(f, bytes.NewReader(data))
+		for {
+			tc, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := sc.Scan(tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			RedactFindings(r, true)
+			encodeBoth(t, r)
+			RedactFindings(r, false)
+			encodeBoth(t, r)
+			n++
+		}
+	}
+	t.Logf("%d scanned results encode alike", n)
+}

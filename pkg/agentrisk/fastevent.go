@@ -1,0 +1,461 @@
+package agentrisk
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/lfcli/lf/pkg/kind"
+)
+
+// fastDecoder decodes the usual shape of an event line without
+// encoding/json: one flat object of the known fields, strings without
+// escapes, plain numbers, a UTC timestamp. Anything else (escapes, unknown
+// fields that are not plain scalars, duplicate keys, null, offsets, a
+// problem of any kind) makes decode return false, and the caller decodes the
+// line with decodeEvent, which gives the same Event for valid input and the
+// located problems for bad input. TestFastDecoderAgrees checks the two agree.
+//
+// With volatile set the event's strings alias the line and InjectionScore
+// points into the decoder: nothing is allocated, and the event is valid only
+// until the next decode (the ingester copies what it keeps).
+type fastDecoder struct {
+	volatile bool
+	score    float64
+
+	tsPrefix [14]byte // "2006-01-02T15:" of tsBase
+	tsBase   time.Time
+	tsOK     bool
+}
+
+func newFastDecoder(volatile bool) *fastDecoder {
+	return &fastDecoder{volatile: volatile}
+}
+
+const (
+	fTimestamp = 1 << iota
+	fTenant
+	fAgent
+	fName
+	fSession
+	fMethod
+	fTool
+	fResource
+	fHighImpact
+	fDecision
+	fRule
+	fInjection
+	fRequest
+)
+
+var eventFields = []string{"timestamp", "tenant_id", "agent_id", "agent_name", "session_id", "method", "tool", "resource", "high_impact", "decision", "rule", "injection_score", "request_id"}
+
+// decode fills ev from line, or returns false when the line needs
+// decodeEvent.
+func (d *fastDecoder) decode(line []byte, ev *Event) bool {
+	*ev = Event{}
+	p := skipWS(line, 0)
+	if p >= len(line) || line[p] != '{' {
+		return false
+	}
+	p++
+	var seen int
+	for {
+		p = skipWS(line, p)
+		if p >= len(line) || line[p] != '"' {
+			return false
+		}
+		key, q, ok := scanPlainString(line, p)
+		if !ok {
+			return false
+		}
+		p = skipWS(line, q)
+		if p >= len(line) || line[p] != ':' {
+			return false
+		}
+		p = skipWS(line, p+1)
+		if p >= len(line) {
+			return false
+		}
+		f := fieldBit(key)
+		if f == 0 {
+			// An unknown field: encoding/json ignores it unless it matches a
+			// known one without regard to case.
+			for _, name := range eventFields {
+				if strings.EqualFold(name, unsafeString(key)) {
+					return false
+				}
+			}
+			if p, ok = skipScalar(line, p); !ok {
+				return false
+			}
+		} else {
+			if seen&f != 0 {
+				return false
+			}
+			seen |= f
+			if p, ok = d.value(line, p, f, ev); !ok {
+				return false
+			}
+		}
+		p = skipWS(line, p)
+		if p >= len(line) {
+			return false
+		}
+		if line[p] == '}' {
+			p++
+			break
+		}
+		if line[p] != ',' {
+			return false
+		}
+		p++
+	}
+	if skipWS(line, p) != len(line) || seen&(fTimestamp|fTenant|fAgent) != fTimestamp|fTenant|fAgent {
+		return false
+	}
+	if ev.Decision == "" {
+		ev.Decision = "allow"
+	}
+	return true
+}
+
+func fieldBit(key []byte) int {
+	switch string(key) {
+	case "timestamp":
+		return fTimestamp
+	case "tenant_id":
+		return fTenant
+	case "agent_id":
+		return fAgent
+	case "agent_name":
+		return fName
+	case "session_id":
+		return fSession
+	case "method":
+		return fMethod
+	case "tool":
+		return fTool
+	case "resource":
+		return fResource
+	case "high_impact":
+		return fHighImpact
+	case "decision":
+		return fDecision
+	case "rule":
+		return fRule
+	case "injection_score":
+		return fInjection
+	case "request_id":
+		return fRequest
+	}
+	return 0
+}
+
+func (d *fastDecoder) value(line []byte, p, f int, ev *Event) (int, bool) {
+	switch f {
+	case fHighImpact:
+		switch {
+		case hasLit(line, p, "true"):
+			ev.HighImpact = true
+			return p + 4, true
+		case hasLit(line, p, "false"):
+			return p + 5, true
+		}
+		return p, false
+	case fInjection:
+		end, ok := scanNumber(line, p)
+		if !ok {
+			return p, false
+		}
+		v, ok := parseScore(line[p:end])
+		if !ok || math.IsNaN(v) || v < 0 || v > 1 {
+			return p, false
+		}
+		if d.volatile {
+			d.score = v
+			ev.InjectionScore = &d.score
+		} else {
+			ev.InjectionScore = &v
+		}
+		return end, true
+	}
+	if line[p] != '"' {
+		return p, false
+	}
+	s, end, ok := scanPlainString(line, p)
+	if !ok {
+		return p, false
+	}
+	switch f {
+	case fTimestamp:
+		t, ok := d.timestamp(s)
+		if !ok {
+			return p, false
+		}
+		ev.Timestamp = t
+	case fTenant, fAgent:
+		if !validID(s) {
+			return p, false
+		}
+		id := d.str(s)
+		if f == fTenant {
+			ev.TenantID = id
+		} else {
+			ev.AgentID = id
+		}
+	case fDecision:
+		switch string(s) {
+		case "allow":
+			ev.Decision = "allow"
+		case "deny":
+			ev.Decision = "deny"
+		case "":
+		default:
+			return p, false
+		}
+	case fName:
+		ev.AgentName = d.str(s)
+	case fSession:
+		ev.SessionID = d.str(s)
+	case fMethod:
+		ev.Method = d.str(s)
+	case fTool:
+		ev.Tool = d.str(s)
+	case fRule:
+		ev.Rule = d.str(s)
+	case fResource:
+		ev.Resource = d.str(s)
+	case fRequest:
+		ev.RequestID = d.str(s)
+	}
+	return end, true
+}
+
+func (d *fastDecoder) str(b []byte) string {
+	if d.volatile {
+		return unsafeString(b)
+	}
+	return string(b)
+}
+
+// validID is what decodeEvent checks of a tenant or agent id: not blank,
+// and kind.CheckID, done here without allocating for ASCII ids.
+func validID(b []byte) bool {
+	blank := true
+	for _, c := range b {
+		switch {
+		case c >= 0x80:
+			id := string(b)
+			return strings.TrimSpace(id) != "" && kind.CheckID("id", id) == nil
+		case c == '/' || c == '\\' || c < 0x20 || c == 0x7f:
+			return false
+		case c != ' ':
+			blank = false
+		}
+	}
+	return !blank && len(b) <= kind.MaxIDLength && string(b) != "." && string(b) != ".."
+}
+
+// timestamp parses "2006-01-02T15:04:05[.fraction]Z" as time.Parse with
+// time.RFC3339Nano would; the date and hour come from time.Parse, cached.
+func (d *fastDecoder) timestamp(s []byte) (time.Time, bool) {
+	if len(s) < 20 || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
+		return time.Time{}, false
+	}
+	if !d.tsOK || string(s[:14]) != string(d.tsPrefix[:]) {
+		t, err := time.Parse(time.RFC3339, string(s[:14])+"00:00Z")
+		if err != nil {
+			return time.Time{}, false
+		}
+		copy(d.tsPrefix[:], s[:14])
+		d.tsBase, d.tsOK = t.UTC(), true
+	}
+	mm, ok1 := twoDigits(s[14:16])
+	ss, ok2 := twoDigits(s[17:19])
+	if !ok1 || !ok2 || mm > 59 || ss > 59 {
+		return time.Time{}, false
+	}
+	ns := 0
+	switch rest := s[19 : len(s)-1]; {
+	case len(rest) == 0:
+	case rest[0] != '.' || len(rest) < 2 || len(rest) > 10:
+		return time.Time{}, false
+	default:
+		for i := 1; i < 10; i++ {
+			ns *= 10
+			if i < len(rest) {
+				c := rest[i]
+				if c < '0' || c > '9' {
+					return time.Time{}, false
+				}
+				ns += int(c - '0')
+			}
+		}
+	}
+	return d.tsBase.Add(time.Duration(mm)*time.Minute + time.Duration(ss)*time.Second + time.Duration(ns)), true
+}
+
+func twoDigits(b []byte) (int, bool) {
+	if b[0] < '0' || b[0] > '9' || b[1] < '0' || b[1] > '9' {
+		return 0, false
+	}
+	return int(b[0]-'0')*10 + int(b[1]-'0'), true
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// parseScore converts a JSON number as strconv.ParseFloat does: digits with
+// an optional fraction and at most 15 significant digits are exact
+// integers divided by an exact power of ten, so one correctly rounded
+// division gives the same float64; anything else goes to strconv.
+func parseScore(b []byte) (float64, bool) {
+	var m uint64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = i
+		default:
+			digits = 99 // exponent or sign: let strconv do it
+		}
+	}
+	if digits <= 15 {
+		k := 0
+		if frac >= 0 {
+			k = len(b) - frac - 1
+		}
+		return float64(m) / pow10[k], true
+	}
+	v, err := strconv.ParseFloat(unsafeString(b), 64)
+	return v, err == nil
+}
+
+func skipWS(b []byte, p int) int {
+	for p < len(b) && (b[p] == ' ' || b[p] == '\t' || b[p] == '\r' || b[p] == '\n') {
+		p++
+	}
+	return p
+}
+
+func hasLit(b []byte, p int, lit string) bool {
+	return len(b)-p >= len(lit) && string(b[p:p+len(lit)]) == lit
+}
+
+// scanPlainString reads the string starting at b[p] == '"'; ok is false
+// for escapes, control characters, invalid UTF-8 or no closing quote.
+func scanPlainString(b []byte, p int) (s []byte, end int, ok bool) {
+	var seen byte
+	for i := p + 1; i < len(b); i++ {
+		c := strByte[b[i]]
+		if c == 0 {
+			continue
+		}
+		seen |= c
+		if c&strQuote != 0 {
+			s = b[p+1 : i]
+			if seen&strNonASCII != 0 && !utf8.Valid(s) {
+				return nil, 0, false
+			}
+			return s, i + 1, true
+		}
+		if c&strBad != 0 {
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+const (
+	strQuote = 1 << iota
+	strBad
+	strNonASCII
+)
+
+// strByte classes the bytes of a JSON string: 0 for the plain ones.
+var strByte = func() (t [256]byte) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = strBad
+	}
+	t['\\'] = strBad
+	t['"'] = strQuote
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = strNonASCII
+	}
+	return t
+}()
+
+// scanNumber checks the JSON number grammar at b[p:] and returns its end.
+func scanNumber(b []byte, p int) (int, bool) {
+	i := p
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return p, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return p, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return p, false
+		}
+	}
+	return i, true
+}
+
+// skipScalar skips a string, number, true, false or null.
+func skipScalar(b []byte, p int) (int, bool) {
+	switch c := b[p]; {
+	case c == '"':
+		_, end, ok := scanPlainString(b, p)
+		return end, ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, p)
+	case hasLit(b, p, "true"):
+		return p + 4, true
+	case hasLit(b, p, "false"):
+		return p + 5, true
+	case hasLit(b, p, "null"):
+		return p + 4, true
+	}
+	return p, false
+}
+
+// unsafeString views b as a string without copying; the string must not
+// outlive b's contents.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

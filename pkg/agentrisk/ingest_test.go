@@ -1,0 +1,396 @@
+package agentrisk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/store"
+)
+
+func jsonl(t testing.TB, evs []Event) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, e := range evs {
+		if err := enc.Encode(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+func ingestText(t testing.TB, e *Engine, texts ...string) IngestResult {
+	t.Helper()
+	var srcs []Source
+	for i, s := range texts {
+		srcs = append(srcs, Source{Name: fmt.Sprintf("f%d.jsonl", i), R: strings.NewReader(s)})
+	}
+	res, d, err := e.IngestSources(context.Background(), srcs)
+	if err != nil || d.HasErrors() {
+		t.Fatalf("ingest: %v %v", err, d)
+	}
+	return res
+}
+
+// aggRows is every stored agent row, to compare stores.
+func aggRows(t testing.TB, e *Engine) []store.AgentRow {
+	t.Helper()
+	rows, err := e.st.Agents(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func hashHours(t testing.TB, e *Engine) map[string][]int64 {
+	t.Helper()
+	rows, err := e.st.DB.Query(`SELECT tenant_id, hour, length(hashes) FROM agentrisk_seen_hours ORDER BY tenant_id, hour`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][]int64{}
+	for rows.Next() {
+		var tenant string
+		var hour, n int64
+		if err := rows.Scan(&tenant, &hour, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n%16 != 0 {
+			t.Errorf("hash set %s/%d holds %d bytes", tenant, hour, n)
+		}
+		out[tenant] = append(out[tenant], hour)
+	}
+	return out
+}
+
+// The two-step ingest (records folded agent by agent, in one call or in
+// many, in any order) stores the same aggregates as folding each event
+// with merger.add in one go.
+// weekEvents are sample events of the 7 days before SampleEnd (within the
+// dedup window however they are split).
+func weekEvents() []Event {
+	var evs []Event
+	Generate(SampleAgents(), SampleEnd, 7, 42, func(e Event) { evs = append(evs, e) })
+	return evs
+}
+
+// aggText shows an aggregate by names, independent of the order in which
+// its dictionaries of tools and sessions were filled.
+func aggText(t testing.TB, b []byte) string {
+	t.Helper()
+	a, err := decodeAgg(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, h := range a.hours {
+		lines = append(lines, fmt.Sprintf("h %d %s %d %d %d", h.hour, a.tools[h.tool], h.calls, h.hi, h.denied))
+	}
+	for _, x := range a.inj {
+		lines = append(lines, fmt.Sprintf("i %d %d %d", x.hour, x.score, x.count))
+	}
+	for _, x := range a.sess {
+		lines = append(lines, fmt.Sprintf("s %q %s %d %d %d %d", a.sessions[x.sess], a.tools[x.tool], x.first, x.last, x.calls, x.hi))
+	}
+	for _, p := range a.patterns {
+		lines = append(lines, fmt.Sprintf("p %s %s %d", a.tools[p.tool], p.pattern, p.count))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestIngestMatchesPerEventFold(t *testing.T) {
+	evs := weekEvents()
+	want := map[agentKey][]byte{}
+	folds := map[agentKey]*merger{}
+	for i := range evs {
+		k := agentKey{evs[i].TenantID, evs[i].AgentID}
+		if folds[k] == nil {
+			folds[k] = newAgg().merger()
+		}
+		folds[k].add(&evs[i])
+	}
+	for k, m := range folds {
+		m.finish()
+		want[k] = []byte(aggText(t, m.a.encode()))
+	}
+	check := func(name string, e *Engine) {
+		t.Helper()
+		rows := aggRows(t, e)
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d agents, want %d", name, len(rows), len(want))
+		}
+		for _, r := range rows {
+			if aggText(t, r.Agg) != string(want[agentKey{r.TenantID, r.AgentID}]) {
+				t.Errorf("%s: aggregate of %s/%s differs from the per-event fold", name, r.TenantID, r.AgentID)
+			}
+		}
+	}
+	one := openTest(t)
+	ingestText(t, one, jsonl(t, evs))
+	check("one call", one)
+
+	// Shuffled, in random batches, with small folds.
+	defer func(n int) { maxRecords = n }(maxRecords)
+	maxRecords = 97
+	r := rand.New(rand.NewSource(3))
+	shuffled := append([]Event(nil), evs...)
+	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	many := openTest(t)
+	for len(shuffled) > 0 {
+		n := min(len(shuffled), 1+r.Intn(900))
+		if _, err := many.Ingest(context.Background(), shuffled[:n]); err != nil {
+			t.Fatal(err)
+		}
+		shuffled = shuffled[n:]
+	}
+	check("shuffled batches", many)
+	a, b := aggRows(t, one), aggRows(t, many)
+	for i := range a {
+		a[i].Agg, b[i].Agg = nil, nil
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("names or first/last events differ between one call and batches:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestIngestIdempotentAcrossCalls(t *testing.T) {
+	e := openTest(t)
+	evs := weekEvents()
+	text := jsonl(t, evs)
+	first := ingestText(t, e, text)
+	if first.New != len(evs) || first.Duplicates != 0 || first.Agents == 0 || len(first.Touched) != first.Agents {
+		t.Fatalf("first ingest: %+v", first)
+	}
+	before := aggRows(t, e)
+	// Again, as JSONL and as a JSON array, and twice in one call.
+	arr, _ := json.Marshal(evs[:100])
+	again := ingestText(t, e, text, string(arr), text)
+	if again.New != 0 || again.Duplicates != 2*len(evs)+100 || again.Agents != 0 {
+		t.Fatalf("second ingest: %+v", again)
+	}
+	if !reflect.DeepEqual(before, aggRows(t, e)) {
+		t.Fatal("aggregates changed by re-ingesting")
+	}
+	// One new event among old ones counts once.
+	extra := evs[len(evs)-1]
+	extra.RequestID = "new-one"
+	res := ingestText(t, e, jsonl(t, append(evs[:50:50], extra, extra)))
+	if res.New != 1 || res.Duplicates != 51 || res.Agents != 1 || res.Touched[0] != (AgentRef{extra.TenantID, extra.AgentID}) {
+		t.Fatalf("one new event: %+v", res)
+	}
+}
+
+func TestIngestIdempotentAcrossHourBoundary(t *testing.T) {
+	e := openTest(t)
+	at := time.Date(2026, 4, 16, 10, 59, 59, 999999999, time.UTC)
+	evs := []Event{
+		{Timestamp: at, TenantID: "t", AgentID: "a", Tool: "x"},
+		{Timestamp: at.Add(time.Nanosecond), TenantID: "t", AgentID: "a", Tool: "x"},
+		{Timestamp: at.Add(time.Hour + time.Nanosecond), TenantID: "t", AgentID: "a", Tool: "x"},
+	}
+	if res := ingestText(t, e, jsonl(t, evs[:2])); res.New != 2 {
+		t.Fatalf("%+v", res)
+	}
+	if got := hashHours(t, e)["t"]; len(got) != 2 || got[1] != got[0]+1 {
+		t.Fatalf("hash sets of two hours expected, got %v", got)
+	}
+	// The same instants written with an offset are the same events.
+	off := strings.ReplaceAll(strings.ReplaceAll(jsonl(t, evs[:2]), "T10:59:59.999999999Z", "T12:59:59.999999999+02:00"), "T11:00:00Z", "T13:00:00+02:00")
+	if res := ingestText(t, e, off, jsonl(t, evs)); res.New != 1 || res.Duplicates != 4 {
+		t.Fatalf("across the boundary: %+v", res)
+	}
+	if got := hashHours(t, e)["t"]; len(got) != 3 {
+		t.Fatalf("hash sets: %v", got)
+	}
+}
+
+// Hash sets older than the dedup window (DedupHours before the tenant's
+// latest event) are deleted; events that old are then expired, not stored
+// twice; other tenants keep theirs.
+func TestIngestPrunesBeyondWindow(t *testing.T) {
+	e := openTest(t)
+	day0 := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	old := []Event{{Timestamp: day0, TenantID: "t", AgentID: "a", Tool: "x"}, {Timestamp: day0, TenantID: "u", AgentID: "a", Tool: "x"}}
+	ingestText(t, e, jsonl(t, old))
+	// Just inside the window: still a duplicate.
+	inside := Event{Timestamp: day0.Add(time.Duration(DedupHours-1) * time.Hour), TenantID: "t", AgentID: "a", Tool: "x"}
+	if res := ingestText(t, e, jsonl(t, []Event{inside})); res.New != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if res := ingestText(t, e, jsonl(t, old[:1])); res.Duplicates != 1 || res.Expired != 0 {
+		t.Fatalf("inside the window: %+v", res)
+	}
+	// One more hour pushes day0 out of t's window.
+	later := inside
+	later.Timestamp = later.Timestamp.Add(time.Hour)
+	ingestText(t, e, jsonl(t, []Event{later}))
+	hours := hashHours(t, e)
+	if len(hours["t"]) != 2 || hours["t"][0] == unixHour(day0) {
+		t.Fatalf("t's hash sets after pruning: %v", hours["t"])
+	}
+	if len(hours["u"]) != 1 {
+		t.Fatalf("u's hash sets were pruned by t's events: %v", hours["u"])
+	}
+	before := aggRows(t, e)
+	res := ingestText(t, e, jsonl(t, old))
+	if res.Expired != 1 || res.Duplicates != 1 || res.New != 0 {
+		t.Fatalf("re-ingest after pruning: %+v", res)
+	}
+	if !reflect.DeepEqual(before, aggRows(t, e)) {
+		t.Fatal("an expired event changed an aggregate")
+	}
+}
+
+// A clock far ahead in one event does not push the window past today.
+func TestIngestWindowCappedAtNow(t *testing.T) {
+	defer func(f func() int64) { nowHour = f }(nowHour)
+	now := time.Date(2026, 4, 16, 12, 0, 0, 0, time.UTC)
+	nowHour = func() int64 { return unixHour(now) }
+	e := openTest(t)
+	evs := []Event{
+		{Timestamp: now.Add(-time.Hour), TenantID: "t", AgentID: "a"},
+		{Timestamp: now.AddDate(1, 0, 0), TenantID: "t", AgentID: "a"},
+	}
+	ingestText(t, e, jsonl(t, evs))
+	if res := ingestText(t, e, jsonl(t, evs)); res.Duplicates != 2 || res.Expired != 0 {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestIngestAllOrNothing(t *testing.T) {
+	e := openTest(t)
+	evs := genSampleEvents()[:300]
+	lines := strings.Split(strings.TrimSpace(jsonl(t, evs)), "\n")
+	lines[150] = `{"timestamp":"2026-04-16T10:00:00Z","tenant_id":"t","agent_id":"a","decision":"perhaps"}`
+	lines[200] = `{"timestamp":"yesterday","tenant_id":"t","agent_id":"a"}`
+	good := jsonl(t, genSampleEvents()[300:400])
+	_, d, err := e.IngestSources(context.Background(), []Source{
+		{Name: "good.jsonl", R: strings.NewReader(good)},
+		{Name: "bad.jsonl", R: strings.NewReader(strings.Join(lines, "\n"))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := diagText(d)
+	for _, want := range []string{`bad.jsonl:151: /decision: decision must be allow or deny, got "perhaps"`, `bad.jsonl:201: /timestamp: timestamp "yesterday" is not RFC 3339`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	if n := len(aggRows(t, e)); n != 0 {
+		t.Fatalf("%d agents stored despite a bad event", n)
+	}
+	if n := len(hashHours(t, e)); n != 0 {
+		t.Fatalf("hash sets stored despite a bad event")
+	}
+	// JSON arrays: the pointer names the element.
+	_, d, _ = e.IngestSources(context.Background(), []Source{{Name: "a.json", R: strings.NewReader("[\n" +
+		`{"timestamp":"2026-04-16T10:00:00Z","tenant_id":"t","agent_id":"a"},` + "\n" +
+		`{"timestamp":"2026-04-16T10:00:00Z","tenant_id":"t","agent_id":"a","injection_score":2}` + "\n]")}})
+	if got := diagText(d); !strings.Contains(got, "a.json:3: /1/injection_score: injection_score must lie within 0..1, got 2") {
+		t.Errorf("array diagnostics: %s", got)
+	}
+	if n := len(aggRows(t, e)); n != 0 {
+		t.Fatalf("%d agents stored despite a bad array element", n)
+	}
+}
+
+// A store from before schema 60 has one table of hashes without hours. The
+// migration keeps it as the legacy set: re-ingesting its events finds them,
+// new events are stored, and once the window has passed its last event the
+// legacy hashes are deleted and events that old are expired.
+func TestIngestMigratesOldStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	evs := genSampleEvents()
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(st)
+	ingestText(t, e, jsonl(t, evs))
+	want := aggRows(t, e)
+	// Make it what the earlier ingest left: every hash in agentrisk_seen,
+	// no hour sets, migration 60 not applied.
+	for i := range evs {
+		if _, err := st.DB.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{`DROP TABLE agentrisk_seen_hours`, `DROP TABLE agentrisk_seen_legacy`, `DELETE FROM schema_migrations WHERE version LIKE '60_%'`} {
+		if _, err := st.DB.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+
+	st, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e = NewEngine(st)
+	var until int64
+	if err := st.DB.QueryRow(`SELECT until_hour FROM agentrisk_seen_legacy WHERE kept = 1`).Scan(&until); err != nil {
+		t.Fatal("migration left no legacy set:", err)
+	}
+	last := evs[0].Timestamp
+	for _, ev := range evs {
+		if ev.Timestamp.After(last) {
+			last = ev.Timestamp
+		}
+	}
+	if until != unixHour(last) {
+		t.Fatalf("legacy set until hour %d, want %d", until, unixHour(last))
+	}
+	res := ingestText(t, e, jsonl(t, evs))
+	if res.New != 0 || res.Duplicates != len(evs) {
+		t.Fatalf("re-ingest into the migrated store: %+v", res)
+	}
+	if !reflect.DeepEqual(want, aggRows(t, e)) {
+		t.Fatal("aggregates changed")
+	}
+	// Events past the window of the legacy set's last event: it is dropped.
+	next := Event{Timestamp: last.Add(time.Duration(DedupHours) * time.Hour), TenantID: evs[0].TenantID, AgentID: evs[0].AgentID}
+	if res := ingestText(t, e, jsonl(t, []Event{next})); res.New != 1 {
+		t.Fatalf("%+v", res)
+	}
+	var n, kept int
+	st.DB.QueryRow(`SELECT count(*) FROM agentrisk_seen`).Scan(&n)
+	st.DB.QueryRow(`SELECT kept FROM agentrisk_seen_legacy`).Scan(&kept)
+	if n != 0 || kept != 0 {
+		t.Fatalf("legacy hashes kept: %d rows, kept=%d", n, kept)
+	}
+	// Another tenant's old events are now expired rather than counted twice.
+	var other []Event
+	for _, ev := range evs {
+		if ev.TenantID != evs[0].TenantID {
+			other = append(other, ev)
+		}
+	}
+	if len(other) == 0 {
+		t.Fatal("sample has one tenant")
+	}
+	if res := ingestText(t, e, jsonl(t, other)); res.New != 0 || res.Expired != len(other) {
+		t.Fatalf("old events of another tenant after the legacy set was dropped: %+v", res)
+	}
+}
+
+func diagText(d diag.List) string {
+	var b strings.Builder
+	for _, x := range d {
+		b.WriteString(x.String() + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/store/backend"
+)
+
+// CollectGarbage removes abandoned runs (see backend.Abandoned) with their
+// metric values. Each is removed in its own transaction under its key's
+// lock, re-checked there, so a writer that finishes meanwhile keeps its run.
+func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
+	var res GCResult
+	host, _ := os.Hostname()
+	now := time.Now()
+	type ref struct {
+		app, key, id, host, heartbeat string
+		pid                           int
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
+		FROM evaluation_runs WHERE writer_pid <> 0`)
+	if err != nil {
+		return res, s.errf("gc", err)
+	}
+	var dead []ref
+	for rows.Next() {
+		var r ref
+		if err := rows.Scan(&r.app, &r.key, &r.id, &r.pid, &r.host, &r.heartbeat); err != nil {
+			rows.Close()
+			return res, s.errf("gc", err)
+		}
+		if backend.Abandoned(r.pid, r.host, r.heartbeat, host, now) {
+			dead = append(dead, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, s.errf("gc", err)
+	}
+	for _, r := range dead {
+		err := s.withTx(ctx, func(tx pgx.Tx) error {
+			if err := lockKey(ctx, tx, r.app, r.key); err != nil {
+				return err
+			}
+			// Still the same abandoned writer?
+			tag, err := tx.Exec(ctx, `SELECT 1 FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3
+				AND writer_pid = $4 AND writer_host = $5 AND heartbeat_at = $6`, r.app, r.key, r.id, r.pid, r.host, r.heartbeat)
+			if err != nil || tag.RowsAffected() == 0 {
+				return err
+			}
+			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, r.app, r.key, r.id)
+			if err != nil {
+				return s.errf("gc", err)
+			}
+			res.Values += tag.RowsAffected()
+			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
+				return err
+			}
+			res.Runs = append(res.Runs, r.key+"/"+r.id)
+			return nil
+		})
+		if err != nil {
+			return GCResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// Compact reclaims the space of deleted rows and refreshes the planner's
+// statistics (VACUUM ANALYZE; it never blocks readers or writers).
+func (s *Store) Compact(ctx context.Context) error {
+	if _, err := s.Pool.Exec(ctx, `VACUUM ANALYZE`); err != nil {
+		return s.errf("compact", err)
+	}
+	return nil
+}
+
+// Size is the size in bytes of the database (0 when it cannot be read).
+func (s *Store) Size() int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var n int64
+	if err := s.Pool.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,249 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// runs lists the stored runs sorted by evaluation key and id. The value
+// counts come from one grouped scan joined to the runs, not one count per
+// run.
+func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
+	rows, err := q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+		coalesce(v.n, 0),
+		coalesce(b.j #>> '{metadata,tool}', ''),
+		coalesce(b.j #>> '{metadata,source_file}', ''),
+		coalesce(b.j #>> '{metadata,original_names,evaluation_key}', ''),
+		coalesce(b.j #>> '{metadata,original_names,id}', '')
+		FROM evaluation_runs r
+		CROSS JOIN LATERAL (SELECT r.body::jsonb AS j) b
+		LEFT JOIN (SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id) v
+			ON v.evaluation_key = r.evaluation_key AND v.run_id = r.id
+		WHERE r.app = $1
+		ORDER BY r.evaluation_key, r.id`, app)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []RunRow
+	for rows.Next() {
+		var r RunRow
+		var n int64
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &n, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		r.Values = int(n)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// loadRun loads one run with its results; nil when there is none.
+func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*model.EvaluationRun, error) {
+	var body string
+	err := q.QueryRow(ctx, `SELECT body FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, evaluationKey, id).Scan(&body)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	var run model.EvaluationRun
+	if err := json.Unmarshal([]byte(body), &run); err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	}
+	rows, err := q.Query(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
+		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, sc, m string
+		var v float64
+		if err := rows.Scan(&t, &sc, &m, &v); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		n := len(run.Results)
+		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
+			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
+			n++
+		}
+		run.Results[n-1].Metrics[m] = v
+	}
+	return &run, rows.Err()
+}
+
+// LatestRuns returns the latest completed run of each evaluation key in
+// keys (one query for all of them), or of every key when keys is nil.
+func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, error) {
+	var rows pgx.Rows
+	var err error
+	if keys == nil {
+		rows, err = s.Pool.Query(ctx, `SELECT evaluation_key, id FROM latest_runs WHERE app = $1 ORDER BY evaluation_key`, s.app)
+	} else {
+		// In the order of keys, as SQLite answers.
+		rows, err = s.Pool.Query(ctx, `SELECT l.evaluation_key, l.id
+			FROM unnest($2::text[]) WITH ORDINALITY AS k(key, n) JOIN latest_runs l ON l.app = $1 AND l.evaluation_key = k.key
+			ORDER BY k.n`, s.app, keys)
+	}
+	if err != nil {
+		return nil, s.errf("latest runs", err)
+	}
+	defer rows.Close()
+	var out []model.RunRef
+	for rows.Next() {
+		var r model.RunRef
+		if err := rows.Scan(&r.EvaluationKey, &r.ID); err != nil {
+			return nil, s.errf("latest runs", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Values returns the values of metric in run (what scoring reads).
+func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
+		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 AND metric_key = $4`, s.app, run.EvaluationKey, run.ID, metric)
+	if err != nil {
+		return nil, s.errf("values", err)
+	}
+	defer rows.Close()
+	var out []model.MetricValue
+	for rows.Next() {
+		var v model.MetricValue
+		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
+			return nil, s.errf("values", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// RecordRun stores an evaluation run produced by an evaluation, replacing a
+// run with the same evaluation key and id.
+func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		if err := lockKey(ctx, tx, s.app, run.EvaluationKey); err != nil {
+			return err
+		}
+		return putRun(ctx, tx, s.app, run, "", true)
+	})
+}
+
+// lockKey takes the transaction-scoped advisory lock of an evaluation key:
+// writers of runs of one key (from any process) take turns, so that each
+// sees the others' runs when it brings latest_runs up to date.
+func lockKey(ctx context.Context, tx pgx.Tx, app, evaluationKey string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('lf.runs/' || $1 || '/' || $2, 0))`, app, evaluationKey); err != nil {
+		return fmt.Errorf("store: lock runs of %s: %w", evaluationKey, err)
+	}
+	return nil
+}
+
+// putRunYAML stores a run added from a file unless the stored one has the
+// same YAML.
+func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string) (Outcome, error) {
+	if err := lockKey(ctx, tx, app, run.EvaluationKey); err != nil {
+		return "", err
+	}
+	var yml string
+	err := tx.QueryRow(ctx, `SELECT yaml FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, run.EvaluationKey, run.ID).Scan(&yml)
+	outcome := Updated
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		outcome = Created
+	case err != nil:
+		return "", fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
+	case yml == yamlText:
+		return Unchanged, nil
+	}
+	return outcome, putRun(ctx, tx, app, run, yamlText, outcome == Updated)
+}
+
+// putRun writes run and its metric values inside tx, which holds the lock
+// of the run's evaluation key. With replace it first removes a run with the
+// same key and id.
+func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string, replace bool) error {
+	head := run
+	head.Results = nil
+	body, err := json.Marshal(head)
+	if err != nil {
+		return fmt.Errorf("store: encode run: %w", err)
+	}
+	if replace {
+		if err := deleteValuesAndRun(ctx, tx, app, run.EvaluationKey, run.ID); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		app, run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
+	}
+	if err := copyValues(ctx, tx, app, run.EvaluationKey, run.ID, run.Results); err != nil {
+		return err
+	}
+	return refreshLatest(ctx, tx, app, run.EvaluationKey)
+}
+
+var valueColumns = []string{"app", "evaluation_key", "run_id", "metric_key", "task_specification_key", "scorer_key", "value"}
+
+// copyValues writes the metric values of results of one run with COPY.
+func copyValues(ctx context.Context, tx pgx.Tx, app, evaluationKey, runID string, results []model.Result) error {
+	var rows [][]any
+	for _, r := range results {
+		for m, v := range r.Metrics {
+			rows = append(rows, []any{app, evaluationKey, runID, m, r.TaskSpecificationKey, r.ScorerKey, v})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"metric_values"}, valueColumns, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
+	}
+	return nil
+}
+
+// refreshLatest recomputes the latest completed run of one evaluation key
+// in one statement (the caller holds the key's lock).
+func refreshLatest(ctx context.Context, tx pgx.Tx, app, evaluationKey string) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO latest_runs (app, evaluation_key, id, created_at)
+		SELECT app, evaluation_key, id, created_at FROM evaluation_runs
+		WHERE app = $1 AND evaluation_key = $2 AND status = 'completed'
+		ORDER BY created_at DESC, id DESC LIMIT 1
+		ON CONFLICT (app, evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, app, evaluationKey)
+	if err == nil && tag.RowsAffected() == 0 {
+		_, err = tx.Exec(ctx, `DELETE FROM latest_runs WHERE app = $1 AND evaluation_key = $2`, app, evaluationKey)
+	}
+	if err != nil {
+		return fmt.Errorf("store: latest run of %s: %w", evaluationKey, err)
+	}
+	return nil
+}
+
+// deleteRun removes a run and its metric values inside tx (holding the
+// key's lock) and brings the latest run of its key up to date.
+func deleteRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) error {
+	if err := deleteValuesAndRun(ctx, tx, app, evaluationKey, id); err != nil {
+		return err
+	}
+	return refreshLatest(ctx, tx, app, evaluationKey)
+}
+
+func deleteValuesAndRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, app, evaluationKey, id); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, evaluationKey, id); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
+)
+
+// appTables are the tables whose rows belong to an app (50_apps.sql).
+var appTables = []string{"entities", "evaluation_runs", "metric_values", "latest_runs"}
+
+// App is the app this handle reads and writes.
+func (s *Store) App() string { return s.app }
+
+// ForApp returns a handle on the same database that reads and writes app.
+// Closing either handle closes the database.
+func (s *Store) ForApp(app string) backend.Backend {
+	return &Store{DB: s.DB, Path: s.Path, app: app}
+}
+
+// Apps lists the apps holding entities or runs, with what they hold.
+func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
+	byApp := map[string]*backend.AppInfo{}
+	get := func(app string) *backend.AppInfo {
+		a := byApp[app]
+		if a == nil {
+			a = &backend.AppInfo{App: app}
+			byApp[app] = a
+		}
+		return a
+	}
+	rows, err := s.DB.QueryContext(ctx, `SELECT app, kind, count(*) FROM entities GROUP BY app, kind`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+	}
+	for rows.Next() {
+		var app, kind string
+		var n int
+		if err := rows.Scan(&app, &kind, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+		}
+		switch model.Kind(kind) {
+		case model.KindMethodology:
+			get(app).Methodologies += n
+		case model.KindRiskScorer:
+			get(app).RiskScorers += n
+		default:
+			get(app)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+	}
+	rows, err = s.DB.QueryContext(ctx, `SELECT app, count(*), max(created_at) FROM evaluation_runs GROUP BY app`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+	}
+	for rows.Next() {
+		var app, latest string
+		var n int
+		if err := rows.Scan(&app, &n, &latest); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+		}
+		a := get(app)
+		a.Runs, a.LatestRunAt = n, latest
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store %s: apps: %w", s.Path, err)
+	}
+	out := make([]backend.AppInfo, 0, len(byApp))
+	for _, a := range byApp {
+		out = append(out, *a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].App < out[j].App })
+	return out, nil
+}
+
+// hasRows tells whether app holds entities or runs.
+func hasRows(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, app string,
+) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM entities WHERE app = ?)
+		OR EXISTS (SELECT 1 FROM evaluation_runs WHERE app = ?)`, app, app).Scan(&n)
+	return n != 0, err
+}
+
+// RenameApp moves every row of app from to app to, unless to holds rows.
+func (s *Store) RenameApp(ctx context.Context, from, to string) (bool, error) {
+	if from == to {
+		return false, nil
+	}
+	// Most opens find nothing to move: look before taking the write lock.
+	some, err := hasRows(ctx, s.DB, from)
+	if err != nil || !some {
+		if err != nil {
+			err = fmt.Errorf("store %s: apps: %w", s.Path, err)
+		}
+		return false, err
+	}
+	moved := false
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		taken, err := hasRows(ctx, tx, to)
+		if err != nil {
+			return fmt.Errorf("store %s: apps: %w", s.Path, err)
+		}
+		if taken {
+			return fmt.Errorf("store %s: app %q: %w", s.Path, to, backend.ErrAppExists)
+		}
+		for _, t := range appTables {
+			res, err := tx.ExecContext(ctx, `UPDATE `+t+` SET app = ? WHERE app = ?`, to, from)
+			if err != nil {
+				return fmt.Errorf("store %s: rename app %q to %q: %w", s.Path, from, to, err)
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				moved = true
+			}
+		}
+		return nil
+	})
+	return moved, err
+}
