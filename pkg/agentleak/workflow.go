@@ -167,7 +167,7 @@ func loadVaultArgs(args []string, display func(string) string) (*Vaults, []strin
 
 // scanHashVersion changes when the same inputs would scan differently (new
 // detectors, new metrics), so that a new lf scans again.
-const scanHashVersion = "agentleak-scan/2"
+const scanHashVersion = "agentleak-scan/3" // 3: fast-path fixes (key-name values, Unicode boundaries and digits, accented words)
 
 // contentHash hashes what decides a scan's results: the evaluation key, the
 // options and the bytes of the config, vault and trace files in order.

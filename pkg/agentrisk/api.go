@@ -227,6 +227,16 @@ type IngestResult struct {
 type Engine struct {
 	st         *store.Store
 	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
+	recalcAt   atomic.Int64 // and its score time
+}
+
+// LastRecalcAt is the score time of the latest recalculation of this engine
+// (zero before the first), to tell its stored scores from other processes'.
+func (e *Engine) LastRecalcAt() time.Time {
+	if n := e.recalcAt.Load(); n != 0 {
+		return time.Unix(0, n).UTC()
+	}
+	return time.Time{}
 }
 
 // LastRecalcRead is when the latest recalculation began to read the agents'

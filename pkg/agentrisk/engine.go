@@ -23,6 +23,7 @@ func parseTime(s string) time.Time {
 
 func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at time.Time) ([]Change, error) {
 	at = at.UTC()
+	e.recalcAt.Store(at.UnixNano())
 	e.recalcRead.Store(time.Now().UnixNano())
 	ins, err := e.loadInputs(ctx, tenantID, agentID, at)
 	if err != nil {

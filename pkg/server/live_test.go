@@ -194,3 +194,58 @@ func TestConcurrentIngestsLiveScores(t *testing.T) {
 		}
 	}
 }
+
+// On a replica that did not run the recalculation (it only hears that
+// scores changed), a live score gives way to the stored one when that
+// recalculation began after the live path's read, and stays otherwise.
+func TestFollowerRefreshComparesWithStoredScoreTime(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/lf.db"
+	open := func() *Server {
+		st, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		s, err := New(ctx, testConfig(t, ""), st, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close(ctx) })
+		return s
+	}
+	follower, leader := open(), open()
+	now := time.Now().UTC()
+	if _, err := follower.engine.Ingest(ctx, []agentrisk.Event{{Timestamp: now.Add(-time.Minute), TenantID: "t1", AgentID: "a", Tool: "read_file"}}); err != nil {
+		t.Fatal(err)
+	}
+	live := []agentrisk.LiveScore{{TenantID: "t1", AgentID: "a", Score: 70, Tier: agentrisk.TierElevated, At: now}}
+	score := func() int {
+		e, err := follower.state.agent(ctx, "t1", "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.state.Score
+	}
+	// The leader recalculates after the live read: the stored score wins.
+	if err := follower.state.applyLive(ctx, live, time.Now(), now); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // score times have second precision
+	if _, err := leader.recalc.run(ctx, "t1", "", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	follower.state.refresh(ctx, "t1", nil)
+	if got := score(); got != 0 {
+		t.Errorf("follower kept a live score older than the leader's recalculation: %d", got)
+	}
+	// A live read after the leader's recalculation began: kept.
+	time.Sleep(1100 * time.Millisecond)
+	if err := follower.state.applyLive(ctx, live, time.Now(), now); err != nil {
+		t.Fatal(err)
+	}
+	follower.state.refresh(ctx, "t1", nil)
+	if got := score(); got != 70 {
+		t.Errorf("live score newer than the leader's recalculation replaced: %d", got)
+	}
+}

@@ -155,7 +155,7 @@ func (s *Server) startEvents(ctx context.Context, done chan struct{}) error {
 		return nil
 	}
 	opt.Logf = s.logf
-	c, err := agentevents.Dial(ctx, opt, s.engine)
+	c, err := agentevents.Dial(ctx, opt, liveIngester{s}) // events from the stream feed the live path too
 	if err != nil {
 		close(done)
 		return err

@@ -109,13 +109,13 @@ func TestReplicasAlertFiresOnce(t *testing.T) {
 	}))
 	defer receiver.Close()
 	dsn := pgtest.New(t)
-	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: [127.0.0.1]\n")
+	dir := replicaProject(t, "recalcInterval: 1h\nwebhookAllowHosts: [\"127.0.0.1:*\"]\n")
 	a := startReplica(t, "A", dir, dsn)
 	b := startReplica(t, "B", dir, dsn)
 	if st := a.call(t, keyT1, "PUT", "/tenants/t1/risk-config", lowThresholds, nil); st != 200 {
 		t.Fatalf("PUT risk-config: %d", st)
 	}
-	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secret": "whsec-0123456789"}
+	rule := map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL + "/hook", "secretName": "hook"}
 	if st := a.call(t, keyT1, "POST", "/tenants/t1/alert-rules", rule, nil); st != 201 {
 		t.Fatalf("create rule: %d", st)
 	}

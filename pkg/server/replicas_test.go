@@ -196,15 +196,18 @@ func (r *replica) health(t *testing.T) Health {
 	return h
 }
 
-// replicaProject writes a project folder with server.yaml (the keys of
-// testConfig plus extra).
+// replicaProject writes a project folder with server.yaml (the tenant
+// admin and global admin keys of testConfig, t1's webhook secret "hook",
+// plus extra).
 func replicaProject(t *testing.T, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
 	y := `apiKeys:
-  - {name: t1-gw, tenant: t1, key: ` + keyT1 + `}
-  - {name: t2-gw, tenant: t2, key: ` + keyT2 + `}
+  - {name: t1-admin, tenant: t1, role: admin, key: ` + keyT1 + `}
+  - {name: t2-admin, tenant: t2, role: admin, key: ` + keyT2 + `}
   - {name: ops, admin: true, key: ` + keyAdmin + `}
+secrets:
+  - {name: hook, tenant: t1, value: whsec-0123456789}
 ` + extra
 	if err := os.WriteFile(filepath.Join(dir, "server.yaml"), []byte(y), 0o600); err != nil {
 		t.Fatal(err)

@@ -49,7 +49,12 @@ func (v *verdictState) merge(old, loaded agentEntry) agentEntry {
 	if old.liveRead.IsZero() {
 		return loaded
 	}
-	if old.liveRead.After(v.engine.LastRecalcRead()) {
+	// The stored score is the newer one when this process's latest
+	// recalculation, or the one that stored it (another replica's: its
+	// score time, to the second, is when it began), read the aggregates
+	// after the live path did.
+	ours := loaded.state.CalculatedAt.Equal(v.engine.LastRecalcAt())
+	if old.liveRead.After(v.engine.LastRecalcRead()) && (!loaded.known || ours || old.liveRead.After(loaded.state.CalculatedAt.Add(time.Second))) {
 		old.state.OverrideTier = loaded.state.OverrideTier
 		return old
 	}
@@ -174,9 +179,14 @@ func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) e
 func (v *verdictState) refresh(ctx context.Context, tenant string, changes []agentrisk.Change) error {
 	v.mu.Lock()
 	v.gen++
+	var live []agentKey
 	for k, e := range v.agents {
-		if (tenant == "" || k.tenant == tenant) && e.liveRead.IsZero() {
-			delete(v.agents, k) // live entries are merged by refreshAgent
+		if tenant == "" || k.tenant == tenant {
+			if e.liveRead.IsZero() {
+				delete(v.agents, k)
+			} else {
+				live = append(live, k) // merged with the stored state below
+			}
 		}
 	}
 	for t := range v.configs {
@@ -185,9 +195,20 @@ func (v *verdictState) refresh(ctx context.Context, tenant string, changes []age
 		}
 	}
 	v.mu.Unlock()
+	done := make(map[agentKey]bool, len(changes))
 	for _, c := range changes {
+		done[agentKey{c.TenantID, c.AgentID}] = true
 		if err := v.refreshAgent(ctx, c.TenantID, c.AgentID); err != nil {
 			return err
+		}
+	}
+	// Live entries of agents the changes do not name (another replica
+	// recalculated, or notifications were missed): compare with the store.
+	for _, k := range live {
+		if !done[k] {
+			if err := v.refreshAgent(ctx, k.tenant, k.agent); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
