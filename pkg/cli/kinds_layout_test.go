@@ -53,6 +53,9 @@ var pipelineExempt = map[string]string{
 	// it by its top-level keys, schemaCheck validates it, Batch.extract
 	// skips entries by kind.Skip; references are checked across the batch.
 	"pkg/project/load.go": "entity files: the batch loader",
+	// The batch loader's schema step: a large file of runs is validated in
+	// parts on several cores.
+	"pkg/project/schemapar.go": "entity files: the batch loader's parallel schema step",
 	// Reads the embedded schemas themselves (for the canonical key order),
 	// not a file kind.
 	"pkg/project/kinds.go": "schemas as documents",

@@ -7,7 +7,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
-	"github.com/lfcli/lf/pkg/schema"
 )
 
 // App returns the app key of the project at root, which scopes every
@@ -41,10 +40,11 @@ func App(root string) (string, error) {
 	return name, nil
 }
 
-// appProblems are the schema's complaints about lf.yaml's app: key.
+// appProblems are the complaints of lf.yaml's kind (Marker) about its app:
+// key.
 func appProblems(f *File) diag.List {
 	var out diag.List
-	for _, d := range schema.Validate(markerType.Schema, f.Doc) {
+	for _, d := range Marker.ParseDoc(f.Doc, nil, struct{}{}).Diags {
 		if d.Pointer == "/app" {
 			out = append(out, d)
 		}

@@ -136,6 +136,7 @@ func applyOrder(order, keys []string) []string {
 type Settings struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
+	App         *string  `json:"app"`     // the app key scoping the project's data (App)
 	Include     []string `json:"include"` // what validating the whole project covers
 	Exclude     []string `json:"exclude"`
 }

@@ -5,8 +5,10 @@
 package fuzzcheck
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -34,12 +36,24 @@ func allocated() uint64 {
 	return sample[0].Value.Uint64()
 }
 
+// HangAfter is how long one input may run before Bounded stops the process:
+// Go's fuzzing engine does not notice a worker that never returns (it ends
+// the run at -fuzztime and reports PASS), so a hang must crash to be found
+// and its input saved under testdata/fuzz.
+const HangAfter = 4 * MaxDuration
+
 // Bounded runs fn on an input of n bytes and fails t when it allocates or
-// takes more than the bounds allow. Fuzz workers run one input at a time,
-// so the process-wide allocation counter measures fn.
+// takes more than the bounds allow; an input still running after HangAfter
+// crashes the process with every goroutine's stack. Fuzz workers run one
+// input at a time, so the process-wide allocation counter measures fn.
 func Bounded(t testing.TB, n int, fn func()) {
 	t.Helper()
 	a0, t0 := allocated(), time.Now()
+	hang := time.AfterFunc(HangAfter, func() {
+		debug.SetTraceback("all")
+		panic(fmt.Sprintf("fuzzcheck: an input of %d bytes still runs after %v", n, HangAfter))
+	})
+	defer hang.Stop()
 	fn()
 	da, dt := allocated()-a0, time.Since(t0)
 	if limit := uint64(BaseBytes) + uint64(n)*BytesPerByte; da > limit {
