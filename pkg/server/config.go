@@ -129,90 +129,158 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 
 // checkConfig checks a decoded server.yaml and resolves its values.
 func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) string) diag.List {
-	var out diag.List
-	dur := func(ptr, s string) time.Duration {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			out = append(out, doc.Errorf(ptr, "not a positive duration: %q", s))
-		}
-		return d
+	c := &configCheck{doc: doc, cfg: cfg, getenv: getenv}
+	cfg.Interval = c.dur("/recalcInterval", cfg.RecalcInterval)
+	c.scoreTime()
+	c.keys()
+	allow := c.allowList()
+	c.secrets()
+	c.rules(allow)
+	c.smtp()
+	c.alertOptions(allow)
+	c.events()
+	return c.out
+}
+
+// configCheck carries the state of one checkConfig call: the document for
+// locating diagnostics, the config being resolved, the environment lookup and
+// the diagnostics found so far.
+type configCheck struct {
+	doc    *yamlsrc.Doc
+	cfg    *Config
+	getenv func(string) string
+	out    diag.List
+}
+
+// errorf records a diagnostic located at the JSON pointer ptr.
+func (c *configCheck) errorf(ptr, format string, args ...any) {
+	c.out = append(c.out, c.doc.Errorf(ptr, format, args...))
+}
+
+// dur parses a positive duration, recording a diagnostic at ptr when s is not one.
+func (c *configCheck) dur(ptr, s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		c.errorf(ptr, "not a positive duration: %q", s)
 	}
-	cfg.Interval = dur("/recalcInterval", cfg.RecalcInterval)
-	if cfg.ScoreTime != "" {
-		t, err := time.Parse(time.RFC3339, cfg.ScoreTime)
-		if err != nil {
-			out = append(out, doc.Errorf("/scoreTime", "not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", cfg.ScoreTime))
-		}
-		cfg.At = t.UTC()
+	return d
+}
+
+// scoreTime resolves the optional fixed scoring time.
+func (c *configCheck) scoreTime() {
+	cfg := c.cfg
+	if cfg.ScoreTime == "" {
+		return
 	}
+	t, err := time.Parse(time.RFC3339, cfg.ScoreTime)
+	if err != nil {
+		c.errorf("/scoreTime", "not an RFC 3339 time (e.g. 2026-04-16T14:00:00Z): %q", cfg.ScoreTime)
+	}
+	cfg.At = t.UTC()
+}
+
+// keys resolves the API keys: scope, role and secret, each secret at least
+// 16 characters and unique.
+func (c *configCheck) keys() {
 	seenKey := map[string]string{}
-	for i, k := range cfg.APIKeys {
+	for i, k := range c.cfg.APIKeys {
 		ptr := fmt.Sprintf("/apiKeys/%d", i)
-		if (k.Tenant == "") == !k.Admin {
-			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of tenant: ID and admin: true", k.Name))
+		role, defaulted, ok := c.keyRole(ptr, k)
+		if !ok {
 			continue
 		}
-		role, defaulted := DefaultRole, k.Role == ""
-		if k.Admin {
-			role, defaulted = RoleAdmin, false
-			if k.Role != "" {
-				out = append(out, doc.Errorf(ptr+"/role", "key %q is a global admin (admin: true); it takes no role", k.Name))
-				continue
-			}
-		} else if !defaulted {
-			r, ok := ParseRole(k.Role)
-			if !ok {
-				out = append(out, doc.Errorf(ptr+"/role", "role %q is not one of %s", k.Role, roleList()))
-				continue
-			}
-			role = r
-		}
-		if (k.Key == "") == (k.KeyEnv == "") {
-			out = append(out, doc.Errorf(ptr, "key %q needs exactly one of key and keyEnv (prefer keyEnv, so the key stays out of the file)", k.Name))
-			continue
-		}
-		secret := k.Key
-		if k.KeyEnv != "" {
-			secret = getenv(k.KeyEnv)
-			if secret == "" {
-				out = append(out, doc.Errorf(ptr+"/keyEnv", "environment variable %s is empty or unset", k.KeyEnv))
-				continue
-			}
-		}
-		if len(secret) < 16 {
-			out = append(out, doc.Errorf(ptr, "key %q is shorter than 16 characters", k.Name))
+		secret, ok := c.keySecret(ptr, k)
+		if !ok {
 			continue
 		}
 		if prev, dup := seenKey[secret]; dup {
-			out = append(out, doc.Errorf(ptr, "key %q has the same value as key %q", k.Name, prev))
+			c.errorf(ptr, "key %q has the same value as key %q", k.Name, prev)
 			continue
 		}
 		seenKey[secret] = k.Name
-		cfg.Keys = append(cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Role: role, RoleDefaulted: defaulted, Secret: secret})
+		c.cfg.Keys = append(c.cfg.Keys, Key{Name: k.Name, Tenant: k.Tenant, Admin: k.Admin, Role: role, RoleDefaulted: defaulted, Secret: secret})
 	}
-	allow := alerts.HostAllowList(cfg.WebhookAllowHosts)
-	for i, e := range cfg.WebhookAllowHosts {
-		if msg := alerts.CheckAllowEntry(e); msg != "" {
-			out = append(out, doc.Errorf(fmt.Sprintf("/webhookAllowHosts/%d", i), "%s (entries are host, host:port or host:*)", msg))
+}
+
+// keyRole checks a key's scope (tenant or global admin) and resolves its
+// role; ok is false when a diagnostic was recorded.
+func (c *configCheck) keyRole(ptr string, k KeyConfig) (role Role, defaulted, ok bool) {
+	if (k.Tenant == "") == !k.Admin {
+		c.errorf(ptr, "key %q needs exactly one of tenant: ID and admin: true", k.Name)
+		return role, false, false
+	}
+	role, defaulted = DefaultRole, k.Role == ""
+	if k.Admin {
+		if k.Role != "" {
+			c.errorf(ptr+"/role", "key %q is a global admin (admin: true); it takes no role", k.Name)
+			return role, false, false
+		}
+		return RoleAdmin, false, true
+	}
+	if !defaulted {
+		r, ok := ParseRole(k.Role)
+		if !ok {
+			c.errorf(ptr+"/role", "role %q is not one of %s", k.Role, roleList())
+			return role, false, false
+		}
+		role = r
+	}
+	return role, defaulted, true
+}
+
+// keySecret resolves a key's value from key or keyEnv; ok is false when a
+// diagnostic was recorded.
+func (c *configCheck) keySecret(ptr string, k KeyConfig) (string, bool) {
+	if (k.Key == "") == (k.KeyEnv == "") {
+		c.errorf(ptr, "key %q needs exactly one of key and keyEnv (prefer keyEnv, so the key stays out of the file)", k.Name)
+		return "", false
+	}
+	secret := k.Key
+	if k.KeyEnv != "" {
+		secret = c.getenv(k.KeyEnv)
+		if secret == "" {
+			c.errorf(ptr+"/keyEnv", "environment variable %s is empty or unset", k.KeyEnv)
+			return "", false
 		}
 	}
+	if len(secret) < 16 {
+		c.errorf(ptr, "key %q is shorter than 16 characters", k.Name)
+		return "", false
+	}
+	return secret, true
+}
+
+// allowList checks the webhook allow-list entries and returns the list.
+func (c *configCheck) allowList() alerts.HostAllowList {
+	allow := alerts.HostAllowList(c.cfg.WebhookAllowHosts)
+	for i, e := range c.cfg.WebhookAllowHosts {
+		if msg := alerts.CheckAllowEntry(e); msg != "" {
+			c.errorf(fmt.Sprintf("/webhookAllowHosts/%d", i), "%s (entries are host, host:port or host:*)", msg)
+		}
+	}
+	return allow
+}
+
+// secrets resolves the per-tenant alert secrets from value or valueEnv.
+func (c *configCheck) secrets() {
+	cfg := c.cfg
 	cfg.Secrets = alerts.Secrets{}
 	for i, sc := range cfg.SecretList {
 		ptr := fmt.Sprintf("/secrets/%d", i)
 		if (sc.Value == "") == (sc.ValueEnv == "") {
-			out = append(out, doc.Errorf(ptr, "secret %q needs exactly one of value and valueEnv (prefer valueEnv, so the secret stays out of the file)", sc.Name))
+			c.errorf(ptr, "secret %q needs exactly one of value and valueEnv (prefer valueEnv, so the secret stays out of the file)", sc.Name)
 			continue
 		}
 		v := sc.Value
 		if sc.ValueEnv != "" {
-			v = getenv(sc.ValueEnv)
+			v = c.getenv(sc.ValueEnv)
 			if v == "" {
-				out = append(out, doc.Errorf(ptr+"/valueEnv", "environment variable %s is empty or unset", sc.ValueEnv))
+				c.errorf(ptr+"/valueEnv", "environment variable %s is empty or unset", sc.ValueEnv)
 				continue
 			}
 		}
 		if _, dup := cfg.Secrets[sc.Tenant][sc.Name]; dup {
-			out = append(out, doc.Errorf(ptr+"/name", "secret %q is declared twice for tenant %q", sc.Name, sc.Tenant))
+			c.errorf(ptr+"/name", "secret %q is declared twice for tenant %q", sc.Name, sc.Tenant)
 			continue
 		}
 		if cfg.Secrets[sc.Tenant] == nil {
@@ -220,46 +288,68 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 		}
 		cfg.Secrets[sc.Tenant][sc.Name] = v
 	}
+}
+
+// rules checks the server's alert rules against the allow-list and secrets.
+func (c *configCheck) rules(allow alerts.HostAllowList) {
+	cfg := c.cfg
 	rulePtrs := make([]string, len(cfg.AlertRules))
 	for i := range cfg.AlertRules {
 		rulePtrs[i] = fmt.Sprintf("/alertRules/%d", i)
 	}
-	out = append(out, alerts.CheckRules(doc, rulePtrs, cfg.AlertRules, alerts.RuleCheck{Allow: allow, Secrets: cfg.Secrets, Server: true})...)
-	if s := cfg.SMTP; s != nil {
-		m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
-		if s.UsernameEnv != "" {
-			m.Username = getenv(s.UsernameEnv)
-		}
-		if s.PasswordEnv != "" {
-			m.Password = getenv(s.PasswordEnv)
-			if m.Password == "" {
-				out = append(out, doc.Errorf("/smtp/passwordEnv", "environment variable %s is empty or unset", s.PasswordEnv))
-			}
-		}
-		cfg.Mailer = m
+	c.out = append(c.out, alerts.CheckRules(c.doc, rulePtrs, cfg.AlertRules, alerts.RuleCheck{Allow: allow, Secrets: cfg.Secrets, Server: true})...)
+}
+
+// smtp resolves the optional mailer and its credentials.
+func (c *configCheck) smtp() {
+	s := c.cfg.SMTP
+	if s == nil {
+		return
 	}
+	m := &alerts.Mailer{Host: s.Host, Port: s.Port, From: s.From, Username: s.Username, Password: s.Password, StartTLS: s.StartTLS}
+	if s.UsernameEnv != "" {
+		m.Username = c.getenv(s.UsernameEnv)
+	}
+	if s.PasswordEnv != "" {
+		m.Password = c.getenv(s.PasswordEnv)
+		if m.Password == "" {
+			c.errorf("/smtp/passwordEnv", "environment variable %s is empty or unset", s.PasswordEnv)
+		}
+	}
+	c.cfg.Mailer = m
+}
+
+// alertOptions builds the alert delivery options.
+func (c *configCheck) alertOptions(allow alerts.HostAllowList) {
+	cfg := c.cfg
 	cfg.Alerts = alerts.Options{
 		AllowHosts:  allow,
 		Secrets:     cfg.Secrets,
 		Mailer:      cfg.Mailer,
 		QueueSize:   cfg.Delivery.QueueSize,
 		MaxAttempts: cfg.Delivery.MaxAttempts,
-		BaseBackoff: dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
-		MaxBackoff:  dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
+		BaseBackoff: c.dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
+		MaxBackoff:  c.dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
 	}
-	if t := dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
+	if t := c.dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
 	}
+}
+
+// events builds the options of the event-stream consumer.
+func (c *configCheck) events() {
+	cfg := c.cfg
 	cfg.EventOptions.CreateStream = true
-	if e := cfg.Events; e != nil {
-		ackWait := dur("/events/ackWait", e.AckWait)
-		if ackWait == 0 {
-			ackWait = 30 * time.Second
-		}
-		cfg.EventOptions = agentevents.Options{
-			URL: e.URL, Stream: e.Stream, SubjectPrefix: e.SubjectPrefix, Durable: e.Durable, Batch: e.Batch,
-			AckWait: ackWait, CreateStream: e.CreateStream == nil || *e.CreateStream,
-		}
+	e := cfg.Events
+	if e == nil {
+		return
 	}
-	return out
+	ackWait := c.dur("/events/ackWait", e.AckWait)
+	if ackWait == 0 {
+		ackWait = 30 * time.Second
+	}
+	cfg.EventOptions = agentevents.Options{
+		URL: e.URL, Stream: e.Stream, SubjectPrefix: e.SubjectPrefix, Durable: e.Durable, Batch: e.Batch,
+		AckWait: ackWait, CreateStream: e.CreateStream == nil || *e.CreateStream,
+	}
 }
