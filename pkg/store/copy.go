@@ -64,27 +64,54 @@ func Copy(ctx context.Context, from, to *Store, progress func(table string)) (Co
 	}
 	defer dst.rollback(ctx)
 
-	sv, err := src.migrations(ctx)
+	if res.Migrations, err = sameMigrations(ctx, from, to, src, dst); err != nil {
+		return res, err
+	}
+	tables, err := copyTables(ctx, from, to, src, dst, progress, &res)
 	if err != nil {
 		return res, err
+	}
+	if err := dst.refreshLatest(ctx); err != nil {
+		return res, err
+	}
+	if err := verifyTables(ctx, src, dst, tables, &res); err != nil {
+		return res, err
+	}
+	if err := dst.commit(ctx); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// sameMigrations returns the schema versions of src, or an ErrUsage error
+// when dst is not at the same ones.
+func sameMigrations(ctx context.Context, from, to *Store, src, dst copyDB) ([]string, error) {
+	sv, err := src.migrations(ctx)
+	if err != nil {
+		return nil, err
 	}
 	dv, err := dst.migrations(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	if !slices.Equal(sv, dv) {
-		return res, fmt.Errorf("%w: %s is at schema versions %s, %s at %s: open both with the same lf (lf store migrate)",
+		return nil, fmt.Errorf("%w: %s is at schema versions %s, %s at %s: open both with the same lf (lf store migrate)",
 			ErrUsage, from.Path, strings.Join(sv, ","), to.Path, strings.Join(dv, ","))
 	}
-	res.Migrations = sv
+	return sv, nil
+}
 
+// copyTables checks each table of src against dst's and copies its rows
+// (derived tables are counted, not copied), appending a CopyTable to res per
+// table. It returns the tables with their columns in name order.
+func copyTables(ctx context.Context, from, to *Store, src, dst copyDB, progress func(string), res *CopyResult) ([]copyTableDef, error) {
 	tables, err := src.tables(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	dstTables, err := dst.tables(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	byName := map[string]copyTableDef{}
 	for _, t := range dstTables {
@@ -94,7 +121,7 @@ func Copy(ctx context.Context, from, to *Store, progress func(table string)) (Co
 		d, ok := byName[t.name]
 		if !ok || !slices.Equal(sortedCopy(t.cols), sortedCopy(d.cols)) || t.noKey != d.noKey ||
 			(!t.noKey && !slices.Equal(t.pk, d.pk)) {
-			return res, fmt.Errorf("%w: table %s differs between %s and %s", ErrUsage, t.name, from.Path, to.Path)
+			return nil, fmt.Errorf("%w: table %s differs between %s and %s", ErrUsage, t.name, from.Path, to.Path)
 		}
 		// Columns in name order: the checksum of a table is then the same
 		// in both engines whatever order migrations added its columns in.
@@ -109,34 +136,35 @@ func Copy(ctx context.Context, from, to *Store, progress func(table string)) (Co
 		}
 		ct := CopyTable{Name: t.name, Derived: derivedTables[t.name]}
 		if ct.Before, err = dst.count(ctx, t); err != nil {
-			return res, err
+			return nil, err
 		}
 		if !ct.Derived {
 			if err := copyRows(ctx, src, dst, t, ct.Before == 0); err != nil {
-				return res, err
+				return nil, err
 			}
 		}
 		res.Tables = append(res.Tables, ct)
 	}
-	if err := dst.refreshLatest(ctx); err != nil {
-		return res, err
-	}
+	return tables, nil
+}
+
+// verifyTables counts each table of dst after the copy and compares every
+// copied (not derived) table with src's.
+func verifyTables(ctx context.Context, src, dst copyDB, tables []copyTableDef, res *CopyResult) error {
 	for i, t := range tables {
 		ct := &res.Tables[i]
+		var err error
 		if ct.After, err = dst.count(ctx, t); err != nil {
-			return res, err
+			return err
 		}
 		if ct.Derived {
 			continue
 		}
 		if err := verify(ctx, src, dst, t, ct); err != nil {
-			return res, err
+			return err
 		}
 	}
-	if err := dst.commit(ctx); err != nil {
-		return res, err
-	}
-	return res, nil
+	return nil
 }
 
 // copyRows streams t's rows from src into dst.
