@@ -78,61 +78,83 @@ func checkDepth(file string, data []byte, limit int) *diag.Diagnostic {
 			}
 			indents = append(indents, ind)
 		}
-		depth := len(indents)
-		col := ind
-		// "- - - x" opens one list per marker.
-		for col+1 < len(l) && l[col] == '-' && (l[col+1] == ' ' || l[col+1] == '\t') {
-			depth++
-			col += 2
-			for col < len(l) && l[col] == ' ' {
-				col++
-			}
-			if depth+flow > limit {
-				return depthError(file, line, col, limit)
-			}
+		depth, col, over := listMarkers(l, ind, len(indents), flow, limit)
+		if over > 0 {
+			return depthError(file, line, over, limit)
 		}
 		if flow == 0 && depth > limit {
 			return depthError(file, line, ind+1, limit)
 		}
-		var quote byte
-		last := byte(0)
-		for i := col; i < len(l); i++ {
-			ch := l[i]
-			if quote != 0 {
-				if ch == quote {
-					quote = 0
-				}
-				continue
-			}
-			switch ch {
-			case '\'', '"':
-				if i == 0 || l[i-1] == ' ' || l[i-1] == '[' || l[i-1] == '{' || l[i-1] == ',' || l[i-1] == ':' {
-					quote = ch
-				}
-			case '#':
-				if i > 0 && (l[i-1] == ' ' || l[i-1] == '\t') {
-					i = len(l)
-					continue
-				}
-			case '[', '{':
-				flow++
-				if depth+flow > limit {
-					return depthError(file, line, i+1, limit)
-				}
-			case ']', '}':
-				if flow > 0 {
-					flow--
-				}
-			}
-			if ch != ' ' && ch != '\t' && ch != '\r' {
-				last = ch
-			}
+		var last byte
+		flow, last, over = flowLine(l, col, depth, flow, limit)
+		if over > 0 {
+			return depthError(file, line, over, limit)
 		}
 		if flow == 0 && (last == '|' || last == '>' || (bytes.IndexAny(l, "|>") >= 0 && blockHeader.Match(l))) {
 			blockScalar = ind
 		}
 	}
 	return nil
+}
+
+// listMarkers counts the list markers at col, the start of the content of
+// line l: "- - - x" opens one list per marker. It returns the block depth
+// and the column after the markers, and over, the column where depth plus
+// flow first exceeds limit (0 when it does not).
+func listMarkers(l []byte, col, depth, flow, limit int) (int, int, int) {
+	for col+1 < len(l) && l[col] == '-' && (l[col+1] == ' ' || l[col+1] == '\t') {
+		depth++
+		col += 2
+		for col < len(l) && l[col] == ' ' {
+			col++
+		}
+		if depth+flow > limit {
+			return depth, col, col
+		}
+	}
+	return depth, col, 0
+}
+
+// flowLine scans line l from col for flow brackets outside quotes and
+// comments and returns the flow nesting after it, the last character that
+// is not blank, and over, the 1-based column where depth plus flow first
+// exceeds limit (0 when it does not).
+func flowLine(l []byte, col, depth, flow, limit int) (int, byte, int) {
+	var quote byte
+	last := byte(0)
+	for i := col; i < len(l); i++ {
+		ch := l[i]
+		if quote != 0 {
+			if ch == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch ch {
+		case '\'', '"':
+			if i == 0 || l[i-1] == ' ' || l[i-1] == '[' || l[i-1] == '{' || l[i-1] == ',' || l[i-1] == ':' {
+				quote = ch
+			}
+		case '#':
+			if i > 0 && (l[i-1] == ' ' || l[i-1] == '\t') {
+				i = len(l)
+				continue
+			}
+		case '[', '{':
+			flow++
+			if depth+flow > limit {
+				return flow, last, i + 1
+			}
+		case ']', '}':
+			if flow > 0 {
+				flow--
+			}
+		}
+		if ch != ' ' && ch != '\t' && ch != '\r' {
+			last = ch
+		}
+	}
+	return flow, last, 0
 }
 
 var blockHeader = regexp.MustCompile(`(^|[:\-]\s+)[|>][-+0-9]*\s*(#.*)?\r?$`)
