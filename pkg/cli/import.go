@@ -13,6 +13,7 @@ import (
 	"github.com/lfcli/lf/pkg/progress"
 )
 
+// importCommand is lf import: result files of other evaluation tools as runs.
 func importCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "import",
@@ -29,74 +30,94 @@ func importCommand(env *Env) *ucli.Command {
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 		},
-		Action: func(c *ucli.Context) error {
-			args := c.Args().Slice()
-			if len(args) == 0 {
-				return diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
-			}
-			var format importers.Format
-			if f, err := importers.ParseFormat(args[0]); err == nil {
-				if len(args) == 1 {
-					if _, statErr := os.Stat(args[0]); statErr != nil {
-						return diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
-					}
-				} else {
-					format, args = f, args[1:]
-				}
-			}
-			key := c.String("evaluation-key")
-			if key != "" && !importers.ValidKey(key) {
-				return diag.Usagef("--evaluation-key %q: keys match ^[a-zA-Z0-9_\\-]+$", key)
-			}
-			st, err := env.OpenStore(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			// Progress in bytes imported, on a terminal, for imports longer than a second.
-			bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
-			var total int64
-			for _, p := range args {
-				total += pathBytes(p)
-			}
-			if total > 0 {
-				bar.SetTotal(total)
-			}
-			res, err := importers.ImportToStore(c.Context, st, format, args, importers.Options{
-				EvaluationKey: key, Stdin: env.Stdin,
-				OnFile: func(p string) { bar.Add(pathBytes(p)) },
-			})
-			bar.Finish()
-			var failed diag.List
-			for _, f := range res.Files {
-				if f.Detected {
-					fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
-				}
-				for _, d := range f.Diagnostics {
-					if d.Severity == diag.SevError {
-						failed = append(failed, d)
-					} else {
-						fmt.Fprintln(env.Stderr, d.String())
-					}
-				}
-				for _, r := range f.Runs {
-					fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %s, %s)\n",
-						res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
-				}
-				if f.Skipped > 0 {
-					fmt.Fprintf(env.Stderr, "%s: %s skipped (see the warnings)\n", f.Path, count(f.Skipped, "value", "values"))
-				}
-			}
-			if err != nil {
-				return diag.Internal(err)
-			}
-			fmt.Fprintf(env.Stdout, "%d created, %d updated, %d unchanged\n", res.Created, res.Updated, res.Unchanged)
-			if len(failed) > 0 {
-				return diag.Invalid(failed)
-			}
-			return nil
-		},
+		Action: func(c *ucli.Context) error { return runImport(c, env) },
 	}
+}
+
+// runImport is the action of lf import: it checks the arguments, imports
+// every path into the store with a progress bar and reports the outcome.
+func runImport(c *ucli.Context, env *Env) error {
+	format, args, err := importArgs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	key := c.String("evaluation-key")
+	if key != "" && !importers.ValidKey(key) {
+		return diag.Usagef("--evaluation-key %q: keys match ^[a-zA-Z0-9_\\-]+$", key)
+	}
+	st, err := env.OpenStore(c.Context)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Progress in bytes imported, on a terminal, for imports longer than a second.
+	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	var total int64
+	for _, p := range args {
+		total += pathBytes(p)
+	}
+	if total > 0 {
+		bar.SetTotal(total)
+	}
+	res, err := importers.ImportToStore(c.Context, st, format, args, importers.Options{
+		EvaluationKey: key, Stdin: env.Stdin,
+		OnFile: func(p string) { bar.Add(pathBytes(p)) },
+	})
+	bar.Finish()
+	failed := reportImport(env, res)
+	if err != nil {
+		return diag.Internal(err)
+	}
+	fmt.Fprintf(env.Stdout, "%d created, %d updated, %d unchanged\n", res.Created, res.Updated, res.Unchanged)
+	if len(failed) > 0 {
+		return diag.Invalid(failed)
+	}
+	return nil
+}
+
+// importArgs splits the arguments of lf import into the optional FORMAT
+// (zero when the format is to be detected) and the paths.
+func importArgs(args []string) (importers.Format, []string, error) {
+	var format importers.Format
+	if len(args) == 0 {
+		return format, nil, diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
+	}
+	if f, err := importers.ParseFormat(args[0]); err == nil {
+		if len(args) == 1 {
+			if _, statErr := os.Stat(args[0]); statErr != nil {
+				return format, nil, diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
+			}
+		} else {
+			format, args = f, args[1:]
+		}
+	}
+	return format, args, nil
+}
+
+// reportImport prints, per file, the detected format, the warnings, the
+// runs stored and the values skipped, and returns the errors.
+func reportImport(env *Env, res importers.Result) diag.List {
+	var failed diag.List
+	for _, f := range res.Files {
+		if f.Detected {
+			fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
+		}
+		for _, d := range f.Diagnostics {
+			if d.Severity == diag.SevError {
+				failed = append(failed, d)
+			} else {
+				fmt.Fprintln(env.Stderr, d.String())
+			}
+		}
+		for _, r := range f.Runs {
+			fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %s, %s)\n",
+				res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
+		}
+		if f.Skipped > 0 {
+			fmt.Fprintf(env.Stderr, "%s: %s skipped (see the warnings)\n", f.Path, count(f.Skipped, "value", "values"))
+		}
+	}
+	return failed
 }
 
 // pathBytes is the size of a result file, or of the files in a HELM run
