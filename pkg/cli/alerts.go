@@ -16,6 +16,8 @@ import (
 	"github.com/lfcli/lf/pkg/report"
 )
 
+// alertsCommand is lf alerts: the alert rules in the store and their
+// delivery attempts.
 func alertsCommand(env *Env) *ucli.Command {
 	tenant := &ucli.StringFlag{Name: "tenant", Usage: "only tenant `ID`"}
 	return &ucli.Command{
@@ -23,80 +25,87 @@ func alertsCommand(env *Env) *ucli.Command {
 		Usage: "alert rules and their delivery attempts (lf set alert-rules -f FILE loads rules; lf serve fires them)",
 		Subcommands: []*ucli.Command{
 			{
-				Name:  "rules",
-				Usage: "list the alert rules in the store (secrets are never shown)",
-				Flags: []ucli.Flag{tenant, outputFlag("table", "table", "json")},
-				Action: func(c *ucli.Context) error {
-					format, err := outputFormat(c, "table", "json")
-					if err != nil {
-						return err
-					}
-					st, err := env.OpenStore(c.Context)
-					if err != nil {
-						return err
-					}
-					defer st.Close()
-					rules, err := alerts.ListRules(c.Context, st, c.String("tenant"))
-					if err != nil {
-						return diag.Internal(err)
-					}
-					out := make([]alerts.PublicRule, 0, len(rules))
-					for _, r := range rules {
-						out = append(out, r.Public())
-					}
-					rows := [][]string{}
-					for _, r := range rules {
-						target := r.URL
-						if r.Channel == alerts.ChannelEmail {
-							target = strings.Join(r.To, ", ")
-						}
-						state := "on"
-						if r.Disabled {
-							state = "off"
-						}
-						rows = append(rows, []string{r.TenantID, r.ID, r.Condition(), r.Channel, target, state})
-					}
-					return env.writeReport(format, output{out, report.Sections{
-						table([]string{"TENANT", "RULE", "CONDITION", "CHANNEL", "TARGET", "STATE"}, rows),
-					}})
-				},
+				Name:   "rules",
+				Usage:  "list the alert rules in the store (secrets are never shown)",
+				Flags:  []ucli.Flag{tenant, outputFlag("table", "table", "json")},
+				Action: func(c *ucli.Context) error { return listAlertRules(c, env) },
 			},
 			{
-				Name:  "deliveries",
-				Usage: "list recorded delivery attempts, newest first",
-				Flags: []ucli.Flag{tenant, &ucli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` attempts (0: all)"}, outputFlag("table", "table", "json")},
-				Action: func(c *ucli.Context) error {
-					format, err := outputFormat(c, "table", "json")
-					if err != nil {
-						return err
-					}
-					if c.Int("limit") < 0 {
-						return diag.Usagef("--limit must be 0 or more")
-					}
-					st, err := env.OpenStore(c.Context)
-					if err != nil {
-						return err
-					}
-					defer st.Close()
-					ds, err := alerts.ListDeliveries(c.Context, st, c.String("tenant"), c.Int("limit"))
-					if err != nil {
-						return diag.Internal(err)
-					}
-					rows := [][]string{}
-					for _, d := range ds {
-						code := ""
-						if d.StatusCode != 0 {
-							code = strconv.Itoa(d.StatusCode)
-						}
-						rows = append(rows, []string{d.Time.Format("2006-01-02T15:04:05Z"), d.TenantID, d.RuleID, d.AgentID, d.Channel, strconv.Itoa(d.Attempt), d.Status, code, d.Error})
-					}
-					return env.writeReport(format, output{ds, report.Sections{
-						table([]string{"TIME", "TENANT", "RULE", "AGENT", "CHANNEL", "ATTEMPT", "STATUS", "CODE", "ERROR"}, rows),
-					}})
-				},
+				Name:   "deliveries",
+				Usage:  "list recorded delivery attempts, newest first",
+				Flags:  []ucli.Flag{tenant, &ucli.IntFlag{Name: "limit", Value: 50, Usage: "at most `N` attempts (0: all)"}, outputFlag("table", "table", "json")},
+				Action: func(c *ucli.Context) error { return listAlertDeliveries(c, env) },
 			},
 		},
 	}
+}
+
+// listAlertRules is lf alerts rules: the stored rules, without secrets.
+func listAlertRules(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	st, err := env.OpenStore(c.Context)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rules, err := alerts.ListRules(c.Context, st, c.String("tenant"))
+	if err != nil {
+		return diag.Internal(err)
+	}
+	out := make([]alerts.PublicRule, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, r.Public())
+	}
+	rows := [][]string{}
+	for _, r := range rules {
+		target := r.URL
+		if r.Channel == alerts.ChannelEmail {
+			target = strings.Join(r.To, ", ")
+		}
+		state := "on"
+		if r.Disabled {
+			state = "off"
+		}
+		rows = append(rows, []string{r.TenantID, r.ID, r.Condition(), r.Channel, target, state})
+	}
+	return env.writeReport(format, output{out, report.Sections{
+		table([]string{"TENANT", "RULE", "CONDITION", "CHANNEL", "TARGET", "STATE"}, rows),
+	}})
+}
+
+// listAlertDeliveries is lf alerts deliveries: recorded delivery attempts,
+// newest first.
+func listAlertDeliveries(c *ucli.Context, env *Env) error {
+	format, err := outputFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	if c.Int("limit") < 0 {
+		return diag.Usagef("--limit must be 0 or more")
+	}
+	st, err := env.OpenStore(c.Context)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ds, err := alerts.ListDeliveries(c.Context, st, c.String("tenant"), c.Int("limit"))
+	if err != nil {
+		return diag.Internal(err)
+	}
+	rows := [][]string{}
+	for _, d := range ds {
+		code := ""
+		if d.StatusCode != 0 {
+			code = strconv.Itoa(d.StatusCode)
+		}
+		rows = append(rows, []string{d.Time.Format("2006-01-02T15:04:05Z"), d.TenantID, d.RuleID, d.AgentID, d.Channel, strconv.Itoa(d.Attempt), d.Status, code, d.Error})
+	}
+	return env.writeReport(format, output{ds, report.Sections{
+		table([]string{"TIME", "TENANT", "RULE", "AGENT", "CHANNEL", "ATTEMPT", "STATUS", "CODE", "ERROR"}, rows),
+	}})
 }
 
 // setAlertRules loads an alert_rules file into the store, replacing rules
