@@ -290,6 +290,8 @@ func startPos(n ast.Node) Pos {
 	return tokenPos(n)
 }
 
+// node converts one YAML node at JSON pointer ptr to a Go value (nil, bool,
+// int64, float64, string, []any or map[string]any), recording its position.
 func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 	if n == nil {
 		return nil
@@ -303,31 +305,14 @@ func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 	case *ast.BoolNode:
 		return v.Value
 	case *ast.IntegerNode:
-		switch x := v.Value.(type) {
-		case int64:
-			return x
-		case uint64:
-			if x > math.MaxInt64 {
-				return float64(x)
-			}
-			return int64(x)
-		}
-		return v.Value
+		return integer(v)
 	case *ast.FloatNode:
 		return v.Value
 	case *ast.InfinityNode, *ast.NanNode:
 		c.errAt(n, ptr, "%s is not a finite number", n.GetToken().Value)
 		return nil
 	case *ast.StringNode:
-		if tk := v.GetToken(); tk != nil && tk.Type == token.StringType && plainNumber.MatchString(v.Value) {
-			f, err := strconv.ParseFloat(v.Value, 64)
-			if err != nil || math.IsInf(f, 0) {
-				c.errAt(n, ptr, "%s is not a finite number", v.Value)
-				return nil
-			}
-			return f
-		}
-		return v.Value
+		return c.str(v, ptr)
 	case *ast.LiteralNode:
 		if v.Value == nil {
 			return ""
@@ -342,31 +327,13 @@ func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 		}
 		return val
 	case *ast.AliasNode:
-		name := ""
-		if v.Value != nil {
-			name = v.Value.GetToken().Value
-		}
-		val, ok := c.anchors[name]
-		if !ok {
-			c.errAt(n, ptr, "unknown alias *%s", name)
-		}
-		return val
+		return c.alias(v, ptr)
 	case *ast.MappingValueNode:
 		return c.mapping([]*ast.MappingValueNode{v}, ptr, depth, inFlow || v.IsFlowStyle)
 	case *ast.MappingNode:
 		return c.mapping(v.Values, ptr, depth, inFlow || v.IsFlowStyle)
 	case *ast.SequenceNode:
-		flow := inFlow || v.IsFlowStyle
-		out := make([]any, 0, len(v.Values))
-		for i, item := range v.Values {
-			p := ptr + "/" + strconv.Itoa(i)
-			c.doc.pos[p] = startPos(item)
-			if !flow {
-				c.doc.starts = append(c.doc.starts, nodeStart{p, startPos(item).Line, depth + 1})
-			}
-			out = append(out, c.node(item, p, depth+1, flow))
-		}
-		return out
+		return c.sequence(v, ptr, depth, inFlow || v.IsFlowStyle)
 	case *ast.MappingKeyNode:
 		return c.node(v.Value, ptr, depth, inFlow)
 	case *ast.DocumentNode:
@@ -376,6 +343,64 @@ func (c *converter) node(n ast.Node, ptr string, depth int, inFlow bool) any {
 	}
 	c.errAt(n, ptr, "unsupported YAML node %s", n.Type())
 	return nil
+}
+
+// integer is an integer scalar as an int64, or a float64 when it is beyond
+// the int64 range.
+func integer(v *ast.IntegerNode) any {
+	switch x := v.Value.(type) {
+	case int64:
+		return x
+	case uint64:
+		if x > math.MaxInt64 {
+			return float64(x)
+		}
+		return int64(x)
+	}
+	return v.Value
+}
+
+// str is a string scalar; a plain (unquoted) one written as a number is a
+// float64, and an error when it is not finite.
+func (c *converter) str(v *ast.StringNode, ptr string) any {
+	if tk := v.GetToken(); tk != nil && tk.Type == token.StringType && plainNumber.MatchString(v.Value) {
+		f, err := strconv.ParseFloat(v.Value, 64)
+		if err != nil || math.IsInf(f, 0) {
+			c.errAt(v, ptr, "%s is not a finite number", v.Value)
+			return nil
+		}
+		return f
+	}
+	return v.Value
+}
+
+// alias is the value of the anchor an alias names, and an error when no
+// anchor before it has that name.
+func (c *converter) alias(v *ast.AliasNode, ptr string) any {
+	name := ""
+	if v.Value != nil {
+		name = v.Value.GetToken().Value
+	}
+	val, ok := c.anchors[name]
+	if !ok {
+		c.errAt(v, ptr, "unknown alias *%s", name)
+	}
+	return val
+}
+
+// sequence converts a list, recording the position of each item (and, in
+// block style, where it starts, for the depth of later lines).
+func (c *converter) sequence(v *ast.SequenceNode, ptr string, depth int, flow bool) any {
+	out := make([]any, 0, len(v.Values))
+	for i, item := range v.Values {
+		p := ptr + "/" + strconv.Itoa(i)
+		c.doc.pos[p] = startPos(item)
+		if !flow {
+			c.doc.starts = append(c.doc.starts, nodeStart{p, startPos(item).Line, depth + 1})
+		}
+		out = append(out, c.node(item, p, depth+1, flow))
+	}
+	return out
 }
 
 func (c *converter) mapping(values []*ast.MappingValueNode, ptr string, depth int, flow bool) any {
