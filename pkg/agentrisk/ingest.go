@@ -383,6 +383,9 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 	return s, nil
 }
 
+// add counts one event, drops it when expired or already stored, and
+// otherwise holds its record, folding the records held when they reach
+// maxRecords.
 func (in *ingester) add(ev *Event) error {
 	in.res.Events++
 	if ev.Timestamp.After(in.res.Latest) {
@@ -397,29 +400,54 @@ func (in *ingester) add(ev *Event) error {
 		in.res.Expired++
 		return nil
 	}
+	fresh, err := in.fresh(t, hour, ev)
+	if err != nil || !fresh {
+		return err
+	}
+	in.res.New++
+	r := in.recordOf(in.agent(t, ev), hour, ev)
+	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
+		in.recs = append(in.recs, make([]record, 0, recordChunk))
+	}
+	last := &in.recs[len(in.recs)-1]
+	*last = append(*last, r)
+	if in.held++; in.held >= maxRecords {
+		return in.fold()
+	}
+	return nil
+}
+
+// fresh reports whether ev is new: not in its hour's set of hashes (which
+// it is then added to) nor, for hours the legacy hashes still cover, among
+// those. A duplicate is counted.
+func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event) (bool, error) {
 	hs, err := in.hourSet(t, hour)
 	if err != nil {
-		return err
+		return false, err
 	}
 	h := in.h.sum(ev)
 	if !hs.seen.insert(h) {
 		in.res.Duplicates++
-		return nil
+		return false, nil
 	}
 	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
 		lh := in.h.legacy()
 		old, err := in.ins.LegacySeen(in.ctx, lh[:])
 		if err != nil {
-			return fmt.Errorf("agentrisk: ingest: %w", err)
+			return false, fmt.Errorf("agentrisk: ingest: %w", err)
 		}
 		if old {
 			in.res.Duplicates++
-			return nil
+			return false, nil
 		}
 	}
 	hs.dirty = true
-	in.res.New++
+	return true, nil
+}
 
+// agent returns the index of ev's agent, adding it on its first event, and
+// updates the agent's first and last times and its latest name.
+func (in *ingester) agent(t *tenantIngest, ev *Event) uint32 {
 	ai, ok := t.agents[ev.AgentID]
 	if !ok {
 		ai = uint32(len(in.agents))
@@ -440,6 +468,13 @@ func (in *ingester) add(ev *Event) error {
 			a.name = strings.Clone(ev.AgentName)
 		}
 	}
+	return ai
+}
+
+// recordOf is the compact record of ev for agent ai: session, tool and
+// resource pattern as dictionary ids, flags and injection score.
+func (in *ingester) recordOf(ai uint32, hour int64, ev *Event) record {
+	a := &in.agents[ai]
 	r := record{agent: ai, hour: int32(hour), tool: in.tools.id(ev.Tool), pat: noPattern}
 	// Events of one session tend to come together: the agent's last
 	// session spares most lookups in the dictionary of sessions.
@@ -470,15 +505,7 @@ func (in *ingester) add(ev *Event) error {
 	if s := ev.InjectionScore; s != nil && *s > 0 {
 		r.q, r.flags = uint16(*s*1000+0.5), r.flags|recInj
 	}
-	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
-		in.recs = append(in.recs, make([]record, 0, recordChunk))
-	}
-	last := &in.recs[len(in.recs)-1]
-	*last = append(*last, r)
-	if in.held++; in.held >= maxRecords {
-		return in.fold()
-	}
-	return nil
+	return r
 }
 
 // fold merges the records held into their agents' aggregates, agent by
