@@ -179,39 +179,16 @@ type frame struct {
 func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var stack []*frame
-	values := 0
-	pointer := func(leaf bool) string {
-		var b strings.Builder
-		if stream {
-			b.WriteString("/" + strconv.Itoa(values))
-		}
-		for i, f := range stack {
-			last := i == len(stack)-1
-			switch {
-			case f.array && (!last || leaf):
-				b.WriteString("/" + strconv.Itoa(f.index))
-			case !f.array && !f.wantKey && (!last || leaf):
-				b.WriteString("/" + escapePointer(f.key))
-			}
-		}
-		return b.String()
-	}
+	s := &bodyScan{stream: stream}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
-			if len(stack) > 0 {
-				return &bodyError{Pointer: pointer(true), Msg: "not valid JSON: the body ends inside a value"}
-			}
-			if values == 0 {
-				return &bodyError{Msg: "empty body: expected JSON"}
-			}
-			return nil
+			return s.end()
 		}
 		if err != nil {
-			return &bodyError{Pointer: pointer(true), Msg: jsonSyntaxMsg(err, dec.InputOffset())}
+			return &bodyError{Pointer: s.pointer(true), Msg: jsonSyntaxMsg(err, dec.InputOffset())}
 		}
-		if len(stack) == 0 && values > 0 && !stream {
+		if len(s.stack) == 0 && s.values > 0 && !stream {
 			return &bodyError{Msg: "more than one JSON value in the body"}
 		}
 		cur := sh
@@ -219,83 +196,157 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 			cur = sh.elem
 		}
 		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
+		if len(s.stack) > 0 {
+			top = s.stack[len(s.stack)-1]
 			cur = top.childShape()
 		}
-		// An object key.
 		if top != nil && !top.array && top.wantKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				afterValue(stack, &values)
-				continue
-			}
-			key, _ := tok.(string)
-			top.key, top.wantKey = key, false
-			if top.seen == nil {
-				top.seen = map[string]bool{}
-			}
-			if top.seen[key] {
-				return &bodyError{Pointer: pointer(true), Msg: "duplicate key"}
-			}
-			top.seen[key] = true
-			if top.sh != nil && !top.sh.anyKey && top.sh.keys != nil {
-				if _, ok := top.sh.keys[key]; !ok {
-					return &bodyError{Pointer: pointer(true), Msg: unknownKeyMsg(key, top.sh)}
-				}
-			}
-			if len(key) > maxIDBytes {
-				return &bodyError{Pointer: pointer(false), Msg: fmt.Sprintf("a key is longer than %d bytes", maxIDBytes)}
+			if e := s.key(top, tok); e != nil {
+				return e
 			}
 			continue
 		}
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			afterValue(stack, &values)
+			s.close()
 			continue
 		}
-		if top != nil && top.array && top.sh != nil && top.sh.maxItems > 0 && top.index >= top.sh.maxItems {
-			return &bodyError{Pointer: pointer(false), Msg: fmt.Sprintf("more than %d items", top.sh.maxItems)}
+		if e := s.value(sh, cur, top, tok); e != nil {
+			return e
 		}
-		if stream && top == nil && sh.maxItems > 0 && values >= sh.maxItems {
-			return &bodyError{Msg: fmt.Sprintf("more than %d values", sh.maxItems)}
-		}
-		switch v := tok.(type) {
-		case json.Delim: // '{' or '['
-			if cur != nil && cur.scalar != "" {
-				what := "an object"
-				if v == '[' {
-					what = "an array"
-				}
-				return &bodyError{Pointer: pointer(true), Msg: fmt.Sprintf("expected a %s, got %s", cur.scalar, what)}
-			}
-			if cur != nil && v == '[' && (cur.keys != nil || cur.anyKey) {
-				return &bodyError{Pointer: pointer(true), Msg: "expected an object, got an array"}
-			}
-			if cur != nil && v == '{' && cur.elem != nil && !cur.anyKey {
-				return &bodyError{Pointer: pointer(true), Msg: "expected an array, got an object"}
-			}
-			if len(stack) >= maxBodyDepth {
-				return &bodyError{Pointer: pointer(true), Msg: fmt.Sprintf("nested deeper than %d levels", maxBodyDepth)}
-			}
-			stack = append(stack, &frame{sh: cur, array: v == '[', wantKey: v == '{'})
-			continue
-		case string:
-			limit := maxTextBytes
-			if cur != nil && cur.maxBytes > 0 {
-				limit = cur.maxBytes
-			}
-			if len(v) > limit {
-				return &bodyError{Pointer: pointer(true), Msg: fmt.Sprintf("longer than %d bytes", limit)}
-			}
-			if cur != nil && cur.id {
-				if msg := checkPrintable(v); msg != "" {
-					return &bodyError{Pointer: pointer(true), Msg: msg}
-				}
-			}
-		}
-		afterValue(stack, &values)
 	}
+}
+
+// bodyScan is the state of one scanBody call: the open objects and arrays
+// and the number of complete top-level values.
+type bodyScan struct {
+	stack  []*frame
+	values int
+	stream bool
+}
+
+// pointer is the JSON pointer of the current place; with leaf, it includes
+// the key or index of the value being read in the innermost frame.
+func (s *bodyScan) pointer(leaf bool) string {
+	var b strings.Builder
+	if s.stream {
+		b.WriteString("/" + strconv.Itoa(s.values))
+	}
+	for i, f := range s.stack {
+		last := i == len(s.stack)-1
+		switch {
+		case f.array && (!last || leaf):
+			b.WriteString("/" + strconv.Itoa(f.index))
+		case !f.array && !f.wantKey && (!last || leaf):
+			b.WriteString("/" + escapePointer(f.key))
+		}
+	}
+	return b.String()
+}
+
+// end checks the body at its end: no value left open, at least one value.
+func (s *bodyScan) end() *bodyError {
+	if len(s.stack) > 0 {
+		return &bodyError{Pointer: s.pointer(true), Msg: "not valid JSON: the body ends inside a value"}
+	}
+	if s.values == 0 {
+		return &bodyError{Msg: "empty body: expected JSON"}
+	}
+	return nil
+}
+
+// close ends the innermost object or array, a value of its parent.
+func (s *bodyScan) close() {
+	s.stack = s.stack[:len(s.stack)-1]
+	afterValue(s.stack, &s.values)
+}
+
+// key reads tok where object top expects a key (or its end): no duplicate,
+// known to the shape, at most maxIDBytes.
+func (s *bodyScan) key(top *frame, tok json.Token) *bodyError {
+	if d, ok := tok.(json.Delim); ok && d == '}' {
+		s.close()
+		return nil
+	}
+	key, _ := tok.(string)
+	top.key, top.wantKey = key, false
+	if top.seen == nil {
+		top.seen = map[string]bool{}
+	}
+	if top.seen[key] {
+		return &bodyError{Pointer: s.pointer(true), Msg: "duplicate key"}
+	}
+	top.seen[key] = true
+	if top.sh != nil && !top.sh.anyKey && top.sh.keys != nil {
+		if _, ok := top.sh.keys[key]; !ok {
+			return &bodyError{Pointer: s.pointer(true), Msg: unknownKeyMsg(key, top.sh)}
+		}
+	}
+	if len(key) > maxIDBytes {
+		return &bodyError{Pointer: s.pointer(false), Msg: fmt.Sprintf("a key is longer than %d bytes", maxIDBytes)}
+	}
+	return nil
+}
+
+// value reads tok, a value of shape cur inside top (nil at the top level):
+// item and value counts, then an opening object or array, or a string's size
+// and characters.
+func (s *bodyScan) value(sh, cur *shape, top *frame, tok json.Token) *bodyError {
+	if top != nil && top.array && top.sh != nil && top.sh.maxItems > 0 && top.index >= top.sh.maxItems {
+		return &bodyError{Pointer: s.pointer(false), Msg: fmt.Sprintf("more than %d items", top.sh.maxItems)}
+	}
+	if s.stream && top == nil && sh.maxItems > 0 && s.values >= sh.maxItems {
+		return &bodyError{Msg: fmt.Sprintf("more than %d values", sh.maxItems)}
+	}
+	switch v := tok.(type) {
+	case json.Delim: // '{' or '['
+		return s.open(cur, v)
+	case string:
+		if e := s.checkString(cur, v); e != nil {
+			return e
+		}
+	}
+	afterValue(s.stack, &s.values)
+	return nil
+}
+
+// open checks that an object or array may start here (shape, depth) and
+// opens its frame.
+func (s *bodyScan) open(cur *shape, v json.Delim) *bodyError {
+	if cur != nil && cur.scalar != "" {
+		what := "an object"
+		if v == '[' {
+			what = "an array"
+		}
+		return &bodyError{Pointer: s.pointer(true), Msg: fmt.Sprintf("expected a %s, got %s", cur.scalar, what)}
+	}
+	if cur != nil && v == '[' && (cur.keys != nil || cur.anyKey) {
+		return &bodyError{Pointer: s.pointer(true), Msg: "expected an object, got an array"}
+	}
+	if cur != nil && v == '{' && cur.elem != nil && !cur.anyKey {
+		return &bodyError{Pointer: s.pointer(true), Msg: "expected an array, got an object"}
+	}
+	if len(s.stack) >= maxBodyDepth {
+		return &bodyError{Pointer: s.pointer(true), Msg: fmt.Sprintf("nested deeper than %d levels", maxBodyDepth)}
+	}
+	s.stack = append(s.stack, &frame{sh: cur, array: v == '[', wantKey: v == '{'})
+	return nil
+}
+
+// checkString checks a string value's size and, for ids, its characters.
+func (s *bodyScan) checkString(cur *shape, v string) *bodyError {
+	limit := maxTextBytes
+	if cur != nil && cur.maxBytes > 0 {
+		limit = cur.maxBytes
+	}
+	if len(v) > limit {
+		return &bodyError{Pointer: s.pointer(true), Msg: fmt.Sprintf("longer than %d bytes", limit)}
+	}
+	if cur != nil && cur.id {
+		if msg := checkPrintable(v); msg != "" {
+			return &bodyError{Pointer: s.pointer(true), Msg: msg}
+		}
+	}
+	return nil
 }
 
 // childShape is the shape of the next value inside f.
