@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // putEntity upserts an entity in one statement, so that processes adding
@@ -49,15 +49,11 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]En
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []Entity
-	for rows.Next() {
-		e := Entity{Kind: kind}
-		if err := rows.Scan(&e.Key, &e.Body, &e.YAML); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, e)
+	out, err := rowset.Entities(rows, kind)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // methodologies returns the stored methodologies by key.
@@ -66,15 +62,7 @@ func methodologies(ctx context.Context, q querier, app string) (map[string]*mode
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*model.Methodology, len(es))
-	for _, e := range es {
-		var m model.Methodology
-		if err := json.Unmarshal([]byte(e.Body), &m); err != nil {
-			return nil, fmt.Errorf("store: methodology %s: %w", e.Key, err)
-		}
-		out[m.Key] = &m
-	}
-	return out, nil
+	return rowset.Methodologies(es)
 }
 
 // riskScorers returns the stored risk scorers sorted by key.
@@ -83,13 +71,5 @@ func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScore
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*model.RiskScorer, 0, len(es))
-	for _, e := range es {
-		var s model.RiskScorer
-		if err := json.Unmarshal([]byte(e.Body), &s); err != nil {
-			return nil, fmt.Errorf("store: risk scorer %s: %w", e.Key, err)
-		}
-		out = append(out, &s)
-	}
-	return out, nil
+	return rowset.RiskScorers(es)
 }

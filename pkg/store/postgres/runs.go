@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // runs lists the stored runs sorted by evaluation key and id. The value
@@ -31,17 +32,11 @@ func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []RunRow
-	for rows.Next() {
-		var r RunRow
-		var n int64
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &n, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		r.Values = int(n)
-		out = append(out, r)
+	out, err := rowset.RunRows(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadRun loads one run with its results; nil when there is none.
@@ -54,30 +49,13 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	case err != nil:
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	var run model.EvaluationRun
-	if err := json.Unmarshal([]byte(body), &run); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
-	}
 	rows, err := q.Query(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var t, sc, m string
-		var v float64
-		if err := rows.Scan(&t, &sc, &m, &v); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		n := len(run.Results)
-		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
-			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
-			n++
-		}
-		run.Results[n-1].Metrics[m] = v
-	}
-	return &run, rows.Err()
+	return rowset.Run(body, evaluationKey, id, rows)
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in

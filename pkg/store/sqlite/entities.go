@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // putEntity upserts an entity inside tx.
@@ -57,15 +57,11 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]En
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []Entity
-	for rows.Next() {
-		e := Entity{Kind: kind}
-		if err := rows.Scan(&e.Key, &e.Body, &e.YAML); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, e)
+	out, err := rowset.Entities(rows, kind)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // methodologies returns the stored methodologies by key.
@@ -74,15 +70,7 @@ func methodologies(ctx context.Context, q querier, app string) (map[string]*mode
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*model.Methodology, len(es))
-	for _, e := range es {
-		var m model.Methodology
-		if err := json.Unmarshal([]byte(e.Body), &m); err != nil {
-			return nil, fmt.Errorf("store: methodology %s: %w", e.Key, err)
-		}
-		out[m.Key] = &m
-	}
-	return out, nil
+	return rowset.Methodologies(es)
 }
 
 // riskScorers returns the stored risk scorers sorted by key.
@@ -91,15 +79,7 @@ func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScore
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*model.RiskScorer, 0, len(es))
-	for _, e := range es {
-		var s model.RiskScorer
-		if err := json.Unmarshal([]byte(e.Body), &s); err != nil {
-			return nil, fmt.Errorf("store: risk scorer %s: %w", e.Key, err)
-		}
-		out = append(out, &s)
-	}
-	return out, nil
+	return rowset.RiskScorers(es)
 }
 
 // runs lists the stored runs sorted by evaluation key and id.
@@ -115,15 +95,11 @@ func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	var out []RunRow
-	for rows.Next() {
-		var r RunRow
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, r)
+	out, err := rowset.RunRows(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadRun loads one run with its results.
@@ -132,22 +108,13 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	var body string
-	found := false
-	for rows.Next() {
-		found = true
-		if err := rows.Scan(&body); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: %w", err)
-		}
-	}
+	bodies, err := rowset.Collect(rows, func(b *string) []any { return []any{b} })
 	rows.Close()
-	if !found {
-		return nil, nil
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	var run model.EvaluationRun
-	if err := json.Unmarshal([]byte(body), &run); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	if len(bodies) == 0 {
+		return nil, nil
 	}
 	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = ? AND evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
@@ -155,20 +122,7 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer vrows.Close()
-	for vrows.Next() {
-		var t, sc, m string
-		var v float64
-		if err := vrows.Scan(&t, &sc, &m, &v); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		n := len(run.Results)
-		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
-			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
-			n++
-		}
-		run.Results[n-1].Metrics[m] = v
-	}
-	return &run, vrows.Err()
+	return rowset.Run(bodies[len(bodies)-1], evaluationKey, id, vrows)
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in
