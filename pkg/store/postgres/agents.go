@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Agent risk tables (schema/20_agentrisk.sql). Aggregates, components,
@@ -18,20 +19,11 @@ import (
 func (s *Store) Agents(ctx context.Context, tenantID string) ([]AgentRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at, baseline_reset_at
 		FROM agentrisk_agents`, "tenant_id", tenantID, `ORDER BY tenant_id, agent_id`)
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.AgentRows(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
-	defer rows.Close()
-	var out []AgentRow
-	for rows.Next() {
-		var r AgentRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Agg, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt); err != nil {
-			return nil, s.errf("agents", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // count runs a count(*) query.
@@ -71,11 +63,7 @@ func (s *Store) TenantsOfAgent(ctx context.Context, agentID string) ([]string, e
 }
 
 func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.Pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, s.errf("agents", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out, err := rowset.Strings(s.Pool.Query(ctx, query, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
@@ -88,20 +76,11 @@ func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentSco
 	q, args := forTenant(`SELECT s.tenant_id, s.agent_id, a.agent_name, s.tier, s.score, s.calculated_at
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id`,
 		"s.tenant_id", tenantID, `ORDER BY s.score DESC, s.tenant_id, s.agent_id`)
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.ScoreList(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Tier, &r.Score, &r.CalculatedAt); err != nil {
-			return nil, s.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScore returns an agent's latest score with its name; ok is false
@@ -124,22 +103,13 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r Age
 // AgentHistory returns an agent's snapshots with after < time <= upTo,
 // oldest first.
 func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT calculated_at, score FROM agentrisk_history
+	out, err := rowset.History(s.Pool.Query(ctx, `SELECT calculated_at, score FROM agentrisk_history
 		WHERE tenant_id = $1 AND agent_id = $2 AND calculated_at > $3 AND calculated_at <= $4 ORDER BY calculated_at`,
-		tenantID, agentID, after, upTo)
+		tenantID, agentID, after, upTo))
 	if err != nil {
 		return nil, s.errf("agent history", err)
 	}
-	defer rows.Close()
-	var out []HistoryPoint
-	for rows.Next() {
-		var p HistoryPoint
-		if err := rows.Scan(&p.At, &p.Score); err != nil {
-			return nil, s.errf("agent history", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScoreAt returns the score of an agent's last snapshot at or before
@@ -202,20 +172,11 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
 func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`)
+	out, err := rowset.TenantBodies(s.Pool.Query(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
 	}
-	defer rows.Close()
-	var out []TenantBody
-	for rows.Next() {
-		var t TenantBody
-		if err := rows.Scan(&t.TenantID, &t.Body); err != nil {
-			return nil, s.errf("risk configs", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored risk configs.
@@ -265,20 +226,11 @@ func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, a
 // since) of a tenant's agents ("" for every tenant) inside the transaction.
 func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, score, tier, tier_since FROM agentrisk_scores`, "tenant_id", tenantID, "")
-	rows, err := t.tx.Query(ctx, q, args...)
+	out, err := rowset.Scores(t.tx.Query(ctx, q, args...))
 	if err != nil {
 		return nil, t.st.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.Score, &r.Tier, &r.TierSince); err != nil {
-			return nil, t.st.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ScoreWriter writes agents' new scores and history snapshots inside a Tx,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Agent risk tables (schema/20_agentrisk.sql, 60_agentrisk_hashsets.sql):
@@ -31,20 +32,11 @@ func (s *Store) Agents(ctx context.Context, tenantID string) ([]AgentRow, error)
 		args = append(args, tenantID)
 	}
 	q += ` ORDER BY tenant_id, agent_id`
-	rows, err := s.DB.QueryContext(ctx, q, args...)
+	out, err := rowset.AgentRows(s.DB.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
-	defer rows.Close()
-	var out []AgentRow
-	for rows.Next() {
-		var r AgentRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Agg, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt); err != nil {
-			return nil, s.errf("agents", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CountAgents counts the agents of a tenant.
@@ -86,20 +78,11 @@ func (s *Store) TenantsOfAgent(ctx context.Context, agentID string) ([]string, e
 }
 
 func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.DB.QueryContext(ctx, query, args...)
+	out, err := rowset.Strings(s.DB.QueryContext(ctx, query, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, s.errf("agents", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScoreList returns the latest scores of a tenant's agents ("" for
@@ -113,20 +96,11 @@ func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentSco
 		args = append(args, tenantID)
 	}
 	q += ` ORDER BY s.score DESC, s.tenant_id, s.agent_id`
-	rows, err := s.DB.QueryContext(ctx, q, args...)
+	out, err := rowset.ScoreList(s.DB.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Tier, &r.Score, &r.CalculatedAt); err != nil {
-			return nil, s.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScore returns an agent's latest score with its name; ok is false
@@ -149,22 +123,13 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r Age
 // AgentHistory returns an agent's snapshots with after < time <= upTo, oldest
 // first.
 func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT calculated_at, score FROM agentrisk_history
+	out, err := rowset.History(s.DB.QueryContext(ctx, `SELECT calculated_at, score FROM agentrisk_history
 		WHERE tenant_id = ? AND agent_id = ? AND calculated_at > ? AND calculated_at <= ? ORDER BY calculated_at`,
-		tenantID, agentID, after, upTo)
+		tenantID, agentID, after, upTo))
 	if err != nil {
 		return nil, s.errf("agent history", err)
 	}
-	defer rows.Close()
-	var out []HistoryPoint
-	for rows.Next() {
-		var p HistoryPoint
-		if err := rows.Scan(&p.At, &p.Score); err != nil {
-			return nil, s.errf("agent history", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScoreAt returns the score of an agent's last snapshot at or before
@@ -228,20 +193,11 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
 func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`)
+	out, err := rowset.TenantBodies(s.DB.QueryContext(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
 	}
-	defer rows.Close()
-	var out []TenantBody
-	for rows.Next() {
-		var t TenantBody
-		if err := rows.Scan(&t.TenantID, &t.Body); err != nil {
-			return nil, s.errf("risk configs", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored risk configs.
@@ -295,20 +251,11 @@ func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow,
 		q += ` WHERE tenant_id = ?`
 		args = append(args, tenantID)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	out, err := rowset.Scores(t.tx.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, t.st.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.Score, &r.Tier, &r.TierSince); err != nil {
-			return nil, t.st.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ScoreWriter writes agents' new scores and history snapshots inside a Tx.

@@ -98,3 +98,45 @@ func Run(body, evaluationKey, id string, values Rows) (*model.EvaluationRun, err
 	}
 	return &run, values.Err()
 }
+
+// Scan returns a function that takes a query's result (rows, error), scans
+// every row with Collect and closes rows; the driver's rows of both
+// backends pass straight in: rowset.Scan(dest)(db.Query(...)).
+func Scan[T any](dest func(*T) []any) func(Rows, error) ([]T, error) {
+	return func(rows Rows, err error) ([]T, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer closeRows(rows)
+		return Collect(rows, dest)
+	}
+}
+
+// closeRows closes database/sql rows (Close() error) and pgx rows (Close()).
+func closeRows(rows Rows) {
+	switch c := rows.(type) {
+	case interface{ Close() error }:
+		_ = c.Close()
+	case interface{ Close() }:
+		c.Close()
+	}
+}
+
+// The rows of the agent-risk tables, in the column order both backends
+// select them.
+var (
+	AgentRows = Scan(func(r *backend.AgentRow) []any {
+		return []any{&r.TenantID, &r.AgentID, &r.AgentName, &r.Agg, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt}
+	})
+	// ScoreList rows: tenant, agent, name, tier, score, calculated at.
+	ScoreList = Scan(func(r *backend.AgentScoreRow) []any {
+		return []any{&r.TenantID, &r.AgentID, &r.AgentName, &r.Tier, &r.Score, &r.CalculatedAt}
+	})
+	// Scores rows: tenant, agent, score, tier, tier since.
+	Scores = Scan(func(r *backend.AgentScoreRow) []any {
+		return []any{&r.TenantID, &r.AgentID, &r.Score, &r.Tier, &r.TierSince}
+	})
+	History      = Scan(func(p *backend.HistoryPoint) []any { return []any{&p.At, &p.Score} })
+	TenantBodies = Scan(func(t *backend.TenantBody) []any { return []any{&t.TenantID, &t.Body} })
+	Strings      = Scan(func(s *string) []any { return []any{s} })
+)
