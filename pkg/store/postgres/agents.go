@@ -16,7 +16,7 @@ import (
 
 // Agents returns the aggregates of a tenant's agents ("" for every tenant),
 // ordered by tenant and agent.
-func (s *Store) Agents(ctx context.Context, tenantID string) ([]AgentRow, error) {
+func (s *Store) Agents(ctx context.Context, tenantID string) ([]backend.AgentRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at, baseline_reset_at
 		FROM agentrisk_agents`, "tenant_id", tenantID, `ORDER BY tenant_id, agent_id`)
 	out, err := rowset.AgentRows(s.Pool.Query(ctx, q, args...))
@@ -72,7 +72,7 @@ func (s *Store) strings(ctx context.Context, query string, args ...any) ([]strin
 
 // AgentScoreList returns the latest scores of a tenant's agents ("" for
 // every tenant), highest first, then by tenant and agent.
-func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q, args := forTenant(`SELECT s.tenant_id, s.agent_id, a.agent_name, s.tier, s.score, s.calculated_at
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id`,
 		"s.tenant_id", tenantID, `ORDER BY s.score DESC, s.tenant_id, s.agent_id`)
@@ -85,7 +85,7 @@ func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentSco
 
 // AgentScore returns an agent's latest score with its name; ok is false
 // when the agent has none.
-func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r AgentScoreRow, ok bool, err error) {
+func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r backend.AgentScoreRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = s.Pool.QueryRow(ctx, `SELECT s.score, s.tier, s.tier_since, s.calculated_at, s.override_tier, s.components, s.baseline, a.agent_name
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id
@@ -102,7 +102,7 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r Age
 
 // AgentHistory returns an agent's snapshots with after < time <= upTo,
 // oldest first.
-func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error) {
+func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]backend.HistoryPoint, error) {
 	out, err := rowset.History(s.Pool.Query(ctx, `SELECT calculated_at, score FROM agentrisk_history
 		WHERE tenant_id = $1 AND agent_id = $2 AND calculated_at > $3 AND calculated_at <= $4 ORDER BY calculated_at`,
 		tenantID, agentID, after, upTo))
@@ -163,7 +163,7 @@ func (s *Store) RiskConfig(ctx context.Context, tenantID string) (string, bool, 
 func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at time.Time) error {
 	_, err := s.Pool.Exec(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-		tenantID, body, FormatTime(at))
+		tenantID, body, backend.FormatTime(at))
 	if err != nil {
 		return s.errf("risk config", err)
 	}
@@ -171,7 +171,7 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 }
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
-func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
+func (s *Store) RiskConfigs(ctx context.Context) ([]backend.TenantBody, error) {
 	out, err := rowset.TenantBodies(s.Pool.Query(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
@@ -180,11 +180,11 @@ func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored risk configs.
-func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.Time) error {
+func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []backend.TenantBody, at time.Time) error {
 	if _, err := t.tx.Exec(ctx, `DELETE FROM agentrisk_configs`); err != nil {
 		return t.st.errf("risk configs", err)
 	}
-	now := FormatTime(at)
+	now := backend.FormatTime(at)
 	for _, c := range cfgs {
 		if _, err := t.tx.Exec(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES ($1, $2, $3)`, c.TenantID, c.Body, now); err != nil {
 			return t.st.errf("risk configs", err)
@@ -195,7 +195,7 @@ func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.
 
 // AgentAggregate returns one agent's row inside the transaction; ok is
 // false when the agent has none.
-func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r backend.AgentRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = t.tx.QueryRow(ctx, `SELECT agg, agent_name, first_event_at, last_event_at, baseline_reset_at
 		FROM agentrisk_agents WHERE tenant_id = $1 AND agent_id = $2`,
@@ -213,7 +213,7 @@ func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r Ag
 // dropped, the time of the reset and an empty baseline.
 func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, agg []byte, at time.Time, emptyBaseline string) error {
 	if _, err := t.tx.Exec(ctx, `UPDATE agentrisk_agents SET agg = $1, baseline_reset_at = $2 WHERE tenant_id = $3 AND agent_id = $4`,
-		agg, FormatTime(at), tenantID, agentID); err != nil {
+		agg, backend.FormatTime(at), tenantID, agentID); err != nil {
 		return t.st.errf("reset baseline", err)
 	}
 	if _, err := t.tx.Exec(ctx, `UPDATE agentrisk_scores SET baseline = $1 WHERE tenant_id = $2 AND agent_id = $3`, emptyBaseline, tenantID, agentID); err != nil {
@@ -224,7 +224,7 @@ func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, a
 
 // AgentScores returns the latest scores (tenant, agent, score, tier, tier
 // since) of a tenant's agents ("" for every tenant) inside the transaction.
-func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, score, tier, tier_since FROM agentrisk_scores`, "tenant_id", tenantID, "")
 	out, err := rowset.Scores(t.tx.Query(ctx, q, args...))
 	if err != nil {
@@ -243,7 +243,7 @@ func (t *Tx) ScoreWriter(ctx context.Context) (backend.ScoreWriter, error) {
 }
 
 // Put writes an agent's score (clearing an admin override) and its snapshot.
-func (w *ScoreWriter) Put(ctx context.Context, r AgentScoreRow) error {
+func (w *ScoreWriter) Put(ctx context.Context, r backend.AgentScoreRow) error {
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO agentrisk_scores (tenant_id, agent_id, score, tier, tier_since, calculated_at, components, baseline, override_tier)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '')

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
@@ -16,21 +17,21 @@ import (
 // the same key at once both succeed (one creates, the other updates or
 // finds it unchanged). A row comes back only when something was written;
 // xmax = 0 tells an insert from an update.
-func putEntity(ctx context.Context, tx pgx.Tx, app string, e Entity) (Outcome, error) {
+func putEntity(ctx context.Context, tx pgx.Tx, app string, e backend.Entity) (backend.Outcome, error) {
 	var inserted bool
 	err := tx.QueryRow(ctx, `INSERT INTO entities AS e (app, kind, key, body, yaml, updated_at) VALUES ($6, $1, $2, $3, $4, $5)
 		ON CONFLICT (app, kind, key) DO UPDATE SET body = excluded.body, yaml = excluded.yaml, updated_at = excluded.updated_at
 		WHERE e.body <> excluded.body OR e.yaml <> excluded.yaml
-		RETURNING (xmax = 0)`, string(e.Kind), e.Key, e.Body, e.YAML, FormatTime(time.Now()), app).Scan(&inserted)
+		RETURNING (xmax = 0)`, string(e.Kind), e.Key, e.Body, e.YAML, backend.FormatTime(time.Now()), app).Scan(&inserted)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	case err != nil:
 		return "", fmt.Errorf("store: put %s %s: %w", e.Kind, e.Key, err)
 	case inserted:
-		return Created, nil
+		return backend.Created, nil
 	}
-	return Updated, nil
+	return backend.Updated, nil
 }
 
 // deleteEntity deletes an entity inside tx and reports whether it existed.
@@ -43,7 +44,7 @@ func deleteEntity(ctx context.Context, tx pgx.Tx, app string, kind model.Kind, k
 }
 
 // entities lists the entities of a kind, sorted by key.
-func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]Entity, error) {
+func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
 	rows, err := q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`, app, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)

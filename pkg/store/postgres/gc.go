@@ -13,8 +13,8 @@ import (
 // CollectGarbage removes abandoned runs (see backend.Abandoned) with their
 // metric values. Each is removed in its own transaction under its key's
 // lock, re-checked there, so a writer that finishes meanwhile keeps its run.
-func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
-	var res GCResult
+func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
+	var res backend.GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
 	type ref struct {
@@ -64,7 +64,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 			return nil
 		})
 		if err != nil {
-			return GCResult{}, err
+			return backend.GCResult{}, err
 		}
 	}
 	return res, nil

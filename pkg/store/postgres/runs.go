@@ -9,13 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // runs lists the stored runs sorted by evaluation key and id. The value
 // counts come from one grouped scan joined to the runs, not one count per
 // run.
-func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
+func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
 	rows, err := q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		coalesce(v.n, 0),
 		coalesce(b.j #>> '{metadata,tool}', ''),
@@ -128,22 +129,22 @@ func lockKey(ctx context.Context, tx pgx.Tx, app, evaluationKey string) error {
 
 // putRunYAML stores a run added from a file unless the stored one has the
 // same YAML.
-func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string) (Outcome, error) {
+func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string) (backend.Outcome, error) {
 	if err := lockKey(ctx, tx, app, run.EvaluationKey); err != nil {
 		return "", err
 	}
 	var yml string
 	err := tx.QueryRow(ctx, `SELECT yaml FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, run.EvaluationKey, run.ID).Scan(&yml)
-	outcome := Updated
+	outcome := backend.Updated
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		outcome = Created
+		outcome = backend.Created
 	case err != nil:
 		return "", fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	case yml == yamlText:
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	}
-	return outcome, putRun(ctx, tx, app, run, yamlText, outcome == Updated)
+	return outcome, putRun(ctx, tx, app, run, yamlText, outcome == backend.Updated)
 }
 
 // putRun writes run and its metric values inside tx, which holds the lock
@@ -162,7 +163,7 @@ func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun,
 		}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		app, run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := copyValues(ctx, tx, app, run.EvaluationKey, run.ID, run.Results); err != nil {

@@ -42,7 +42,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET writer_pid = $1, writer_host = $2, heartbeat_at = $3
-			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return s.errf("begin run "+head.EvaluationKey+"/"+head.ID, err)
 		}
 		return nil
@@ -76,7 +76,7 @@ func (w *RunWriter) flush(ctx context.Context) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-			FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
+			backend.FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 			return w.st.errf(fmt.Sprintf("run %s/%s", w.run.EvaluationKey, w.run.ID), err)
 		}
 		return nil
@@ -95,7 +95,7 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	if os.Getenv(AbandonEnv) == "1" {
+	if os.Getenv(backend.AbandonEnv) == "1" {
 		return nil
 	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {

@@ -24,7 +24,7 @@ func (s *Store) errf(what string, err error) error {
 
 // Agents returns the aggregates of a tenant's agents ("" for every tenant),
 // ordered by tenant and agent.
-func (s *Store) Agents(ctx context.Context, tenantID string) ([]AgentRow, error) {
+func (s *Store) Agents(ctx context.Context, tenantID string) ([]backend.AgentRow, error) {
 	q := `SELECT tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at, baseline_reset_at FROM agentrisk_agents`
 	var args []any
 	if tenantID != "" {
@@ -87,7 +87,7 @@ func (s *Store) strings(ctx context.Context, query string, args ...any) ([]strin
 
 // AgentScoreList returns the latest scores of a tenant's agents ("" for
 // every tenant), highest first, then by tenant and agent.
-func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q := `SELECT s.tenant_id, s.agent_id, a.agent_name, s.tier, s.score, s.calculated_at
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id`
 	var args []any
@@ -105,7 +105,7 @@ func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentSco
 
 // AgentScore returns an agent's latest score with its name; ok is false
 // when the agent has none.
-func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r AgentScoreRow, ok bool, err error) {
+func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r backend.AgentScoreRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = s.DB.QueryRowContext(ctx, `SELECT s.score, s.tier, s.tier_since, s.calculated_at, s.override_tier, s.components, s.baseline, a.agent_name
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id
@@ -122,7 +122,7 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r Age
 
 // AgentHistory returns an agent's snapshots with after < time <= upTo, oldest
 // first.
-func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error) {
+func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]backend.HistoryPoint, error) {
 	out, err := rowset.History(s.DB.QueryContext(ctx, `SELECT calculated_at, score FROM agentrisk_history
 		WHERE tenant_id = ? AND agent_id = ? AND calculated_at > ? AND calculated_at <= ? ORDER BY calculated_at`,
 		tenantID, agentID, after, upTo))
@@ -184,7 +184,7 @@ func (s *Store) RiskConfig(ctx context.Context, tenantID string) (body string, o
 func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at time.Time) error {
 	_, err := s.DB.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-		tenantID, body, FormatTime(at))
+		tenantID, body, backend.FormatTime(at))
 	if err != nil {
 		return s.errf("risk config", err)
 	}
@@ -192,7 +192,7 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 }
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
-func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
+func (s *Store) RiskConfigs(ctx context.Context) ([]backend.TenantBody, error) {
 	out, err := rowset.TenantBodies(s.DB.QueryContext(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
@@ -201,11 +201,11 @@ func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored risk configs.
-func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.Time) error {
+func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []backend.TenantBody, at time.Time) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM agentrisk_configs`); err != nil {
 		return t.st.errf("risk configs", err)
 	}
-	now := FormatTime(at)
+	now := backend.FormatTime(at)
 	for _, c := range cfgs {
 		if _, err := t.tx.ExecContext(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES (?, ?, ?)`, c.TenantID, c.Body, now); err != nil {
 			return t.st.errf("risk configs", err)
@@ -216,7 +216,7 @@ func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.
 
 // AgentAggregate returns one agent's row inside the transaction; ok is
 // false when the agent has none.
-func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r backend.AgentRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = t.tx.QueryRowContext(ctx, `SELECT agg, agent_name, first_event_at, last_event_at, baseline_reset_at FROM agentrisk_agents WHERE tenant_id = ? AND agent_id = ?`,
 		tenantID, agentID).Scan(&r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt)
@@ -233,7 +233,7 @@ func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r Ag
 // dropped, the time of the reset and an empty baseline.
 func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, agg []byte, at time.Time, emptyBaseline string) error {
 	if _, err := t.tx.ExecContext(ctx, `UPDATE agentrisk_agents SET agg = ?, baseline_reset_at = ? WHERE tenant_id = ? AND agent_id = ?`,
-		agg, FormatTime(at), tenantID, agentID); err != nil {
+		agg, backend.FormatTime(at), tenantID, agentID); err != nil {
 		return t.st.errf("reset baseline", err)
 	}
 	if _, err := t.tx.ExecContext(ctx, `UPDATE agentrisk_scores SET baseline = ? WHERE tenant_id = ? AND agent_id = ?`, emptyBaseline, tenantID, agentID); err != nil {
@@ -244,7 +244,7 @@ func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, a
 
 // AgentScores returns the latest scores (tenant, agent, score, tier, tier
 // since) of a tenant's agents ("" for every tenant) inside the transaction.
-func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q := `SELECT tenant_id, agent_id, score, tier, tier_since FROM agentrisk_scores`
 	var args []any
 	if tenantID != "" {
@@ -282,7 +282,7 @@ func (t *Tx) ScoreWriter(ctx context.Context) (backend.ScoreWriter, error) {
 }
 
 // Put writes an agent's score (clearing an admin override) and its snapshot.
-func (w *ScoreWriter) Put(ctx context.Context, r AgentScoreRow) error {
+func (w *ScoreWriter) Put(ctx context.Context, r backend.AgentScoreRow) error {
 	if _, err := w.up.ExecContext(ctx, r.TenantID, r.AgentID, r.Score, r.Tier, r.TierSince, r.CalculatedAt, r.Components, r.Baseline); err != nil {
 		return w.st.errf("agent score", err)
 	}
@@ -405,7 +405,7 @@ func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
 }
 
 // Agent returns an agent's stored row; ok is false for a new agent.
-func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r backend.AgentRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = in.get.QueryRowContext(ctx, tenantID, agentID).Scan(&r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt)
 	switch {
@@ -419,7 +419,7 @@ func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r A
 
 // PutAgent writes an agent's aggregate (FirstEventAt and LastEventAt in
 // TimeFormat; its baseline reset time is kept).
-func (in *EventIngest) PutAgent(ctx context.Context, r AgentRow) error {
+func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
 	if _, err := in.up.ExecContext(ctx, r.TenantID, r.AgentID, r.AgentName, r.Agg, r.FirstEventAt, r.LastEventAt); err != nil {
 		return in.t.st.errf("ingest", err)
 	}

@@ -7,32 +7,33 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // putEntity upserts an entity inside tx.
-func putEntity(ctx context.Context, tx *sql.Tx, app string, e Entity) (Outcome, error) {
+func putEntity(ctx context.Context, tx *sql.Tx, app string, e backend.Entity) (backend.Outcome, error) {
 	var body, yml string
 	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE app = ? AND kind = ? AND key = ?`, app, string(e.Kind), e.Key).Scan(&body, &yml)
-	now := FormatTime(time.Now())
+	now := backend.FormatTime(time.Now())
 	switch {
 	case err == sql.ErrNoRows:
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (app, kind, key, body, yaml, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			app, string(e.Kind), e.Key, e.Body, e.YAML, now); err != nil {
 			return "", fmt.Errorf("store: insert %s %s: %w", e.Kind, e.Key, err)
 		}
-		return Created, nil
+		return backend.Created, nil
 	case err != nil:
 		return "", fmt.Errorf("store: %w", err)
 	}
 	if body == e.Body && yml == e.YAML {
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE entities SET body = ?, yaml = ?, updated_at = ? WHERE app = ? AND kind = ? AND key = ?`,
 		e.Body, e.YAML, now, app, string(e.Kind), e.Key); err != nil {
 		return "", fmt.Errorf("store: update %s %s: %w", e.Kind, e.Key, err)
 	}
-	return Updated, nil
+	return backend.Updated, nil
 }
 
 // deleteEntity deletes an entity inside tx and reports whether it existed.
@@ -51,7 +52,7 @@ type querier interface {
 
 // entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
-func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]Entity, error) {
+func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -83,7 +84,7 @@ func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScore
 }
 
 // runs lists the stored runs sorted by evaluation key and id.
-func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
+func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),

@@ -13,8 +13,8 @@ import (
 // CollectGarbage removes abandoned runs: runs still marked running whose
 // writer is gone (a process on this host that no longer exists, or a writer
 // elsewhere silent for StaleAfter), with their metric values.
-func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
-	var res GCResult
+func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
+	var res backend.GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -55,7 +55,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
 		return nil
 	})
 	if err != nil {
-		return GCResult{}, err
+		return backend.GCResult{}, err
 	}
 	return res, nil
 }

@@ -39,7 +39,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
-			WHERE app = ? AND evaluation_key = ? AND id = ?`, os.Getpid(), host, FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+			WHERE app = ? AND evaluation_key = ? AND id = ?`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return fmt.Errorf("store %s: begin run %s/%s: %w", s.Path, head.EvaluationKey, head.ID, err)
 		}
 		return nil
@@ -85,7 +85,7 @@ func (w *RunWriter) flush(ctx context.Context) error {
 // heartbeat records that the run's writer is still at work.
 func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE app = ? AND evaluation_key = ? AND id = ?`,
-		FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
+		backend.FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
 		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.run.EvaluationKey, w.run.ID, err)
 	}
 	return nil
@@ -97,7 +97,7 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	if os.Getenv(AbandonEnv) == "1" {
+	if os.Getenv(backend.AbandonEnv) == "1" {
 		return nil
 	}
 	return w.st.withTx(ctx, func(tx *sql.Tx) error {
