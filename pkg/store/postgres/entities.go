@@ -56,21 +56,3 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]ba
 	}
 	return out, nil
 }
-
-// methodologies returns the stored methodologies by key.
-func methodologies(ctx context.Context, q querier, app string) (map[string]*model.Methodology, error) {
-	es, err := entities(ctx, q, app, model.KindMethodology)
-	if err != nil {
-		return nil, err
-	}
-	return rowset.Methodologies(es)
-}
-
-// riskScorers returns the stored risk scorers sorted by key.
-func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScorer, error) {
-	es, err := entities(ctx, q, app, model.KindRiskScorer)
-	if err != nil {
-		return nil, err
-	}
-	return rowset.RiskScorers(es)
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Tx is one atomic write: what Update's function does through it is
@@ -43,12 +44,12 @@ func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity
 
 // Methodologies returns the stored methodologies by key.
 func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return methodologies(ctx, s.Pool, s.app)
+	return rowset.Methodologies(entities(ctx, s.Pool, s.app, model.KindMethodology))
 }
 
 // RiskScorers returns the stored risk scorers sorted by key.
 func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, s.Pool, s.app)
+	return rowset.RiskScorers(entities(ctx, s.Pool, s.app, model.KindRiskScorer))
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
@@ -66,7 +67,7 @@ func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, e
 
 // RiskScorers returns the risk scorers inside the transaction.
 func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, t.tx, t.st.app)
+	return rowset.RiskScorers(entities(ctx, t.tx, t.st.app, model.KindRiskScorer))
 }
 
 // Runs lists the runs inside the transaction.

@@ -65,24 +65,6 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]ba
 	return out, nil
 }
 
-// methodologies returns the stored methodologies by key.
-func methodologies(ctx context.Context, q querier, app string) (map[string]*model.Methodology, error) {
-	es, err := entities(ctx, q, app, model.KindMethodology)
-	if err != nil {
-		return nil, err
-	}
-	return rowset.Methodologies(es)
-}
-
-// riskScorers returns the stored risk scorers sorted by key.
-func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScorer, error) {
-	es, err := entities(ctx, q, app, model.KindRiskScorer)
-	if err != nil {
-		return nil, err
-	}
-	return rowset.RiskScorers(es)
-}
-
 // runs lists the stored runs sorted by evaluation key and id.
 func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,

@@ -42,8 +42,12 @@ func Entities(rows Rows, kind model.Kind) ([]backend.Entity, error) {
 	})
 }
 
-// Methodologies decodes stored methodology entities, by key.
-func Methodologies(es []backend.Entity) (map[string]*model.Methodology, error) {
+// Methodologies decodes stored methodology entities, by key; err is the
+// error of reading them.
+func Methodologies(es []backend.Entity, err error) (map[string]*model.Methodology, error) {
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]*model.Methodology, len(es))
 	for _, e := range es {
 		var m model.Methodology
@@ -55,8 +59,12 @@ func Methodologies(es []backend.Entity) (map[string]*model.Methodology, error) {
 	return out, nil
 }
 
-// RiskScorers decodes stored risk scorer entities, in their order.
-func RiskScorers(es []backend.Entity) ([]*model.RiskScorer, error) {
+// RiskScorers decodes stored risk scorer entities, in their order; err is
+// the error of reading them.
+func RiskScorers(es []backend.Entity, err error) ([]*model.RiskScorer, error) {
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*model.RiskScorer, 0, len(es))
 	for _, e := range es {
 		var s model.RiskScorer
