@@ -45,12 +45,7 @@ func deleteEntity(ctx context.Context, tx pgx.Tx, app string, kind model.Kind, k
 
 // entities lists the entities of a kind, sorted by key.
 func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
-	rows, err := q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`, app, string(kind))
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	out, err := rowset.Entities(rows, kind)
+	out, err := rowset.Entities(kind)(q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`, app, string(kind)))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 // counts come from one grouped scan joined to the runs, not one count per
 // run.
 func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
-	rows, err := q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+	out, err := rowset.RunRows(q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		coalesce(v.n, 0),
 		coalesce(b.j #>> '{metadata,tool}', ''),
 		coalesce(b.j #>> '{metadata,source_file}', ''),
@@ -28,12 +28,7 @@ func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) 
 		LEFT JOIN (SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id) v
 			ON v.evaluation_key = r.evaluation_key AND v.run_id = r.id
 		WHERE r.app = $1
-		ORDER BY r.evaluation_key, r.id`, app)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	out, err := rowset.RunRows(rows)
+		ORDER BY r.evaluation_key, r.id`, app))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

@@ -53,12 +53,7 @@ type querier interface {
 // entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
 func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind))
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	out, err := rowset.Entities(rows, kind)
+	out, err := rowset.Entities(kind)(q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind)))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -67,18 +62,13 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]ba
 
 // runs lists the stored runs sorted by evaluation key and id.
 func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+	out, err := rowset.RunRows(q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
 		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.id'), '')
-		FROM evaluation_runs r WHERE r.app = ? ORDER BY r.evaluation_key, r.id`, app)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	out, err := rowset.RunRows(rows)
+		FROM evaluation_runs r WHERE r.app = ? ORDER BY r.evaluation_key, r.id`, app))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

@@ -35,8 +35,8 @@ func Collect[T any](rows Rows, dest func(*T) []any) ([]T, error) {
 }
 
 // Entities scans (key, body, yaml) rows into entities of kind.
-func Entities(rows Rows, kind model.Kind) ([]backend.Entity, error) {
-	return Collect(rows, func(e *backend.Entity) []any {
+func Entities(kind model.Kind) func(Rows, error) ([]backend.Entity, error) {
+	return Scan(func(e *backend.Entity) []any {
 		e.Kind = kind
 		return []any{&e.Key, &e.Body, &e.YAML}
 	})
@@ -78,11 +78,9 @@ func RiskScorers(es []backend.Entity, err error) ([]*model.RiskScorer, error) {
 
 // RunRows scans the rows of a run listing: evaluation key, id, created at,
 // status, YAML, value count, tool, source file, original key and id.
-func RunRows(rows Rows) ([]backend.RunRow, error) {
-	return Collect(rows, func(r *backend.RunRow) []any {
-		return []any{&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID}
-	})
-}
+var RunRows = Scan(func(r *backend.RunRow) []any {
+	return []any{&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID}
+})
 
 // Run decodes a stored run body and adds its results from rows of (task
 // specification, scorer, metric, value) sorted by the first three.
