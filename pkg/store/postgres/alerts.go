@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
@@ -137,22 +138,11 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 		args = append(args, limit)
 		q += fmt.Sprintf(" LIMIT $%d", len(args))
 	}
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.Deliveries(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("alert deliveries", err)
 	}
-	defer rows.Close()
-	var out []backend.AlertDelivery
-	for rows.Next() {
-		var d backend.AlertDelivery
-		var at string
-		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
-			return nil, s.errf("alert deliveries", err)
-		}
-		d.Time, _ = time.Parse(backend.TimeFormat, at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Swap records the state and returns the one it replaced in one statement:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
@@ -164,22 +165,11 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := s.DB.QueryContext(ctx, q, args...)
+	out, err := rowset.Deliveries(s.DB.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("store %s: alert deliveries: %w", s.Path, err)
 	}
-	defer rows.Close()
-	var out []backend.AlertDelivery
-	for rows.Next() {
-		var d backend.AlertDelivery
-		var at string
-		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
-			return nil, fmt.Errorf("store %s: alert deliveries: %w", s.Path, err)
-		}
-		d.Time, _ = time.Parse(backend.TimeFormat, at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Swap records the state and returns the one it replaced. SQLite has one

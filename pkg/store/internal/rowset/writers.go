@@ -34,3 +34,25 @@ func Abandoned(host string, now time.Time) func(Rows, error) ([]Writer, error) {
 		return dead, nil
 	}
 }
+
+// Deliveries scans alert delivery rows (seq, tenant, rule, agent, alert,
+// channel, target, attempt, status, status code, error, created at).
+func Deliveries(rows Rows, err error) ([]backend.AlertDelivery, error) {
+	type row struct {
+		d  backend.AlertDelivery
+		at string
+	}
+	rs, err := Scan(func(r *row) []any {
+		d := &r.d
+		return []any{&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &r.at}
+	})(rows, err)
+	if err != nil {
+		return nil, err
+	}
+	var out []backend.AlertDelivery // nil when there are none, as before
+	for _, r := range rs {
+		r.d.Time, _ = time.Parse(backend.TimeFormat, r.at)
+		out = append(out, r.d)
+	}
+	return out, nil
+}
