@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Agent risk tables (schema/20_agentrisk.sql). Aggregates, components,
@@ -15,23 +16,14 @@ import (
 
 // Agents returns the aggregates of a tenant's agents ("" for every tenant),
 // ordered by tenant and agent.
-func (s *Store) Agents(ctx context.Context, tenantID string) ([]AgentRow, error) {
+func (s *Store) Agents(ctx context.Context, tenantID string) ([]backend.AgentRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at, baseline_reset_at
 		FROM agentrisk_agents`, "tenant_id", tenantID, `ORDER BY tenant_id, agent_id`)
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.AgentRows(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
-	defer rows.Close()
-	var out []AgentRow
-	for rows.Next() {
-		var r AgentRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Agg, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt); err != nil {
-			return nil, s.errf("agents", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // count runs a count(*) query.
@@ -71,11 +63,7 @@ func (s *Store) TenantsOfAgent(ctx context.Context, agentID string) ([]string, e
 }
 
 func (s *Store) strings(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := s.Pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, s.errf("agents", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out, err := rowset.Strings(s.Pool.Query(ctx, query, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
@@ -84,29 +72,20 @@ func (s *Store) strings(ctx context.Context, query string, args ...any) ([]strin
 
 // AgentScoreList returns the latest scores of a tenant's agents ("" for
 // every tenant), highest first, then by tenant and agent.
-func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q, args := forTenant(`SELECT s.tenant_id, s.agent_id, a.agent_name, s.tier, s.score, s.calculated_at
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id`,
 		"s.tenant_id", tenantID, `ORDER BY s.score DESC, s.tenant_id, s.agent_id`)
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.ScoreList(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.AgentName, &r.Tier, &r.Score, &r.CalculatedAt); err != nil {
-			return nil, s.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScore returns an agent's latest score with its name; ok is false
 // when the agent has none.
-func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r AgentScoreRow, ok bool, err error) {
+func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r backend.AgentScoreRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = s.Pool.QueryRow(ctx, `SELECT s.score, s.tier, s.tier_since, s.calculated_at, s.override_tier, s.components, s.baseline, a.agent_name
 		FROM agentrisk_scores s JOIN agentrisk_agents a ON a.tenant_id = s.tenant_id AND a.agent_id = s.agent_id
@@ -123,23 +102,14 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r Age
 
 // AgentHistory returns an agent's snapshots with after < time <= upTo,
 // oldest first.
-func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]HistoryPoint, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT calculated_at, score FROM agentrisk_history
+func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]backend.HistoryPoint, error) {
+	out, err := rowset.History(s.Pool.Query(ctx, `SELECT calculated_at, score FROM agentrisk_history
 		WHERE tenant_id = $1 AND agent_id = $2 AND calculated_at > $3 AND calculated_at <= $4 ORDER BY calculated_at`,
-		tenantID, agentID, after, upTo)
+		tenantID, agentID, after, upTo))
 	if err != nil {
 		return nil, s.errf("agent history", err)
 	}
-	defer rows.Close()
-	var out []HistoryPoint
-	for rows.Next() {
-		var p HistoryPoint
-		if err := rows.Scan(&p.At, &p.Score); err != nil {
-			return nil, s.errf("agent history", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AgentScoreAt returns the score of an agent's last snapshot at or before
@@ -193,7 +163,7 @@ func (s *Store) RiskConfig(ctx context.Context, tenantID string) (string, bool, 
 func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at time.Time) error {
 	_, err := s.Pool.Exec(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-		tenantID, body, FormatTime(at))
+		tenantID, body, backend.FormatTime(at))
 	if err != nil {
 		return s.errf("risk config", err)
 	}
@@ -201,29 +171,20 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 }
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
-func (s *Store) RiskConfigs(ctx context.Context) ([]TenantBody, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`)
+func (s *Store) RiskConfigs(ctx context.Context) ([]backend.TenantBody, error) {
+	out, err := rowset.TenantBodies(s.Pool.Query(ctx, `SELECT tenant_id, body FROM agentrisk_configs ORDER BY tenant_id`))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
 	}
-	defer rows.Close()
-	var out []TenantBody
-	for rows.Next() {
-		var t TenantBody
-		if err := rows.Scan(&t.TenantID, &t.Body); err != nil {
-			return nil, s.errf("risk configs", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReplaceRiskConfigs makes cfgs the whole set of stored risk configs.
-func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.Time) error {
+func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []backend.TenantBody, at time.Time) error {
 	if _, err := t.tx.Exec(ctx, `DELETE FROM agentrisk_configs`); err != nil {
 		return t.st.errf("risk configs", err)
 	}
-	now := FormatTime(at)
+	now := backend.FormatTime(at)
 	for _, c := range cfgs {
 		if _, err := t.tx.Exec(ctx, `INSERT INTO agentrisk_configs (tenant_id, body, updated_at) VALUES ($1, $2, $3)`, c.TenantID, c.Body, now); err != nil {
 			return t.st.errf("risk configs", err)
@@ -234,7 +195,7 @@ func (t *Tx) ReplaceRiskConfigs(ctx context.Context, cfgs []TenantBody, at time.
 
 // AgentAggregate returns one agent's row inside the transaction; ok is
 // false when the agent has none.
-func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r AgentRow, ok bool, err error) {
+func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r backend.AgentRow, ok bool, err error) {
 	r.TenantID, r.AgentID = tenantID, agentID
 	err = t.tx.QueryRow(ctx, `SELECT agg, agent_name, first_event_at, last_event_at, baseline_reset_at
 		FROM agentrisk_agents WHERE tenant_id = $1 AND agent_id = $2`,
@@ -252,7 +213,7 @@ func (t *Tx) AgentAggregate(ctx context.Context, tenantID, agentID string) (r Ag
 // dropped, the time of the reset and an empty baseline.
 func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, agg []byte, at time.Time, emptyBaseline string) error {
 	if _, err := t.tx.Exec(ctx, `UPDATE agentrisk_agents SET agg = $1, baseline_reset_at = $2 WHERE tenant_id = $3 AND agent_id = $4`,
-		agg, FormatTime(at), tenantID, agentID); err != nil {
+		agg, backend.FormatTime(at), tenantID, agentID); err != nil {
 		return t.st.errf("reset baseline", err)
 	}
 	if _, err := t.tx.Exec(ctx, `UPDATE agentrisk_scores SET baseline = $1 WHERE tenant_id = $2 AND agent_id = $3`, emptyBaseline, tenantID, agentID); err != nil {
@@ -263,22 +224,13 @@ func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, a
 
 // AgentScores returns the latest scores (tenant, agent, score, tier, tier
 // since) of a tenant's agents ("" for every tenant) inside the transaction.
-func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]AgentScoreRow, error) {
+func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	q, args := forTenant(`SELECT tenant_id, agent_id, score, tier, tier_since FROM agentrisk_scores`, "tenant_id", tenantID, "")
-	rows, err := t.tx.Query(ctx, q, args...)
+	out, err := rowset.Scores(t.tx.Query(ctx, q, args...))
 	if err != nil {
 		return nil, t.st.errf("agent scores", err)
 	}
-	defer rows.Close()
-	var out []AgentScoreRow
-	for rows.Next() {
-		var r AgentScoreRow
-		if err := rows.Scan(&r.TenantID, &r.AgentID, &r.Score, &r.Tier, &r.TierSince); err != nil {
-			return nil, t.st.errf("agent scores", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ScoreWriter writes agents' new scores and history snapshots inside a Tx,
@@ -291,7 +243,7 @@ func (t *Tx) ScoreWriter(ctx context.Context) (backend.ScoreWriter, error) {
 }
 
 // Put writes an agent's score (clearing an admin override) and its snapshot.
-func (w *ScoreWriter) Put(ctx context.Context, r AgentScoreRow) error {
+func (w *ScoreWriter) Put(ctx context.Context, r backend.AgentScoreRow) error {
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO agentrisk_scores (tenant_id, agent_id, score, tier, tier_since, calculated_at, components, baseline, override_tier)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '')

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
@@ -32,7 +33,7 @@ func (t *Tx) AlertRule(ctx context.Context, tenantID, id string) (body string, o
 func (t *Tx) PutAlertRule(ctx context.Context, tenantID, id, body string, created time.Time) error {
 	if _, err := t.tx.Exec(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (tenant_id, id) DO UPDATE SET body = excluded.body`,
-		tenantID, id, body, FormatTime(created)); err != nil {
+		tenantID, id, body, backend.FormatTime(created)); err != nil {
 		return t.st.errf(fmt.Sprintf("put alert rule %s/%s", tenantID, id), err)
 	}
 	if _, err := t.tx.Exec(ctx, `DELETE FROM alert_state WHERE tenant_id = $1 AND rule_id = $2`, tenantID, id); err != nil {
@@ -107,7 +108,7 @@ func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string,
 	if _, err := a.t.tx.Exec(ctx, `INSERT INTO alert_state (tenant_id, rule_id, agent_id, above, since) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (tenant_id, rule_id, agent_id) DO UPDATE SET above = excluded.above,
 		since = CASE WHEN alert_state.above = excluded.above THEN alert_state.since ELSE excluded.since END`,
-		tenantID, ruleID, agentID, v, FormatTime(at)); err != nil {
+		tenantID, ruleID, agentID, v, backend.FormatTime(at)); err != nil {
 		return a.t.st.errf("write alert state", err)
 	}
 	return nil
@@ -117,11 +118,11 @@ func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string,
 func (a *AlertStates) Close() {}
 
 // RecordAlertDelivery appends a delivery attempt.
-func (s *Store) RecordAlertDelivery(ctx context.Context, d AlertDelivery) error {
+func (s *Store) RecordAlertDelivery(ctx context.Context, d backend.AlertDelivery) error {
 	_, err := s.Pool.Exec(ctx, `INSERT INTO alert_deliveries
 		(tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, FormatTime(d.Time))
+		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, backend.FormatTime(d.Time))
 	if err != nil {
 		return s.errf("record alert delivery", err)
 	}
@@ -130,29 +131,18 @@ func (s *Store) RecordAlertDelivery(ctx context.Context, d AlertDelivery) error 
 
 // AlertDeliveries returns the recorded attempts of a tenant ("" for all),
 // newest first, at most limit (0 for all).
-func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]AlertDelivery, error) {
+func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]backend.AlertDelivery, error) {
 	q, args := forTenant(`SELECT seq, tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at
 		FROM alert_deliveries`, "tenant_id", tenantID, `ORDER BY seq DESC`)
 	if limit > 0 {
 		args = append(args, limit)
 		q += fmt.Sprintf(" LIMIT $%d", len(args))
 	}
-	rows, err := s.Pool.Query(ctx, q, args...)
+	out, err := rowset.Deliveries(s.Pool.Query(ctx, q, args...))
 	if err != nil {
 		return nil, s.errf("alert deliveries", err)
 	}
-	defer rows.Close()
-	var out []AlertDelivery
-	for rows.Next() {
-		var d AlertDelivery
-		var at string
-		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
-			return nil, s.errf("alert deliveries", err)
-		}
-		d.Time, _ = time.Parse(TimeFormat, at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Swap records the state and returns the one it replaced in one statement:
@@ -169,7 +159,7 @@ func (a *AlertStates) Swap(ctx context.Context, tenantID, ruleID, agentID string
 	err = a.t.tx.QueryRow(ctx, `INSERT INTO alert_state AS s (tenant_id, rule_id, agent_id, above, since) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (tenant_id, rule_id, agent_id) DO UPDATE SET above = excluded.above, since = excluded.since
 		WHERE s.above <> excluded.above
-		RETURNING (xmax = 0)`, tenantID, ruleID, agentID, v, FormatTime(at)).Scan(&inserted)
+		RETURNING (xmax = 0)`, tenantID, ruleID, agentID, v, backend.FormatTime(at)).Scan(&inserted)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows): // the row already had this state
 		return above, true, nil

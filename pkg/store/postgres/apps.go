@@ -3,12 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // appTables are the tables whose rows belong to an app (50_apps.sql).
@@ -25,63 +24,15 @@ func (s *Store) ForApp(app string) backend.Backend {
 
 // Apps lists the apps holding entities or runs, with what they hold.
 func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
-	byApp := map[string]*backend.AppInfo{}
-	get := func(app string) *backend.AppInfo {
-		a := byApp[app]
-		if a == nil {
-			a = &backend.AppInfo{App: app}
-			byApp[app] = a
-		}
-		return a
-	}
-	rows, err := s.Pool.Query(ctx, `SELECT app, kind, count(*) FROM entities GROUP BY app, kind`)
+	kinds, err := rowset.KindCounts(s.Pool.Query(ctx, `SELECT app, kind, count(*) FROM entities GROUP BY app, kind`))
 	if err != nil {
 		return nil, s.errf("apps", err)
 	}
-	for rows.Next() {
-		var app, kind string
-		var n int64
-		if err := rows.Scan(&app, &kind, &n); err != nil {
-			rows.Close()
-			return nil, s.errf("apps", err)
-		}
-		switch model.Kind(kind) {
-		case model.KindMethodology:
-			get(app).Methodologies += int(n)
-		case model.KindRiskScorer:
-			get(app).RiskScorers += int(n)
-		default:
-			get(app)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, s.errf("apps", err)
-	}
-	rows, err = s.Pool.Query(ctx, `SELECT app, count(*), max(created_at) FROM evaluation_runs GROUP BY app`)
+	runs, err := rowset.RunCounts(s.Pool.Query(ctx, `SELECT app, count(*), max(created_at) FROM evaluation_runs GROUP BY app`))
 	if err != nil {
 		return nil, s.errf("apps", err)
 	}
-	for rows.Next() {
-		var app, latest string
-		var n int64
-		if err := rows.Scan(&app, &n, &latest); err != nil {
-			rows.Close()
-			return nil, s.errf("apps", err)
-		}
-		a := get(app)
-		a.Runs, a.LatestRunAt = int(n), latest
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, s.errf("apps", err)
-	}
-	out := make([]backend.AppInfo, 0, len(byApp))
-	for _, a := range byApp {
-		out = append(out, *a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].App < out[j].App })
-	return out, nil
+	return rowset.Apps(kinds, runs), nil
 }
 
 // hasRows tells whether app holds entities or runs.

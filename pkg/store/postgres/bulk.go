@@ -32,7 +32,7 @@ func (t *Tx) BulkRuns(ctx context.Context, evaluationKey string) (backend.BulkRu
 
 // Run adds a completed run (without results: add them with Value).
 func (b *BulkRuns) Run(ctx context.Context, id string, created time.Time) error {
-	b.runs = append(b.runs, []any{b.app, b.key, id, FormatTime(created), "completed", "{}"})
+	b.runs = append(b.runs, []any{b.app, b.key, id, backend.FormatTime(created), "completed", "{}"})
 	return nil
 }
 

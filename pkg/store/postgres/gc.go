@@ -8,63 +8,45 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // CollectGarbage removes abandoned runs (see backend.Abandoned) with their
 // metric values. Each is removed in its own transaction under its key's
 // lock, re-checked there, so a writer that finishes meanwhile keeps its run.
-func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
-	var res GCResult
+func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
+	var res backend.GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
-	type ref struct {
-		app, key, id, host, heartbeat string
-		pid                           int
-	}
-	rows, err := s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
-		FROM evaluation_runs WHERE writer_pid <> 0`)
+	dead, err := rowset.Abandoned(host, now)(s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
+		FROM evaluation_runs WHERE writer_pid <> 0`))
 	if err != nil {
-		return res, s.errf("gc", err)
-	}
-	var dead []ref
-	for rows.Next() {
-		var r ref
-		if err := rows.Scan(&r.app, &r.key, &r.id, &r.pid, &r.host, &r.heartbeat); err != nil {
-			rows.Close()
-			return res, s.errf("gc", err)
-		}
-		if backend.Abandoned(r.pid, r.host, r.heartbeat, host, now) {
-			dead = append(dead, r)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return res, s.errf("gc", err)
 	}
 	for _, r := range dead {
 		err := s.withTx(ctx, func(tx pgx.Tx) error {
-			if err := lockKey(ctx, tx, r.app, r.key); err != nil {
+			if err := lockKey(ctx, tx, r.App, r.Key); err != nil {
 				return err
 			}
 			// Still the same abandoned writer?
 			tag, err := tx.Exec(ctx, `SELECT 1 FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3
-				AND writer_pid = $4 AND writer_host = $5 AND heartbeat_at = $6`, r.app, r.key, r.id, r.pid, r.host, r.heartbeat)
+				AND writer_pid = $4 AND writer_host = $5 AND heartbeat_at = $6`, r.App, r.Key, r.ID, r.PID, r.Host, r.Heartbeat)
 			if err != nil || tag.RowsAffected() == 0 {
 				return err
 			}
-			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, r.app, r.key, r.id)
+			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, r.App, r.Key, r.ID)
 			if err != nil {
 				return s.errf("gc", err)
 			}
 			res.Values += tag.RowsAffected()
-			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.App, r.Key, r.ID); err != nil {
 				return err
 			}
-			res.Runs = append(res.Runs, r.key+"/"+r.id)
+			res.Runs = append(res.Runs, r.Key+"/"+r.ID)
 			return nil
 		})
 		if err != nil {
-			return GCResult{}, err
+			return backend.GCResult{}, err
 		}
 	}
 	return res, nil

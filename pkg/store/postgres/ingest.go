@@ -22,9 +22,9 @@ import (
 // hundred queries instead of one per agent and tenant-hour.
 type EventIngest struct {
 	t      *Tx
-	agents map[[2]string]AgentRow // written aggregates, by tenant and agent
-	sets   map[hourKey][]byte     // written hash sets
-	order  []any                  // keys of agents and sets in write order
+	agents map[[2]string]backend.AgentRow // written aggregates, by tenant and agent
+	sets   map[hourKey][]byte             // written hash sets
+	order  []any                          // keys of agents and sets in write order
 
 	aheadAgents agentWindow
 	aheadSets   map[string]*setWindow // by tenant
@@ -35,7 +35,7 @@ type EventIngest struct {
 type agentWindow struct {
 	tenant, lo, hi string
 	all            bool
-	rows           map[string]AgentRow
+	rows           map[string]backend.AgentRow
 	size, used     int
 }
 
@@ -81,7 +81,7 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(ingestLock)); err != nil {
 		return nil, t.st.errf("ingest", err)
 	}
-	in := &EventIngest{t: t, agents: map[[2]string]AgentRow{}, sets: map[hourKey][]byte{}, aheadSets: map[string]*setWindow{}}
+	in := &EventIngest{t: t, agents: map[[2]string]backend.AgentRow{}, sets: map[hourKey][]byte{}, aheadSets: map[string]*setWindow{}}
 	t.beforeCommit = append(t.beforeCommit, in.flush)
 	return in, nil
 }
@@ -225,7 +225,7 @@ func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
 }
 
 // Agent returns an agent's row; ok is false for a new agent.
-func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error) {
+func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (backend.AgentRow, bool, error) {
 	written, isWritten := in.agents[[2]string{tenantID, agentID}]
 	stored, ok, err := in.storedAgent(ctx, tenantID, agentID)
 	if err != nil || !isWritten {
@@ -237,25 +237,25 @@ func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (Age
 }
 
 // storedAgent reads an agent's stored row through the read-ahead window.
-func (in *EventIngest) storedAgent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error) {
+func (in *EventIngest) storedAgent(ctx context.Context, tenantID, agentID string) (backend.AgentRow, bool, error) {
 	w := &in.aheadAgents
 	if !w.covers(tenantID, agentID) {
 		size := minAhead
 		if w.rows != nil {
 			size = nextSize(w.size, w.used, maxAgentAhead)
 		}
-		*w = agentWindow{tenant: tenantID, lo: agentID, size: size, rows: map[string]AgentRow{}}
+		*w = agentWindow{tenant: tenantID, lo: agentID, size: size, rows: map[string]backend.AgentRow{}}
 		rows, err := in.t.tx.Query(ctx, `SELECT agent_id, agg, agent_name, first_event_at, last_event_at, baseline_reset_at
 			FROM agentrisk_agents WHERE tenant_id = $1 AND agent_id >= $2 ORDER BY agent_id LIMIT $3`, tenantID, agentID, size)
 		if err != nil {
-			return AgentRow{}, false, in.t.st.errf("ingest", err)
+			return backend.AgentRow{}, false, in.t.st.errf("ingest", err)
 		}
 		n := 0
 		for rows.Next() {
-			r := AgentRow{TenantID: tenantID}
+			r := backend.AgentRow{TenantID: tenantID}
 			if err := rows.Scan(&r.AgentID, &r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt); err != nil {
 				rows.Close()
-				return AgentRow{}, false, in.t.st.errf("ingest", err)
+				return backend.AgentRow{}, false, in.t.st.errf("ingest", err)
 			}
 			w.rows[r.AgentID] = r
 			w.hi = r.AgentID
@@ -263,20 +263,20 @@ func (in *EventIngest) storedAgent(ctx context.Context, tenantID, agentID string
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return AgentRow{}, false, in.t.st.errf("ingest", err)
+			return backend.AgentRow{}, false, in.t.st.errf("ingest", err)
 		}
 		w.all = n < size
 	}
 	w.used++
 	r, ok := w.rows[agentID]
 	if !ok {
-		return AgentRow{TenantID: tenantID, AgentID: agentID}, false, nil
+		return backend.AgentRow{TenantID: tenantID, AgentID: agentID}, false, nil
 	}
 	return r, true, nil
 }
 
 // PutAgent writes an agent's aggregate (its baseline reset time is kept).
-func (in *EventIngest) PutAgent(ctx context.Context, r AgentRow) error {
+func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
 	k := [2]string{r.TenantID, r.AgentID}
 	if _, ok := in.agents[k]; !ok {
 		in.order = append(in.order, k)

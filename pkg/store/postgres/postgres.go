@@ -21,6 +21,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 //go:embed schema/*.sql
@@ -180,7 +182,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return s.errf("schema "+v, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`,
-				v, FormatTime(time.Now())); err != nil {
+				v, backend.FormatTime(time.Now())); err != nil {
 				return s.errf("schema "+v, err)
 			}
 		}

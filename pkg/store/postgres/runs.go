@@ -9,13 +9,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // runs lists the stored runs sorted by evaluation key and id. The value
 // counts come from one grouped scan joined to the runs, not one count per
 // run.
-func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
-	rows, err := q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
+	out, err := rowset.RunRows(q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		coalesce(v.n, 0),
 		coalesce(b.j #>> '{metadata,tool}', ''),
 		coalesce(b.j #>> '{metadata,source_file}', ''),
@@ -26,22 +28,11 @@ func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
 		LEFT JOIN (SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id) v
 			ON v.evaluation_key = r.evaluation_key AND v.run_id = r.id
 		WHERE r.app = $1
-		ORDER BY r.evaluation_key, r.id`, app)
+		ORDER BY r.evaluation_key, r.id`, app))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rows.Close()
-	var out []RunRow
-	for rows.Next() {
-		var r RunRow
-		var n int64
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &n, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		r.Values = int(n)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadRun loads one run with its results; nil when there is none.
@@ -54,30 +45,13 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	case err != nil:
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	var run model.EvaluationRun
-	if err := json.Unmarshal([]byte(body), &run); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
-	}
 	rows, err := q.Query(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var t, sc, m string
-		var v float64
-		if err := rows.Scan(&t, &sc, &m, &v); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		n := len(run.Results)
-		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
-			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
-			n++
-		}
-		run.Results[n-1].Metrics[m] = v
-	}
-	return &run, rows.Err()
+	return rowset.Run(body, evaluationKey, id, rows)
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in
@@ -150,22 +124,22 @@ func lockKey(ctx context.Context, tx pgx.Tx, app, evaluationKey string) error {
 
 // putRunYAML stores a run added from a file unless the stored one has the
 // same YAML.
-func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string) (Outcome, error) {
+func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string) (backend.Outcome, error) {
 	if err := lockKey(ctx, tx, app, run.EvaluationKey); err != nil {
 		return "", err
 	}
 	var yml string
 	err := tx.QueryRow(ctx, `SELECT yaml FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, run.EvaluationKey, run.ID).Scan(&yml)
-	outcome := Updated
+	outcome := backend.Updated
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		outcome = Created
+		outcome = backend.Created
 	case err != nil:
 		return "", fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	case yml == yamlText:
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	}
-	return outcome, putRun(ctx, tx, app, run, yamlText, outcome == Updated)
+	return outcome, putRun(ctx, tx, app, run, yamlText, outcome == backend.Updated)
 }
 
 // putRun writes run and its metric values inside tx, which holds the lock
@@ -184,7 +158,7 @@ func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun,
 		}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		app, run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := copyValues(ctx, tx, app, run.EvaluationKey, run.ID, run.Results); err != nil {

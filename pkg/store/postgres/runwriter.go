@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // RunWriter streams the results of a large run into the store in batches
@@ -18,21 +19,14 @@ import (
 // written, and a writer that dies leaves a running run that garbage
 // collection removes (see CollectGarbage).
 type RunWriter struct {
-	st      *Store
-	run     model.EvaluationRun
-	pending []model.Result
-	written int
+	*runbatch.Queue // Add, Written, ID
+	st              *Store
 }
-
-// runWriterBatch is how many results go into one transaction.
-const runWriterBatch = 2000
 
 // BeginRun records the head of run (its Results are ignored) as running,
 // replacing a run with the same evaluation key and id.
 func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.RunWriter, error) {
-	head := run
-	head.Results = nil
-	head.Status = model.StatusRunning
+	head := runbatch.Head(run)
 	host, _ := os.Hostname()
 	if err := s.withTx(ctx, func(tx pgx.Tx) error {
 		if err := lockKey(ctx, tx, s.app, head.EvaluationKey); err != nil {
@@ -42,81 +36,60 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET writer_pid = $1, writer_host = $2, heartbeat_at = $3
-			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return s.errf("begin run "+head.EvaluationKey+"/"+head.ID, err)
 		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	return &RunWriter{st: s, run: head}, nil
+	w := &RunWriter{st: s}
+	w.Queue = runbatch.New(head, w.write)
+	return w, nil
 }
 
-// Add queues a result, writing a batch when enough have queued.
-func (w *RunWriter) Add(ctx context.Context, r model.Result) error {
-	w.pending = append(w.pending, r)
-	if len(w.pending) >= runWriterBatch {
-		return w.flush(ctx)
-	}
-	return nil
-}
-
-// Written is how many results were added so far.
-func (w *RunWriter) Written() int { return w.written + len(w.pending) }
-
-// ID is the run's id.
-func (w *RunWriter) ID() string { return w.run.ID }
-
-func (w *RunWriter) flush(ctx context.Context) error {
-	if len(w.pending) == 0 {
-		return nil
-	}
-	err := w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := copyValues(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID, w.pending); err != nil {
+// write stores one batch of results and the writer's heartbeat.
+func (w *RunWriter) write(ctx context.Context, results []model.Result) error {
+	return w.st.withTx(ctx, func(tx pgx.Tx) error {
+		if err := copyValues(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID, results); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-			FormatTime(time.Now()), w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
-			return w.st.errf(fmt.Sprintf("run %s/%s", w.run.EvaluationKey, w.run.ID), err)
+			backend.FormatTime(time.Now()), w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
+			return w.st.errf(fmt.Sprintf("run %s/%s", w.Run.EvaluationKey, w.Run.ID), err)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	w.written += len(w.pending)
-	w.pending = w.pending[:0]
-	return nil
 }
 
 // Finish writes what is queued and gives the run its final status
 // (completed or failed), which makes a completed run visible to scorers.
 func (w *RunWriter) Finish(ctx context.Context, status string) error {
-	if err := w.flush(ctx); err != nil {
+	if err := w.Flush(ctx); err != nil {
 		return err
 	}
-	if os.Getenv(AbandonEnv) == "1" {
+	if os.Getenv(backend.AbandonEnv) == "1" {
 		return nil
 	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, w.st.app, w.run.EvaluationKey); err != nil {
+		if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
 			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-			status, w.st.app, w.run.EvaluationKey, w.run.ID); err != nil {
-			return fmt.Errorf("store: finish run %s/%s: %w", w.run.EvaluationKey, w.run.ID, err)
+			status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
+			return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
 		}
-		return refreshLatest(ctx, tx, w.st.app, w.run.EvaluationKey)
+		return refreshLatest(ctx, tx, w.st.app, w.Run.EvaluationKey)
 	})
 }
 
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, w.st.app, w.run.EvaluationKey); err != nil {
+		if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
 			return err
 		}
-		return deleteRun(ctx, tx, w.st.app, w.run.EvaluationKey, w.run.ID)
+		return deleteRun(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
@@ -31,7 +32,7 @@ func (t *Tx) AlertRule(ctx context.Context, tenantID, id string) (body string, o
 func (t *Tx) PutAlertRule(ctx context.Context, tenantID, id, body string, created time.Time) error {
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (tenant_id, id) DO UPDATE SET body = excluded.body`,
-		tenantID, id, body, FormatTime(created)); err != nil {
+		tenantID, id, body, backend.FormatTime(created)); err != nil {
 		return fmt.Errorf("store %s: put alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
 	}
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, tenantID, id); err != nil {
@@ -126,7 +127,7 @@ func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string,
 	if above {
 		v = 1
 	}
-	if _, err := a.put.ExecContext(ctx, tenantID, ruleID, agentID, v, FormatTime(at)); err != nil {
+	if _, err := a.put.ExecContext(ctx, tenantID, ruleID, agentID, v, backend.FormatTime(at)); err != nil {
 		return fmt.Errorf("store %s: write alert state: %w", a.st.Path, err)
 	}
 	return nil
@@ -139,11 +140,11 @@ func (a *AlertStates) Close() {
 }
 
 // RecordAlertDelivery appends a delivery attempt.
-func (s *Store) RecordAlertDelivery(ctx context.Context, d AlertDelivery) error {
+func (s *Store) RecordAlertDelivery(ctx context.Context, d backend.AlertDelivery) error {
 	_, err := s.DB.ExecContext(ctx, `INSERT INTO alert_deliveries
 		(tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, FormatTime(d.Time))
+		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, backend.FormatTime(d.Time))
 	if err != nil {
 		return fmt.Errorf("store %s: record alert delivery: %w", s.Path, err)
 	}
@@ -152,7 +153,7 @@ func (s *Store) RecordAlertDelivery(ctx context.Context, d AlertDelivery) error 
 
 // AlertDeliveries returns the recorded attempts of a tenant ("" for all),
 // newest first, at most limit (0 for all).
-func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]AlertDelivery, error) {
+func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]backend.AlertDelivery, error) {
 	q := `SELECT seq, tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at FROM alert_deliveries`
 	var args []any
 	if tenantID != "" {
@@ -164,22 +165,11 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	rows, err := s.DB.QueryContext(ctx, q, args...)
+	out, err := rowset.Deliveries(s.DB.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("store %s: alert deliveries: %w", s.Path, err)
 	}
-	defer rows.Close()
-	var out []AlertDelivery
-	for rows.Next() {
-		var d AlertDelivery
-		var at string
-		if err := rows.Scan(&d.Seq, &d.TenantID, &d.RuleID, &d.AgentID, &d.AlertID, &d.Channel, &d.Target, &d.Attempt, &d.Status, &d.StatusCode, &d.Error, &at); err != nil {
-			return nil, fmt.Errorf("store %s: alert deliveries: %w", s.Path, err)
-		}
-		d.Time, _ = time.Parse(TimeFormat, at)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Swap records the state and returns the one it replaced. SQLite has one

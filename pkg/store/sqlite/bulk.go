@@ -35,7 +35,7 @@ func (t *Tx) BulkRuns(ctx context.Context, evaluationKey string) (backend.BulkRu
 
 // Run adds a completed run (without results: add them with Value).
 func (b *BulkRuns) Run(ctx context.Context, id string, created time.Time) error {
-	_, err := b.run.ExecContext(ctx, b.app, b.key, id, FormatTime(created))
+	_, err := b.run.ExecContext(ctx, b.app, b.key, id, backend.FormatTime(created))
 	return err
 }
 

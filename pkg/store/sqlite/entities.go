@@ -3,36 +3,37 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // putEntity upserts an entity inside tx.
-func putEntity(ctx context.Context, tx *sql.Tx, app string, e Entity) (Outcome, error) {
+func putEntity(ctx context.Context, tx *sql.Tx, app string, e backend.Entity) (backend.Outcome, error) {
 	var body, yml string
 	err := tx.QueryRowContext(ctx, `SELECT body, yaml FROM entities WHERE app = ? AND kind = ? AND key = ?`, app, string(e.Kind), e.Key).Scan(&body, &yml)
-	now := FormatTime(time.Now())
+	now := backend.FormatTime(time.Now())
 	switch {
 	case err == sql.ErrNoRows:
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (app, kind, key, body, yaml, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			app, string(e.Kind), e.Key, e.Body, e.YAML, now); err != nil {
 			return "", fmt.Errorf("store: insert %s %s: %w", e.Kind, e.Key, err)
 		}
-		return Created, nil
+		return backend.Created, nil
 	case err != nil:
 		return "", fmt.Errorf("store: %w", err)
 	}
 	if body == e.Body && yml == e.YAML {
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE entities SET body = ?, yaml = ?, updated_at = ? WHERE app = ? AND kind = ? AND key = ?`,
 		e.Body, e.YAML, now, app, string(e.Kind), e.Key); err != nil {
 		return "", fmt.Errorf("store: update %s %s: %w", e.Kind, e.Key, err)
 	}
-	return Updated, nil
+	return backend.Updated, nil
 }
 
 // deleteEntity deletes an entity inside tx and reports whether it existed.
@@ -51,79 +52,27 @@ type querier interface {
 
 // entities lists the entities of a kind, sorted by key. q is the store's DB
 // or a transaction.
-func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]Entity, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind))
+func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
+	out, err := rowset.Entities(kind)(q.QueryContext(ctx, `SELECT key, body, yaml FROM entities WHERE app = ? AND kind = ? ORDER BY key`, app, string(kind)))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out []Entity
-	for rows.Next() {
-		e := Entity{Kind: kind}
-		if err := rows.Scan(&e.Key, &e.Body, &e.YAML); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-// methodologies returns the stored methodologies by key.
-func methodologies(ctx context.Context, q querier, app string) (map[string]*model.Methodology, error) {
-	es, err := entities(ctx, q, app, model.KindMethodology)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*model.Methodology, len(es))
-	for _, e := range es {
-		var m model.Methodology
-		if err := json.Unmarshal([]byte(e.Body), &m); err != nil {
-			return nil, fmt.Errorf("store: methodology %s: %w", e.Key, err)
-		}
-		out[m.Key] = &m
-	}
-	return out, nil
-}
-
-// riskScorers returns the stored risk scorers sorted by key.
-func riskScorers(ctx context.Context, q querier, app string) ([]*model.RiskScorer, error) {
-	es, err := entities(ctx, q, app, model.KindRiskScorer)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*model.RiskScorer, 0, len(es))
-	for _, e := range es {
-		var s model.RiskScorer
-		if err := json.Unmarshal([]byte(e.Body), &s); err != nil {
-			return nil, fmt.Errorf("store: risk scorer %s: %w", e.Key, err)
-		}
-		out = append(out, &s)
 	}
 	return out, nil
 }
 
 // runs lists the stored runs sorted by evaluation key and id.
-func runs(ctx context.Context, q querier, app string) ([]RunRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
+func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
+	out, err := rowset.RunRows(q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
 		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
 		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.id'), '')
-		FROM evaluation_runs r WHERE r.app = ? ORDER BY r.evaluation_key, r.id`, app)
+		FROM evaluation_runs r WHERE r.app = ? ORDER BY r.evaluation_key, r.id`, app))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rows.Close()
-	var out []RunRow
-	for rows.Next() {
-		var r RunRow
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &r.CreatedAt, &r.Status, &r.YAML, &r.Values, &r.Tool, &r.SourceFile, &r.OriginalKey, &r.OriginalID); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadRun loads one run with its results.
@@ -132,22 +81,13 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	var body string
-	found := false
-	for rows.Next() {
-		found = true
-		if err := rows.Scan(&body); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: %w", err)
-		}
-	}
+	bodies, err := rowset.Collect(rows, func(b *string) []any { return []any{b} })
 	rows.Close()
-	if !found {
-		return nil, nil
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	var run model.EvaluationRun
-	if err := json.Unmarshal([]byte(body), &run); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	if len(bodies) == 0 {
+		return nil, nil
 	}
 	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = ? AND evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
@@ -155,20 +95,7 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer vrows.Close()
-	for vrows.Next() {
-		var t, sc, m string
-		var v float64
-		if err := vrows.Scan(&t, &sc, &m, &v); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		n := len(run.Results)
-		if n == 0 || run.Results[n-1].TaskSpecificationKey != t || run.Results[n-1].ScorerKey != sc {
-			run.Results = append(run.Results, model.Result{TaskSpecificationKey: t, ScorerKey: sc, Metrics: map[string]float64{}})
-			n++
-		}
-		run.Results[n-1].Metrics[m] = v
-	}
-	return &run, vrows.Err()
+	return rowset.Run(bodies[len(bodies)-1], evaluationKey, id, vrows)
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in

@@ -8,54 +8,37 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // CollectGarbage removes abandoned runs: runs still marked running whose
 // writer is gone (a process on this host that no longer exists, or a writer
 // elsewhere silent for StaleAfter), with their metric values.
-func (s *Store) CollectGarbage(ctx context.Context) (GCResult, error) {
-	var res GCResult
+func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
+	var res backend.GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
-			FROM evaluation_runs WHERE writer_pid <> 0`)
+		dead, err := rowset.Abandoned(host, now)(tx.QueryContext(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
+			FROM evaluation_runs WHERE writer_pid <> 0`))
 		if err != nil {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
-		type ref struct{ app, key, id string }
-		var dead []ref
-		for rows.Next() {
-			var r ref
-			var pid int
-			var wh, hb string
-			if err := rows.Scan(&r.app, &r.key, &r.id, &pid, &wh, &hb); err != nil {
-				rows.Close()
-				return fmt.Errorf("store %s: gc: %w", s.Path, err)
-			}
-			if backend.Abandoned(pid, wh, hb, host, now) {
-				dead = append(dead, r)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("store %s: gc: %w", s.Path, err)
-		}
 		for _, r := range dead {
-			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, r.app, r.key, r.id)
+			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, r.App, r.Key, r.ID)
 			if err != nil {
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}
 			res.Values += n
-			if err := deleteRun(ctx, tx, r.app, r.key, r.id); err != nil {
+			if err := deleteRun(ctx, tx, r.App, r.Key, r.ID); err != nil {
 				return err
 			}
-			res.Runs = append(res.Runs, r.key+"/"+r.id)
+			res.Runs = append(res.Runs, r.Key+"/"+r.ID)
 		}
 		return nil
 	})
 	if err != nil {
-		return GCResult{}, err
+		return backend.GCResult{}, err
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
@@ -39,7 +40,7 @@ func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlTe
 	}
 	if err := w.exec(ctx,
 		`INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.app, run.EvaluationKey, run.ID, FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := w.write(ctx, run.EvaluationKey, run.ID, run.Results); err != nil {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/lfcli/lf/pkg/store/backend"
 )
 
 //go:embed schema/*.sql
@@ -132,7 +134,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
-				version, FormatTime(time.Now())); err != nil {
+				version, backend.FormatTime(time.Now())); err != nil {
 				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Tx is one atomic write: what Update's function does through it is
@@ -26,22 +27,22 @@ func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 }
 
 // Entities lists the stored entities of a kind, sorted by key.
-func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]Entity, error) {
+func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
 	return entities(ctx, s.DB, s.app, kind)
 }
 
 // Methodologies returns the stored methodologies by key.
 func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return methodologies(ctx, s.DB, s.app)
+	return rowset.Methodologies(entities(ctx, s.DB, s.app, model.KindMethodology))
 }
 
 // RiskScorers returns the stored risk scorers sorted by key.
 func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, s.DB, s.app)
+	return rowset.RiskScorers(entities(ctx, s.DB, s.app, model.KindRiskScorer))
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
-func (s *Store) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, s.DB, s.app) }
+func (s *Store) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, s.DB, s.app) }
 
 // Run loads one run with its results; nil when there is none.
 func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.EvaluationRun, error) {
@@ -49,20 +50,20 @@ func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.Evalu
 }
 
 // Entities lists the entities of a kind inside the transaction.
-func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]Entity, error) {
+func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
 	return entities(ctx, t.tx, t.st.app, kind)
 }
 
 // RiskScorers returns the risk scorers inside the transaction.
 func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return riskScorers(ctx, t.tx, t.st.app)
+	return rowset.RiskScorers(entities(ctx, t.tx, t.st.app, model.KindRiskScorer))
 }
 
 // Runs lists the runs inside the transaction.
-func (t *Tx) Runs(ctx context.Context) ([]RunRow, error) { return runs(ctx, t.tx, t.st.app) }
+func (t *Tx) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, t.tx, t.st.app) }
 
 // PutEntity upserts a methodology or risk scorer.
-func (t *Tx) PutEntity(ctx context.Context, e Entity) (Outcome, error) {
+func (t *Tx) PutEntity(ctx context.Context, e backend.Entity) (backend.Outcome, error) {
 	return putEntity(ctx, t.tx, t.st.app, e)
 }
 
@@ -73,7 +74,7 @@ func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (boo
 
 // PutRunYAML stores a run added from a file with its canonical YAML; a run
 // whose stored YAML is the same is left alone (Unchanged).
-func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText string) (Outcome, error) {
+func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText string) (backend.Outcome, error) {
 	if t.vals == nil {
 		t.vals = newValueWriter(t.tx, t.st.app)
 	}
@@ -82,16 +83,16 @@ func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText s
 	if err == nil {
 		err = sel.QueryRowContext(ctx, t.st.app, run.EvaluationKey, run.ID).Scan(&yml)
 	}
-	outcome := Updated
+	outcome := backend.Updated
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		outcome = Created
+		outcome = backend.Created
 	case err != nil:
 		return "", fmt.Errorf("store %s: run %s/%s: %w", t.st.Path, run.EvaluationKey, run.ID, err)
 	case yml == yamlText:
-		return Unchanged, nil
+		return backend.Unchanged, nil
 	}
-	return outcome, putRun(ctx, t.vals, run, yamlText, outcome == Updated)
+	return outcome, putRun(ctx, t.vals, run, yamlText, outcome == backend.Updated)
 }
 
 // DeleteRun removes a run and its metric values.

@@ -1,0 +1,41 @@
+package runbatch
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+func TestQueueWritesInBatches(t *testing.T) {
+	var batches []int
+	fail := false
+	q := New(Head(model.EvaluationRun{ID: "r1", Results: []model.Result{{}}}), func(_ context.Context, rs []model.Result) error {
+		if fail {
+			return errors.New("down")
+		}
+		batches = append(batches, len(rs))
+		return nil
+	})
+	if q.Run.Results != nil || q.Run.Status != model.StatusRunning || q.ID() != "r1" {
+		t.Fatalf("head: %+v", q.Run)
+	}
+	ctx := context.Background()
+	for i := 0; i < Size+3; i++ {
+		if err := q.Add(ctx, model.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) != 2 || batches[0] != Size || batches[1] != 3 || q.Written() != Size+3 {
+		t.Fatalf("batches %v written %d", batches, q.Written())
+	}
+	fail = true
+	_ = q.Add(ctx, model.Result{})
+	if err := q.Flush(ctx); err == nil || q.Written() != Size+4 {
+		t.Fatalf("failed flush: err %v written %d", err, q.Written())
+	}
+}
