@@ -20,6 +20,24 @@ func testApps(t *testing.T, st backend.Backend) {
 	if a.App() != "app-a" || b.App() != "app-b" {
 		t.Fatalf("apps = %q, %q", a.App(), b.App())
 	}
+	fillApps(t, a, b)
+
+	checkAppsApart(t, st, a, b)
+	checkAppDelete(t, a, b)
+
+	apps, err := st.Apps(ctx)
+	must(t, err)
+	if len(apps) != 2 || apps[0].App != "app-a" || apps[0].Runs != 1 || apps[0].RiskScorers != 0 ||
+		apps[1].App != "app-b" || apps[1].Runs != 3 || apps[1].RiskScorers != 1 || apps[1].LatestRunAt == "" {
+		t.Fatalf("apps = %+v", apps)
+	}
+
+	checkRenameApp(t, st)
+}
+
+// fillApps stores in a and b a scorer each (same key, different metric) and
+// runs: qa/r1 in both, qa/r2 and other/f in b, scan/s in a.
+func fillApps(t *testing.T, a, b backend.Backend) {
 	scorer := func(fn string) backend.Entity {
 		return backend.Entity{Kind: model.KindRiskScorer, Key: "quality_external", Body: `{"key":"quality_external","metric":"` + fn + `"}`, YAML: "- key: quality_external\n"}
 	}
@@ -46,7 +64,11 @@ func testApps(t *testing.T, st backend.Backend) {
 	must(t, err)
 	must(t, w.Add(ctx, model.Result{TaskSpecificationKey: "t", ScorerKey: "s", Metrics: map[string]float64{"x": 1}}))
 	must(t, w.Finish(ctx, model.StatusCompleted))
+}
 
+// checkAppsApart checks that a and b each see only their own scorers, latest
+// runs, values and runs, and the NoApp handle st none.
+func checkAppsApart(t *testing.T, st, a, b backend.Backend) {
 	sa, err := a.RiskScorers(ctx)
 	must(t, err)
 	sb, err := b.RiskScorers(ctx)
@@ -71,7 +93,10 @@ func testApps(t *testing.T, st backend.Backend) {
 	if r, _ := a.Run(ctx, "qa", "r2"); r != nil {
 		t.Fatalf("a reads b's run qa/r2")
 	}
-	// Deleting in one app leaves the other alone.
+}
+
+// checkAppDelete checks that deleting in a leaves b alone.
+func checkAppDelete(t *testing.T, a, b backend.Backend) {
 	must(t, a.Update(ctx, func(tx backend.Tx) error {
 		if _, err := tx.DeleteEntity(ctx, model.KindRiskScorer, "quality_external"); err != nil {
 			return err
@@ -84,14 +109,11 @@ func testApps(t *testing.T, st backend.Backend) {
 	if r, _ := b.Run(ctx, "qa", "r1"); r == nil || len(r.Results) != 1 {
 		t.Fatalf("deleting a's run removed b's: %+v", r)
 	}
+}
 
-	apps, err := st.Apps(ctx)
-	must(t, err)
-	if len(apps) != 2 || apps[0].App != "app-a" || apps[0].Runs != 1 || apps[0].RiskScorers != 0 ||
-		apps[1].App != "app-b" || apps[1].Runs != 3 || apps[1].RiskScorers != 1 || apps[1].LatestRunAt == "" {
-		t.Fatalf("apps = %+v", apps)
-	}
-
+// checkRenameApp checks that RenameApp refuses to merge into an app with
+// rows, moves an app whole, and moves nothing for an empty app.
+func checkRenameApp(t *testing.T, st backend.Backend) {
 	if _, err := st.RenameApp(ctx, "app-a", "app-b"); !errors.Is(err, backend.ErrAppExists) {
 		t.Fatalf("renaming onto an app with rows: %v, want ErrAppExists", err)
 	}

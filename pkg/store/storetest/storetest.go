@@ -249,6 +249,7 @@ func testRiskConfigs(t *testing.T, st backend.Backend) {
 	}
 }
 
+// testAgents checks agents, their scores and overrides, per tenant.
 func testAgents(t *testing.T, st backend.Backend) {
 	first := backend.FormatTime(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC))
 	must(t, st.Update(ctx, func(tx backend.Tx) error {
@@ -257,35 +258,8 @@ func testAgents(t *testing.T, st backend.Backend) {
 			return err
 		}
 		defer in.Close()
-		// Hash sets per (tenant, hour): replaced whole, pruned by hour.
-		for _, hour := range []int64{100, 101, 102} {
-			if err := in.PutHashSet(ctx, "acme", hour, []byte{byte(hour)}); err != nil {
-				return err
-			}
-		}
-		if err := in.PutHashSet(ctx, "acme", 101, []byte{1, 2}); err != nil {
+		if err := checkHashSets(t, in); err != nil {
 			return err
-		}
-		if b, err := in.HashSet(ctx, "acme", 101); err != nil || !reflect.DeepEqual(b, []byte{1, 2}) {
-			t.Errorf("hash set 101 = %v, %v", b, err)
-		}
-		if b, err := in.HashSet(ctx, "globex", 101); err != nil || b != nil {
-			t.Errorf("hash set of another tenant = %v, %v", b, err)
-		}
-		if err := in.PruneHashSets(ctx, "acme", 102); err != nil {
-			return err
-		}
-		if b, _ := in.HashSet(ctx, "acme", 101); b != nil {
-			t.Errorf("pruned hash set kept: %v", b)
-		}
-		if h, ok, err := in.LatestHashHour(ctx, "acme"); err != nil || !ok || h != 102 {
-			t.Errorf("latest hash hour = %d %v %v", h, ok, err)
-		}
-		if _, ok, err := in.LatestHashHour(ctx, "globex"); err != nil || ok {
-			t.Errorf("latest hash hour of a tenant without sets: %v %v", ok, err)
-		}
-		if _, ok, err := in.LegacyHashes(ctx); err != nil || ok {
-			t.Errorf("a new store has legacy hashes: %v %v", ok, err)
 		}
 		// The same agent id in two tenants is two agents.
 		for _, tenant := range []string{"acme", "globex"} {
@@ -329,6 +303,41 @@ func testAgents(t *testing.T, st backend.Backend) {
 	if s, ok, _ := st.AgentScoreAt(ctx, "globex", "a", first); !ok || s != 20 {
 		t.Fatalf("score at = %v %v", s, ok)
 	}
+}
+
+// checkHashSets checks the ingest hash sets per (tenant, hour): replaced
+// whole, pruned by hour, none in another tenant, no legacy hashes.
+func checkHashSets(t *testing.T, in backend.EventIngest) error {
+	for _, hour := range []int64{100, 101, 102} {
+		if err := in.PutHashSet(ctx, "acme", hour, []byte{byte(hour)}); err != nil {
+			return err
+		}
+	}
+	if err := in.PutHashSet(ctx, "acme", 101, []byte{1, 2}); err != nil {
+		return err
+	}
+	if b, err := in.HashSet(ctx, "acme", 101); err != nil || !reflect.DeepEqual(b, []byte{1, 2}) {
+		t.Errorf("hash set 101 = %v, %v", b, err)
+	}
+	if b, err := in.HashSet(ctx, "globex", 101); err != nil || b != nil {
+		t.Errorf("hash set of another tenant = %v, %v", b, err)
+	}
+	if err := in.PruneHashSets(ctx, "acme", 102); err != nil {
+		return err
+	}
+	if b, _ := in.HashSet(ctx, "acme", 101); b != nil {
+		t.Errorf("pruned hash set kept: %v", b)
+	}
+	if h, ok, err := in.LatestHashHour(ctx, "acme"); err != nil || !ok || h != 102 {
+		t.Errorf("latest hash hour = %d %v %v", h, ok, err)
+	}
+	if _, ok, err := in.LatestHashHour(ctx, "globex"); err != nil || ok {
+		t.Errorf("latest hash hour of a tenant without sets: %v %v", ok, err)
+	}
+	if _, ok, err := in.LegacyHashes(ctx); err != nil || ok {
+		t.Errorf("a new store has legacy hashes: %v %v", ok, err)
+	}
+	return nil
 }
 
 func testGCKeepsLiveWriter(t *testing.T, st backend.Backend) {
