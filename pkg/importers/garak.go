@@ -205,49 +205,62 @@ func (g *garakReader) row(line []byte, n int) error {
 		}
 		g.run.toolVersion, g.started, g.run.id = x.Version, x.StartTime, x.Run
 	case "eval":
-		var x garakEval
-		if err := g.decodeRow(doc, &x, n); err != nil {
-			return err
-		}
-		k := x.Probe + "\x00" + garakDetector(x.Detector)
-		if prev, ok := g.evals[k]; ok {
-			if string(prev.Passed) == string(x.Passed) && string(prev.TotalEvaluated) == string(x.TotalEvaluated) && string(prev.Total) == string(x.Total) {
-				g.src.warnf(n, 1, "", "eval row for %s / %s repeats line %d: counted once", x.Probe, x.Detector, g.evalLine[k])
-				return nil
-			}
-			g.src.warnf(n, 1, "", "eval row for %s / %s differs from line %d: the later row is kept", x.Probe, x.Detector, g.evalLine[k])
-		} else {
-			g.evalOrder = append(g.evalOrder, k)
-		}
-		g.evals[k], g.evalLine[k] = x, n
-		// With eval rows the counts come from them: drop what attempts gave,
-		// so memory stays flat however many attempts follow.
-		if g.evaluated > 0 {
-			g.seen, g.attempts, g.attemptKey, g.duplicates, g.evaluated = map[string]struct{}{}, map[string]*garakCount{}, nil, 0, 0
-		}
+		return g.evalRow(doc, n)
 	case "completion":
 		g.completed = true
 	case "digest":
-		var x struct {
-			Meta struct {
-				RunUUID string `json:"run_uuid"`
-			} `json:"meta"`
-		}
-		if err := g.decodeRow(doc, &x, n); err != nil {
-			return err
-		}
-		if g.run.id == "" {
-			g.run.id = x.Meta.RunUUID
-		}
-		g.digest = append([]byte(nil), line...)
-		// garak writes the digest once a run has ended; a report built by
-		// garak's aggregate_reports has the digest but no completion row.
-		g.completed = true
+		return g.digestRow(doc, line, n)
 	default:
 		if !json.Valid(doc.out) {
 			return g.decodeRow(doc, new(any), n)
 		}
 	}
+	return nil
+}
+
+// evalRow keeps one eval row per (probe, detector): a repeated row is
+// counted once, a differing one replaces the earlier with a warning.
+func (g *garakReader) evalRow(doc *laxDoc, n int) error {
+	var x garakEval
+	if err := g.decodeRow(doc, &x, n); err != nil {
+		return err
+	}
+	k := x.Probe + "\x00" + garakDetector(x.Detector)
+	if prev, ok := g.evals[k]; ok {
+		if string(prev.Passed) == string(x.Passed) && string(prev.TotalEvaluated) == string(x.TotalEvaluated) && string(prev.Total) == string(x.Total) {
+			g.src.warnf(n, 1, "", "eval row for %s / %s repeats line %d: counted once", x.Probe, x.Detector, g.evalLine[k])
+			return nil
+		}
+		g.src.warnf(n, 1, "", "eval row for %s / %s differs from line %d: the later row is kept", x.Probe, x.Detector, g.evalLine[k])
+	} else {
+		g.evalOrder = append(g.evalOrder, k)
+	}
+	g.evals[k], g.evalLine[k] = x, n
+	// With eval rows the counts come from them: drop what attempts gave,
+	// so memory stays flat however many attempts follow.
+	if g.evaluated > 0 {
+		g.seen, g.attempts, g.attemptKey, g.duplicates, g.evaluated = map[string]struct{}{}, map[string]*garakCount{}, nil, 0, 0
+	}
+	return nil
+}
+
+// digestRow takes the run id from the digest when init gave none and keeps
+// the row. garak writes the digest once a run has ended; a report built by
+// garak's aggregate_reports has the digest but no completion row.
+func (g *garakReader) digestRow(doc *laxDoc, line []byte, n int) error {
+	var x struct {
+		Meta struct {
+			RunUUID string `json:"run_uuid"`
+		} `json:"meta"`
+	}
+	if err := g.decodeRow(doc, &x, n); err != nil {
+		return err
+	}
+	if g.run.id == "" {
+		g.run.id = x.Meta.RunUUID
+	}
+	g.digest = append([]byte(nil), line...)
+	g.completed = true
 	return nil
 }
 
@@ -474,50 +487,12 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		probes := x.Eval[group]
 		for _, probe := range slices.Sorted(maps.Keys(probes)) {
 			if probe == "_summary" {
-				var s struct {
-					Score json.RawMessage `json:"score"`
-				}
-				if json.Unmarshal(probes[probe], &s) == nil {
-					if v, _, ok := num(s.Score); ok {
-						groupScores[group] = v
-					}
+				if v, ok := garakGroupScore(probes[probe]); ok {
+					groupScores[group] = v
 				}
 				continue
 			}
-			var dets map[string]json.RawMessage
-			if json.Unmarshal(probes[probe], &dets) != nil {
-				continue
-			}
-			for _, det := range slices.Sorted(maps.Keys(dets)) {
-				if det == "_summary" {
-					continue
-				}
-				var d struct {
-					AbsoluteScore  json.RawMessage `json:"absolute_score"`
-					AbsoluteDefcon json.RawMessage `json:"absolute_defcon"`
-					RelativeScore  json.RawMessage `json:"relative_score"`
-				}
-				if json.Unmarshal(dets[det], &d) != nil {
-					continue
-				}
-				ptr := fmt.Sprintf("/eval/%s/%s/%s", ptrEscape(group), ptrEscape(probe), ptrEscape(det))
-				abs, why, ok := num(d.AbsoluteScore)
-				if !ok {
-					src.skip(0, 0, ptr+"/absolute_score", "absolute_score dropped: %s", why)
-					continue
-				}
-				ms := []metricVal{{"pass_rate", abs}, {"attack_success_rate", 1 - abs}}
-				if v, _, ok := num(d.AbsoluteDefcon); ok {
-					ms = append(ms, metricVal{"defcon", v})
-				}
-				if v, _, ok := num(d.RelativeScore); ok {
-					ms = append(ms, metricVal{"relative_score", v})
-				} else if len(d.RelativeScore) > 0 {
-					noRelative++
-					src.skipped++
-				}
-				run.add(probe, garakDetector(det), ms)
-			}
+			noRelative += garakDigestProbe(src, run, group, probe, probes[probe])
 		}
 	}
 	if noRelative > 0 {
@@ -527,6 +502,59 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run.meta["group_scores"] = groupScores
 	}
 	return []*runBuilder{run}, nil
+}
+
+// garakGroupScore reads a probe group's _summary score.
+func garakGroupScore(raw json.RawMessage) (float64, bool) {
+	var s struct {
+		Score json.RawMessage `json:"score"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	v, _, ok := num(s.Score)
+	return v, ok
+}
+
+// garakDigestProbe adds one result per detector of a probe in a digest
+// (pass_rate is the absolute score) and returns how many relative scores
+// were "n/a" (a run that was not calibrated).
+func garakDigestProbe(src *source, run *runBuilder, group, probe string, raw json.RawMessage) (noRelative int) {
+	var dets map[string]json.RawMessage
+	if json.Unmarshal(raw, &dets) != nil {
+		return 0
+	}
+	for _, det := range slices.Sorted(maps.Keys(dets)) {
+		if det == "_summary" {
+			continue
+		}
+		var d struct {
+			AbsoluteScore  json.RawMessage `json:"absolute_score"`
+			AbsoluteDefcon json.RawMessage `json:"absolute_defcon"`
+			RelativeScore  json.RawMessage `json:"relative_score"`
+		}
+		if json.Unmarshal(dets[det], &d) != nil {
+			continue
+		}
+		ptr := fmt.Sprintf("/eval/%s/%s/%s", ptrEscape(group), ptrEscape(probe), ptrEscape(det))
+		abs, why, ok := num(d.AbsoluteScore)
+		if !ok {
+			src.skip(0, 0, ptr+"/absolute_score", "absolute_score dropped: %s", why)
+			continue
+		}
+		ms := []metricVal{{"pass_rate", abs}, {"attack_success_rate", 1 - abs}}
+		if v, _, ok := num(d.AbsoluteDefcon); ok {
+			ms = append(ms, metricVal{"defcon", v})
+		}
+		if v, _, ok := num(d.RelativeScore); ok {
+			ms = append(ms, metricVal{"relative_score", v})
+		} else if len(d.RelativeScore) > 0 {
+			noRelative++
+			src.skipped++
+		}
+		run.add(probe, garakDetector(det), ms)
+	}
+	return noRelative
 }
 
 // fastAttempt reads uuid, status, probe_classname and detector_results of an

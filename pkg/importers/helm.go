@@ -92,6 +92,23 @@ func importHELM(src *source) ([]*runBuilder, error) {
 	statsDoc.nonFiniteWarnings(statsSrc)
 
 	run := newRun("helm", digest(append(append([]byte(nil), specB...), statsB...)))
+	task := helmDescribe(run, &spec, specInfo, statsInfo)
+	run.meta["source_files"] = []any{filepath.Base(specPath), filepath.Base(statsPath)}
+	split := helmSplit(stats)
+	ms, err := helmMetrics(statsSrc, stats, split)
+	if err != nil {
+		return nil, err
+	}
+	src.skipped += statsSrc.skipped
+	run.meta["split"] = split
+	run.add(task, "helm", ms)
+	return []*runBuilder{run}, nil
+}
+
+// helmDescribe names the run from its spec (evaluation: the first group or
+// the scenario; id: the run's name), infers its time from the two files and
+// returns the task: the scenario with its arguments other than the model.
+func helmDescribe(run *runBuilder, spec *helmRunSpec, specInfo, statsInfo os.FileInfo) string {
 	scenario, args, _ := strings.Cut(spec.Name, ":")
 	run.evaluation = scenario
 	if len(spec.Groups) > 0 && spec.Groups[0] != "" {
@@ -122,20 +139,24 @@ func importHELM(src *source) ([]*runBuilder, error) {
 		run.meta["limit"] = v
 		run.note("evaluated on at most %g instances (max_eval_instances)", v)
 	}
-	run.meta["source_files"] = []any{filepath.Base(specPath), filepath.Base(statsPath)}
+	return task
+}
 
-	// test split means without perturbation; the valid split when there is no test split
-	split := "test"
-	hasTest := false
+// helmSplit is the split whose means are taken: test, or valid when the
+// run has no test split.
+func helmSplit(stats []helmStat) string {
 	for _, s := range stats {
 		if s.Name != nil && s.Name.Split == "test" {
-			hasTest = true
-			break
+			return "test"
 		}
 	}
-	if !hasTest {
-		split = "valid"
-	}
+	return "valid"
+}
+
+// helmMetrics takes the means of the split without perturbation or
+// sub-split; stats with no instance are left out and non-finite means
+// dropped with a located note.
+func helmMetrics(statsSrc *source, stats []helmStat, split string) ([]metricVal, error) {
 	var ms []metricVal
 	for i, s := range stats {
 		if s.Name == nil {
@@ -155,10 +176,7 @@ func importHELM(src *source) ([]*runBuilder, error) {
 		}
 		ms = append(ms, metricVal{n.Name, v})
 	}
-	src.skipped += statsSrc.skipped
-	run.meta["split"] = split
-	run.add(task, "helm", ms)
-	return []*runBuilder{run}, nil
+	return ms, nil
 }
 
 func readWithInfo(src *source, p string) ([]byte, os.FileInfo, error) {

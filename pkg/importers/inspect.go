@@ -195,6 +195,16 @@ func inspectJSON(src *source, b []byte, sum, member string) ([]*runBuilder, erro
 	if v, _, ok := num(e.Config.Epochs); ok {
 		run.meta["epochs"] = v
 	}
+	if err := inspectStatus(src, run, &x); err != nil {
+		return nil, err
+	}
+	inspectResults(src, run, &x)
+	return []*runBuilder{run}, nil
+}
+
+// inspectStatus maps the log's status onto the run's: an error or a
+// cancellation is a failed run whose results are partial.
+func inspectStatus(src *source, run *runBuilder, x *inspectLog) error {
 	switch x.Status {
 	case "success":
 		run.status = model.StatusCompleted
@@ -208,36 +218,46 @@ func inspectJSON(src *source, b []byte, sum, member string) ([]*runBuilder, erro
 		}
 		run.note("%s", msg)
 	default:
-		return nil, src.errorf(0, 0, "/status", "unknown Inspect status %q (want started, success, cancelled or error)", x.Status)
+		return src.errorf(0, 0, "/status", "unknown Inspect status %q (want started, success, cancelled or error)", x.Status)
 	}
-	task := e.Task
-	if res := x.Results; res != nil {
-		if res.TotalSamples != nil {
-			run.meta["total_samples"] = *res.TotalSamples
-		}
-		if res.CompletedSamples != nil {
-			run.meta["completed_samples"] = *res.CompletedSamples
-		}
-		if len(res.Scores) > 0 {
-			names := map[string]int{}
-			for _, s := range res.Scores {
-				names[s.Name]++
-			}
-			for i, s := range res.Scores {
-				scorer := s.Name
-				if scorer == "" {
-					scorer = s.Scorer
-				}
-				if names[s.Name] > 1 && s.Reducer != "" {
-					scorer += "/" + s.Reducer
-				}
-				run.add(task, scorer, inspectMetrics(src, s.Metrics, fmt.Sprintf("/results/scores/%d/metrics", i)))
-			}
-		} else if res.Scorer != nil {
+	return nil
+}
+
+// inspectResults adds one result per scorer of the task (a scorer name that
+// repeats with different reducers is named scorer/reducer), or the legacy
+// v1 scorer, and keeps the sample counts.
+func inspectResults(src *source, run *runBuilder, x *inspectLog) {
+	res := x.Results
+	if res == nil {
+		return
+	}
+	task := x.Eval.Task
+	if res.TotalSamples != nil {
+		run.meta["total_samples"] = *res.TotalSamples
+	}
+	if res.CompletedSamples != nil {
+		run.meta["completed_samples"] = *res.CompletedSamples
+	}
+	if len(res.Scores) == 0 {
+		if res.Scorer != nil {
 			run.add(task, res.Scorer.Name, inspectMetrics(src, res.Metrics, "/results/metrics"))
 		}
+		return
 	}
-	return []*runBuilder{run}, nil
+	names := map[string]int{}
+	for _, s := range res.Scores {
+		names[s.Name]++
+	}
+	for i, s := range res.Scores {
+		scorer := s.Name
+		if scorer == "" {
+			scorer = s.Scorer
+		}
+		if names[s.Name] > 1 && s.Reducer != "" {
+			scorer += "/" + s.Reducer
+		}
+		run.add(task, scorer, inspectMetrics(src, s.Metrics, fmt.Sprintf("/results/scores/%d/metrics", i)))
+	}
 }
 
 func inspectMetrics(src *source, m map[string]inspectValue, ptr string) []metricVal {

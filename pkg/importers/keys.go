@@ -161,6 +161,18 @@ func (b *runBuilder) build(src *source, evaluationKey string) (model.EvaluationR
 	if run.ID != b.id {
 		orig["id"] = b.id
 	}
+	run.Results = b.keyedResults(orig)
+	run.Metadata = b.metadata(src, orig)
+	if run.CreatedAt.IsZero() {
+		return run, src.errorf(0, 0, "", "run %s has no time stamp", run.ID)
+	}
+	return run, nil
+}
+
+// keyedResults maps task, scorer and metric names onto keys (recording in
+// orig the names that changed), merges repeated (task, scorer) pairs (the
+// later values win) and sorts the results by task and scorer.
+func (b *runBuilder) keyedResults(orig map[string]any) []model.Result {
 	var tasks, scorers []string
 	for _, r := range b.results {
 		tasks = append(tasks, r.task)
@@ -169,59 +181,67 @@ func (b *runBuilder) build(src *source, evaluationKey string) (model.EvaluationR
 	tk, sk := keyNamespace(tasks), keyNamespace(scorers)
 	origTasks, origScorers, origMetrics := map[string]any{}, map[string]any{}, map[string]any{}
 	seen := map[[2]string]int{}
+	results := []model.Result{}
 	for _, r := range b.results {
-		res := model.Result{TaskSpecificationKey: tk[r.task], ScorerKey: sk[r.scorer], Metrics: map[string]float64{}}
+		res := model.Result{TaskSpecificationKey: tk[r.task], ScorerKey: sk[r.scorer]}
 		if res.TaskSpecificationKey != r.task {
 			origTasks[res.TaskSpecificationKey] = r.task
 		}
 		if res.ScorerKey != r.scorer {
 			origScorers[res.ScorerKey] = r.scorer
 		}
-		names := make([]string, len(r.metrics))
-		for i, m := range r.metrics {
-			names[i] = m.name
-		}
-		mk := keyNamespace(names)
-		for _, m := range r.metrics {
-			if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
-				continue // parsers drop these with a located warning
-			}
-			k := mk[m.name]
-			res.Metrics[k] = m.value
-			if k != m.name {
-				origMetrics[k] = m.name
-			}
-		}
+		res.Metrics = keyedMetrics(r.metrics, origMetrics)
 		pair := [2]string{res.TaskSpecificationKey, res.ScorerKey}
 		if i, ok := seen[pair]; ok {
 			// the same pair twice (a tool repeating a row): the later values win
 			for k, v := range res.Metrics {
-				run.Results[i].Metrics[k] = v
+				results[i].Metrics[k] = v
 			}
 			continue
 		}
-		seen[pair] = len(run.Results)
-		run.Results = append(run.Results, res)
+		seen[pair] = len(results)
+		results = append(results, res)
 	}
-	sort.SliceStable(run.Results, func(i, j int) bool {
-		a, c := run.Results[i], run.Results[j]
+	sort.SliceStable(results, func(i, j int) bool {
+		a, c := results[i], results[j]
 		if a.TaskSpecificationKey != c.TaskSpecificationKey {
 			return a.TaskSpecificationKey < c.TaskSpecificationKey
 		}
 		return a.ScorerKey < c.ScorerKey
 	})
-	if run.Results == nil {
-		run.Results = []model.Result{}
+	for name, m := range map[string]map[string]any{"task_specification_keys": origTasks, "scorer_keys": origScorers, "metrics": origMetrics} {
+		if len(m) > 0 {
+			orig[name] = m
+		}
 	}
-	if len(origTasks) > 0 {
-		orig["task_specification_keys"] = origTasks
+	return results
+}
+
+// keyedMetrics maps one result's metric names onto keys, skipping values
+// that are not finite (parsers drop these with a located warning).
+func keyedMetrics(metrics []metricVal, origMetrics map[string]any) map[string]float64 {
+	names := make([]string, len(metrics))
+	for i, m := range metrics {
+		names[i] = m.name
 	}
-	if len(origScorers) > 0 {
-		orig["scorer_keys"] = origScorers
+	mk := keyNamespace(names)
+	out := map[string]float64{}
+	for _, m := range metrics {
+		if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
+			continue
+		}
+		k := mk[m.name]
+		out[k] = m.value
+		if k != m.name {
+			origMetrics[k] = m.name
+		}
 	}
-	if len(origMetrics) > 0 {
-		orig["metrics"] = origMetrics
-	}
+	return out
+}
+
+// metadata is the run's metadata: the tool's own, then provenance (tool,
+// version, source file and digest), the original names and the notes.
+func (b *runBuilder) metadata(src *source, orig map[string]any) map[string]any {
 	md := map[string]any{}
 	for k, v := range b.meta {
 		md[k] = v
@@ -244,9 +264,5 @@ func (b *runBuilder) build(src *source, evaluationKey string) (model.EvaluationR
 		}
 		md["notes"] = notes
 	}
-	run.Metadata = md
-	if run.CreatedAt.IsZero() {
-		return run, src.errorf(0, 0, "", "run %s has no time stamp", run.ID)
-	}
-	return run, nil
+	return md
 }

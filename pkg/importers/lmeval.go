@@ -47,7 +47,30 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 	run := newRun("lm-eval", sum)
 	run.toolVersion = x.Version
 
-	// Groups appear in results and again in groups: take each task once.
+	tasks, modern := lmEvalTasks(&x)
+	for _, task := range slices.Sorted(maps.Keys(tasks)) {
+		run.add(task, "lm-eval", lmEvalMetrics(src, &x, task, tasks[task], modern))
+	}
+	run.evaluation = lmEvalName(&x, tasks)
+	lmEvalMeta(run, &x)
+	if err := lmEvalTime(src, run, &x); err != nil {
+		return nil, err
+	}
+
+	// Identity: the model and the run's time when the file has a date, else the content.
+	switch {
+	case len(x.Date) > 0 && x.ModelNameSanitized != "":
+		run.id = fmt.Sprintf("%s-%s%06d", x.ModelNameSanitized, run.createdAt.Format("20060102T150405"), run.createdAt.Nanosecond()/1000)
+	default:
+		run.id = "lm-eval-" + sum[:16]
+	}
+	return []*runBuilder{run}, nil
+}
+
+// lmEvalTasks merges results and groups (groups appear in both: each task
+// is taken once) and tells whether metric keys use the "metric,filter"
+// layout of lm-evaluation-harness 0.4.
+func lmEvalTasks(x *lmEvalFile) (map[string]map[string]json.RawMessage, bool) {
 	tasks := map[string]map[string]json.RawMessage{}
 	for k, v := range x.Results {
 		tasks[k] = v
@@ -65,39 +88,46 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 			}
 		}
 	}
-	for _, task := range slices.Sorted(maps.Keys(tasks)) {
-		m := tasks[task]
-		var ms []metricVal
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if lmEvalSkip[k] {
-				continue
-			}
-			name := k
-			if modern {
-				metric, filter, ok := strings.Cut(k, ",")
-				if !ok {
-					continue // a non-metric field of a 0.4 layout
-				}
-				name = metric
-				if filter != "none" {
-					name = metric + "/" + filter
-				}
-			}
-			v, why, ok := num(m[k])
-			if !ok {
-				ptr := "/results/" + ptrEscape(task) + "/" + ptrEscape(k)
-				if _, inResults := x.Results[task]; !inResults {
-					ptr = "/groups/" + ptrEscape(task) + "/" + ptrEscape(k)
-				}
-				src.skip(0, 0, ptr, "metric %q dropped: %s", name, why)
-				continue
-			}
-			ms = append(ms, metricVal{name: name, value: v})
-		}
-		run.add(task, "lm-eval", ms)
-	}
+	return tasks, modern
+}
 
-	// The evaluation is named by the root tasks (those no group contains).
+// lmEvalMetrics reads one task's metrics: "acc,none" becomes acc and
+// "acc,flexible" acc/flexible; values that are not finite numbers are
+// dropped with a located note.
+func lmEvalMetrics(src *source, x *lmEvalFile, task string, m map[string]json.RawMessage, modern bool) []metricVal {
+	var ms []metricVal
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if lmEvalSkip[k] {
+			continue
+		}
+		name := k
+		if modern {
+			metric, filter, ok := strings.Cut(k, ",")
+			if !ok {
+				continue // a non-metric field of a 0.4 layout
+			}
+			name = metric
+			if filter != "none" {
+				name = metric + "/" + filter
+			}
+		}
+		v, why, ok := num(m[k])
+		if !ok {
+			ptr := "/results/" + ptrEscape(task) + "/" + ptrEscape(k)
+			if _, inResults := x.Results[task]; !inResults {
+				ptr = "/groups/" + ptrEscape(task) + "/" + ptrEscape(k)
+			}
+			src.skip(0, 0, ptr, "metric %q dropped: %s", name, why)
+			continue
+		}
+		ms = append(ms, metricVal{name: name, value: v})
+	}
+	return ms
+}
+
+// lmEvalName names the evaluation by the root tasks (those no group
+// contains) when there are at most three, else "lm-eval".
+func lmEvalName(x *lmEvalFile, tasks map[string]map[string]json.RawMessage) string {
 	inGroup := map[string]bool{}
 	for _, subs := range x.GroupSubtasks {
 		for _, s := range subs {
@@ -111,10 +141,15 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		}
 	}
 	sort.Strings(roots)
-	run.evaluation = "lm-eval"
 	if len(roots) > 0 && len(roots) <= 3 {
-		run.evaluation = strings.Join(roots, "-")
+		return strings.Join(roots, "-")
 	}
+	return "lm-eval"
+}
+
+// lmEvalMeta keeps the group structure, the metrics' directions, the model
+// and the sample limit as run metadata.
+func lmEvalMeta(run *runBuilder, x *lmEvalFile) {
 	if len(x.GroupSubtasks) > 0 {
 		gs := map[string]any{}
 		for g, subs := range x.GroupSubtasks {
@@ -151,8 +186,12 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run.meta["limit"] = v
 		run.note("evaluated on at most %g samples per task (limit)", v)
 	}
+}
 
-	// Time: `date` (Unix seconds), else the file name's results_<datetime>.
+// lmEvalTime sets the run's time from `date` (Unix seconds), else from the
+// file name's results_<datetime>, else from the file's modification time
+// (with a warning); a file read from stdin without a date is an error.
+func lmEvalTime(src *source, run *runBuilder, x *lmEvalFile) error {
 	if d, _, ok := num(x.Date); ok {
 		sec, frac := math.Modf(d)
 		run.createdAt = time.Unix(int64(sec), int64(frac*1e9)).UTC().Truncate(time.Microsecond)
@@ -171,17 +210,9 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		}
 	}
 	if run.createdAt.IsZero() {
-		return nil, src.errorf(0, 0, "/date", "no date in the file and no file name to read it from")
+		return src.errorf(0, 0, "/date", "no date in the file and no file name to read it from")
 	}
-
-	// Identity: the model and the run's time when the file has a date, else the content.
-	switch {
-	case len(x.Date) > 0 && x.ModelNameSanitized != "":
-		run.id = fmt.Sprintf("%s-%s%06d", x.ModelNameSanitized, run.createdAt.Format("20060102T150405"), run.createdAt.Nanosecond()/1000)
-	default:
-		run.id = "lm-eval-" + sum[:16]
-	}
-	return []*runBuilder{run}, nil
+	return nil
 }
 
 // lmEvalModel reads pretrained= from model_args, a "k=v,..." string or a dict.
