@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
@@ -87,10 +88,7 @@ type preparer interface {
 	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
-type valueRow struct {
-	task, scorer string
-	value        float64
-}
+type valueRow = runbatch.Row
 
 // stmt returns the statement of query, prepared on first use.
 func (w *valueWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -146,7 +144,7 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 		for _, i := range w.byTask {
 			r := &results[i]
 			if v, ok := r.Metrics[m]; ok {
-				w.rows = append(w.rows, valueRow{r.TaskSpecificationKey, r.ScorerKey, v})
+				w.rows = append(w.rows, valueRow{Task: r.TaskSpecificationKey, Scorer: r.ScorerKey, Value: v})
 			}
 		}
 		if err := w.writeRows(ctx, evaluationKey, runID, m, w.rows); err != nil {
@@ -156,6 +154,13 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 	return nil
 }
 
+// writeHeld inserts the values held in h in key order.
+func (w *valueWriter) writeHeld(ctx context.Context, h *runbatch.Held, evaluationKey, runID string) error {
+	return h.Each(func(metric string, rows []runbatch.Row) error {
+		return w.writeRows(ctx, evaluationKey, runID, metric, rows)
+	})
+}
+
 // writeRows inserts the values of one metric of run evaluationKey/runID,
 // rows in task and scorer order.
 func (w *valueWriter) writeRows(ctx context.Context, evaluationKey, runID, metric string, rows []valueRow) error {
@@ -163,7 +168,7 @@ func (w *valueWriter) writeRows(ctx context.Context, evaluationKey, runID, metri
 		n := insertSize(rows)
 		if err := w.insert(ctx, evaluationKey, runID, metric, rows[:n]); err != nil {
 			if n == 1 {
-				return fmt.Errorf("store: insert metric value %s/%s %s %s: %w", evaluationKey, runID, rows[0].task, metric, err)
+				return fmt.Errorf("store: insert metric value %s/%s %s %s: %w", evaluationKey, runID, rows[0].Task, metric, err)
 			}
 			return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
 		}
@@ -177,7 +182,7 @@ func (w *valueWriter) writeRows(ctx context.Context, evaluationKey, runID, metri
 // that a handful of statements serve every batch.
 func insertSize(rows []valueRow) int {
 	n := 1
-	for n < len(rows) && n < valuesPerInsert && rows[n].scorer == rows[0].scorer {
+	for n < len(rows) && n < valuesPerInsert && rows[n].Scorer == rows[0].Scorer {
 		n++
 	}
 	p := 1
@@ -229,9 +234,9 @@ func (w *valueWriter) insert(ctx context.Context, evaluationKey, runID, metric s
 		}
 		w.inserts[n] = st
 	}
-	w.args = append(w.args[:0], w.app, evaluationKey, runID, metric, rows[0].scorer)
+	w.args = append(w.args[:0], w.app, evaluationKey, runID, metric, rows[0].Scorer)
 	for i := range rows {
-		w.args = append(w.args, rows[i].task, rows[i].value)
+		w.args = append(w.args, rows[i].Task, rows[i].Value)
 	}
 	_, err := st.ExecContext(ctx, w.args...)
 	return err

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -28,7 +26,7 @@ import (
 // times an unrecorded one. So the writer holds the values, compactly (a
 // metric index, a result index and the value, 16 bytes each), and Finish
 // writes them sorted in the transaction that completes the run. Beyond
-// heldValues values (a run of a few hundred megabytes of traces) it moves
+// runbatch.HeldValues values (a run of a few hundred megabytes of traces) it moves
 // them to a stage, a temporary table of the writer's own connection (not
 // journaled in the store's WAL, gone with the connection), and Finish moves
 // the stage into metric_values sorted by SQLite: memory stays bounded
@@ -36,15 +34,11 @@ import (
 type RunWriter struct {
 	*runbatch.Queue // Add, Written, ID
 	st              *Store
-	held            heldRun
+	held            runbatch.Held
 	values          *valueWriter // its buffers serve every write
-	stage           *runStage    // nil until the run outgrows heldValues
+	stage           *runStage    // nil until the run outgrows the held values
 	beat            time.Time    // the last heartbeat
 }
-
-// heldValues is how many values a writer holds in memory (16 MB) before it
-// stages them (a variable for the tests).
-var heldValues = 1 << 20
 
 // heartbeatEvery is how often a long run's writer records that it is alive.
 const heartbeatEvery = time.Minute
@@ -78,8 +72,8 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 // hold takes a batch of results into the writer's held values, staging
 // them when there are too many, and records the heartbeat now and then.
 func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
-	w.held.add(results)
-	if w.held.n >= heldValues && w.st.Path != ":memory:" {
+	w.held.Add(results)
+	if w.held.Full() && w.st.Path != ":memory:" {
 		if err := w.spill(ctx); err != nil {
 			return err
 		}
@@ -100,10 +94,10 @@ func (w *RunWriter) spill(ctx context.Context) error {
 		}
 		w.stage = stage
 	}
-	if err := w.held.write(ctx, w.stage.values, "", ""); err != nil {
+	if err := w.stage.values.writeHeld(ctx, &w.held, "", ""); err != nil {
 		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 	}
-	w.held.reset()
+	w.held.Reset()
 	return nil
 }
 
@@ -120,14 +114,14 @@ func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
 // or failed) in the same transaction, which makes a completed run visible
 // to scorers with all its values.
 func (w *RunWriter) Finish(ctx context.Context, status string) error {
-	w.held.add(w.Take())
+	w.held.Add(w.Take())
 	// A writer that dies before its final status leaves its values behind
 	// (the store's tests simulate it).
 	abandon := os.Getenv(backend.AbandonEnv) == "1"
 	if w.stage == nil {
 		return w.st.withTx(ctx, func(tx *sql.Tx) error {
 			w.values.reset(tx)
-			if err := w.held.write(ctx, w.values, w.Run.EvaluationKey, w.Run.ID); err != nil || abandon {
+			if err := w.values.writeHeld(ctx, &w.held, w.Run.EvaluationKey, w.Run.ID); err != nil || abandon {
 				return err
 			}
 			return w.finish(ctx, tx, status)
@@ -159,7 +153,7 @@ func (w *RunWriter) finish(ctx context.Context, tx *sql.Tx, status string) error
 // Abort removes the run and what was written of it.
 func (w *RunWriter) Abort(ctx context.Context) error {
 	w.Take()
-	w.held.reset()
+	w.held.Reset()
 	w.closeStage(ctx)
 	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID) })
 }
@@ -244,95 +238,4 @@ func (g *runStage) close(ctx context.Context) {
 	g.values.close()
 	g.conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.run_values_stage`)
 	g.conn.Close()
-}
-
-// heldRun is the values of a run held in memory: per metric, the results
-// that have it and their values.
-type heldRun struct {
-	metrics  map[string]int // metric name -> index in names and cells
-	names    []string
-	cells    [][]heldCell // by metric index
-	tasks    []heldTask   // by result index
-	n        int          // values held
-	byTask   []int32      // result indexes in task, scorer order (write)
-	rank     []int32      // a result's place in byTask (write)
-	rows     []valueRow
-	byMetric []int
-}
-
-type heldCell struct {
-	result int32
-	value  float64
-}
-
-type heldTask struct{ task, scorer string }
-
-// add holds the values of results.
-func (h *heldRun) add(results []model.Result) {
-	if h.metrics == nil {
-		h.metrics = map[string]int{}
-	}
-	for i := range results {
-		r := &results[i]
-		idx := int32(len(h.tasks))
-		h.tasks = append(h.tasks, heldTask{r.TaskSpecificationKey, r.ScorerKey})
-		for m, v := range r.Metrics {
-			k, ok := h.metrics[m]
-			if !ok {
-				k = len(h.names)
-				h.metrics[m] = k
-				h.names = append(h.names, m)
-				h.cells = append(h.cells, nil)
-			}
-			h.cells[k] = append(h.cells[k], heldCell{idx, v})
-			h.n++
-		}
-	}
-}
-
-// reset forgets the held values, keeping the metric names.
-func (h *heldRun) reset() {
-	for k := range h.cells {
-		h.cells[k] = h.cells[k][:0]
-	}
-	h.tasks = h.tasks[:0]
-	h.n = 0
-}
-
-// write inserts the held values through w in key order: metric by metric
-// (by name), each metric's values by task and scorer.
-func (h *heldRun) write(ctx context.Context, w *valueWriter, evaluationKey, runID string) error {
-	h.byTask = h.byTask[:0]
-	for i := range h.tasks {
-		h.byTask = append(h.byTask, int32(i))
-	}
-	slices.SortFunc(h.byTask, func(a, b int32) int {
-		ta, tb := &h.tasks[a], &h.tasks[b]
-		if c := strings.Compare(ta.task, tb.task); c != 0 {
-			return c
-		}
-		return strings.Compare(ta.scorer, tb.scorer)
-	})
-	h.rank = slices.Grow(h.rank[:0], len(h.tasks))[:len(h.tasks)]
-	for place, i := range h.byTask {
-		h.rank[i] = int32(place)
-	}
-	h.byMetric = h.byMetric[:0]
-	for k := range h.names {
-		h.byMetric = append(h.byMetric, k)
-	}
-	slices.SortFunc(h.byMetric, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
-	for _, k := range h.byMetric {
-		cells := h.cells[k]
-		slices.SortFunc(cells, func(a, b heldCell) int { return int(h.rank[a.result] - h.rank[b.result]) })
-		h.rows = h.rows[:0]
-		for _, c := range cells {
-			t := &h.tasks[c.result]
-			h.rows = append(h.rows, valueRow{t.task, t.scorer, c.value})
-		}
-		if err := w.writeRows(ctx, evaluationKey, runID, h.names[k], h.rows); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // scanResults are results shaped like an AgentLeak scan's: n traces with
@@ -74,8 +75,8 @@ func benchRunWriter(b *testing.B, res []model.Result) {
 // aborted staged run leaves nothing, and the next run's stage starts empty.
 func TestRunWriterStages(t *testing.T) {
 	ctx := context.Background()
-	defer func(n int) { heldValues = n }(heldValues)
-	heldValues = 100
+	defer func(n int) { runbatch.HeldValues = n }(runbatch.HeldValues)
+	runbatch.HeldValues = 100
 	st, err := Open(ctx, filepath.Join(t.TempDir(), "lf.db"), true)
 	if err != nil {
 		t.Fatal(err)
