@@ -53,7 +53,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 		return nil, err
 	}
 	w := &RunWriter{st: s, beat: time.Now()}
-	w.Queue = runbatch.New(head, w.hold)
+	w.Queue = runbatch.NewSized(head, runbatch.HoldBatch, w.hold)
 	return w, nil
 }
 

@@ -24,8 +24,10 @@ import (
 // scattered every batch over the run's whole part of the tree, rewriting
 // most of its pages each time: a recorded scan of 92 MB of traces cost 3.5
 // times an unrecorded one. So the writer holds the values, compactly (a
-// metric index, a result index and the value, 16 bytes each), and Finish
-// writes them sorted in the transaction that completes the run. Beyond
+// result index and the value, 16 bytes each), and Finish writes them sorted
+// in the transaction that completes the run. (Writing a small run's values
+// in a few batches while the scan goes on was tried: it cost more CPU and
+// more wall time on the 2-core test machine than one write at the end.) Beyond
 // runbatch.HeldValues values (a run of a few hundred megabytes of traces) it moves
 // them to a stage, a temporary table of the writer's own connection (not
 // journaled in the store's WAL, gone with the connection), and Finish moves
@@ -45,7 +47,7 @@ const heartbeatEvery = time.Minute
 
 // runWriterBatch is how many results the writer queues before it takes
 // them into its held values.
-const runWriterBatch = runbatch.Size
+const runWriterBatch = runbatch.HoldBatch
 
 // BeginRun records the head of run (its Results are ignored) as running,
 // replacing a run with the same evaluation key and id.
@@ -65,7 +67,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 		return nil, err
 	}
 	w := &RunWriter{st: s, values: newValueWriter(nil, s.app), beat: time.Now()}
-	w.Queue = runbatch.New(head, w.hold)
+	w.Queue = runbatch.NewSized(head, runbatch.HoldBatch, w.hold)
 	return w, nil
 }
 

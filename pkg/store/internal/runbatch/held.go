@@ -7,6 +7,11 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 )
 
+// HoldBatch is how many results a writer that holds its values queues
+// before it takes them in: few, so that each result's map of metrics is
+// garbage soon.
+const HoldBatch = 64
+
 // HeldValues is how many metric values a run writer holds in memory (about
 // 16 MB) before it writes them out (a variable for the tests).
 var HeldValues = 1 << 20
