@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
@@ -49,36 +50,52 @@ func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlTe
 	return w.refreshLatest(ctx, run.EvaluationKey)
 }
 
-// insertValues writes the metric values of results of one run inside tx.
-func insertValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, runID string, results []model.Result) error {
-	return newValueWriter(tx, app).write(ctx, evaluationKey, runID, results)
-}
-
-// valuesPerInsert is how many metric values one INSERT statement carries
-// (7 parameters each, far below SQLite's limit of 32,766 parameters).
+// valuesPerInsert is the most metric values one INSERT statement carries.
 const valuesPerInsert = 128
 
-const insertValuesSQL = `INSERT INTO metric_values (app, evaluation_key, run_id, metric_key, task_specification_key, scorer_key, value) VALUES `
+// insertValuesSQL inserts values of one metric and scorer of one run: app,
+// evaluation key, run id, metric and scorer are bound once (?1 to ?5), each
+// row binds only its task and value. The driver copies every text parameter
+// into C memory, so binding the shared ones per row was a third of the cost
+// of a recorded scan's writes. OR FAIL: the transaction is rolled back as a
+// whole on a duplicate anyway, so the statement needs no statement journal.
+const insertValuesSQL = `INSERT OR FAIL INTO metric_values (app, evaluation_key, run_id, metric_key, scorer_key, task_specification_key, value)
+	SELECT ?1, ?2, ?3, ?4, ?5, column1, column2 FROM (VALUES `
 
-// valueWriter inserts metric values inside one transaction. Its statements
-// are prepared once and reused for every run of the transaction (database/sql
-// closes them with it); each INSERT carries up to valuesPerInsert rows, in
-// primary-key order: a 50 MB file of runs (7,645 runs of 100 values) costs
-// 7,645 statement executions instead of 764,500.
+// valueWriter inserts metric values inside one transaction, in primary-key
+// order (metric, task, scorer), so that they append to the B-tree at a few
+// places instead of all over it. Its statements are prepared once per
+// transaction (database/sql closes them with it); each INSERT carries up to
+// valuesPerInsert rows: a 50 MB file of runs (7,645 runs of 100 values)
+// costs about 7,645 statement executions instead of 764,500.
 type valueWriter struct {
-	tx    *sql.Tx
-	app   string
-	stmts map[string]*sql.Stmt // the per-run statements, by SQL text
-	rows  []valueRow
-	args  []any
+	tx        *sql.Tx
+	prep      preparer // tx, or the connection of a run's stage
+	insertSQL string   // insertValuesSQL, or stageValuesSQL
+	app       string
+	stmts     map[string]*sql.Stmt // the per-run statements, by SQL text
+	inserts   map[int]*sql.Stmt    // the INSERTs of values, by row count
+	// Reused from batch to batch: the metric names of a batch, its results
+	// in key order, the values of one metric, the parameters of one INSERT.
+	metrics []string
+	byTask  []int
+	rows    []valueRow
+	args    []any
 }
+
+// preparer prepares statements: a transaction, or a connection.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+type valueRow = runbatch.Row
 
 // stmt returns the statement of query, prepared on first use.
 func (w *valueWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := w.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := w.tx.PrepareContext(ctx, query)
+	st, err := w.prep.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -98,66 +115,146 @@ func (w *valueWriter) exec(ctx context.Context, query string, args ...any) error
 	return err
 }
 
-type valueRow struct {
-	metric, task, scorer string
-	value                float64
+func newValueWriter(tx *sql.Tx, app string) *valueWriter {
+	return &valueWriter{tx: tx, prep: tx, insertSQL: insertValuesSQL, app: app}
 }
 
-func newValueWriter(tx *sql.Tx, app string) *valueWriter { return &valueWriter{tx: tx, app: app} }
+// reset makes w write through tx, keeping its buffers; the statements of
+// the previous transaction closed with it.
+func (w *valueWriter) reset(tx *sql.Tx) {
+	w.tx, w.prep = tx, tx
+	clear(w.stmts)
+	clear(w.inserts)
+}
+
+// close closes w's statements (those of a connection stay open until then).
+func (w *valueWriter) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+	clear(w.stmts)
+	clear(w.inserts)
+}
 
 // write inserts the values of results of run evaluationKey/runID.
 func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, results []model.Result) error {
-	w.rows = w.rows[:0]
-	for _, r := range results {
-		for m, v := range r.Metrics {
-			w.rows = append(w.rows, valueRow{m, r.TaskSpecificationKey, r.ScorerKey, v})
-		}
-	}
-	if len(w.rows) == 0 {
-		return nil
-	}
-	// The table is clustered by (run, metric, task, scorer): rows in that
-	// order append to the B-tree instead of splitting pages in its middle.
-	slices.SortFunc(w.rows, func(a, b valueRow) int {
-		if c := strings.Compare(a.metric, b.metric); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.task, b.task); c != 0 {
-			return c
-		}
-		return strings.Compare(a.scorer, b.scorer)
-	})
-	fail := func(err error) error {
-		return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
-	}
-	for rows := w.rows; len(rows) > 0; {
-		n := min(len(rows), valuesPerInsert)
-		// One statement per row count: runs of a file mostly have the same
-		// number of values, so the last, shorter chunk reuses its statement too.
-		st, err := w.stmt(ctx, insertValuesSQL+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", n), ", "))
-		if err != nil {
-			return fail(err)
-		}
-		if _, err := st.ExecContext(ctx, w.bind(evaluationKey, runID, rows[:n])...); err != nil {
-			if n == 1 {
-				r := rows[0]
-				return fmt.Errorf("store: insert metric value %s/%s %s %s: %w", evaluationKey, runID, r.task, r.metric, err)
+	w.order(results)
+	for _, m := range w.metrics {
+		w.rows = w.rows[:0]
+		for _, i := range w.byTask {
+			r := &results[i]
+			if v, ok := r.Metrics[m]; ok {
+				w.rows = append(w.rows, valueRow{Task: r.TaskSpecificationKey, Scorer: r.ScorerKey, Value: v})
 			}
-			return fail(err)
+		}
+		if err := w.writeRows(ctx, evaluationKey, runID, m, w.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHeld inserts the values held in h in key order.
+func (w *valueWriter) writeHeld(ctx context.Context, h *runbatch.Held, evaluationKey, runID string) error {
+	return h.Each(func(metric string, rows []runbatch.Row) error {
+		return w.writeRows(ctx, evaluationKey, runID, metric, rows)
+	})
+}
+
+// writeRows inserts the values of one metric of run evaluationKey/runID,
+// rows in task and scorer order.
+func (w *valueWriter) writeRows(ctx context.Context, evaluationKey, runID, metric string, rows []valueRow) error {
+	for len(rows) > 0 {
+		n := insertSize(rows)
+		if err := w.insert(ctx, evaluationKey, runID, metric, rows[:n]); err != nil {
+			if n == 1 {
+				return fmt.Errorf("store: insert metric value %s/%s %s %s: %w", evaluationKey, runID, rows[0].Task, metric, err)
+			}
+			return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
 		}
 		rows = rows[n:]
 	}
 	return nil
 }
 
-// bind fills w.args with the parameters of rows.
-func (w *valueWriter) bind(evaluationKey, runID string, rows []valueRow) []any {
-	w.args = w.args[:0]
-	for i := range rows {
-		r := &rows[i]
-		w.args = append(w.args, w.app, evaluationKey, runID, r.metric, r.task, r.scorer, r.value)
+// insertSize is how many of rows the next INSERT takes: those of the first
+// row's scorer, at most valuesPerInsert, rounded down to a power of two so
+// that a handful of statements serve every batch.
+func insertSize(rows []valueRow) int {
+	n := 1
+	for n < len(rows) && n < valuesPerInsert && rows[n].Scorer == rows[0].Scorer {
+		n++
 	}
-	return w.args
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}
+
+// order sorts the metric names of results and the results by task and
+// scorer: values written metric by metric in that order follow the table's
+// primary key (run, metric, task, scorer).
+func (w *valueWriter) order(results []model.Result) {
+	w.metrics = w.metrics[:0]
+	seen := map[string]bool{}
+	for i := range results {
+		for m := range results[i].Metrics {
+			if !seen[m] {
+				seen[m] = true
+				w.metrics = append(w.metrics, m)
+			}
+		}
+	}
+	slices.Sort(w.metrics)
+	w.byTask = w.byTask[:0]
+	for i := range results {
+		w.byTask = append(w.byTask, i)
+	}
+	slices.SortFunc(w.byTask, func(a, b int) int {
+		ra, rb := &results[a], &results[b]
+		if c := strings.Compare(ra.TaskSpecificationKey, rb.TaskSpecificationKey); c != 0 {
+			return c
+		}
+		return strings.Compare(ra.ScorerKey, rb.ScorerKey)
+	})
+}
+
+// insert inserts rows, values of metric of one scorer.
+func (w *valueWriter) insert(ctx context.Context, evaluationKey, runID, metric string, rows []valueRow) error {
+	n := len(rows)
+	st, ok := w.inserts[n]
+	if !ok {
+		var err error
+		if st, err = w.stmt(ctx, insertValuesQuery(w.insertSQL, n)); err != nil {
+			return err
+		}
+		if w.inserts == nil {
+			w.inserts = map[int]*sql.Stmt{}
+		}
+		w.inserts[n] = st
+	}
+	w.args = append(w.args[:0], w.app, evaluationKey, runID, metric, rows[0].Scorer)
+	for i := range rows {
+		w.args = append(w.args, rows[i].Task, rows[i].Value)
+	}
+	_, err := st.ExecContext(ctx, w.args...)
+	return err
+}
+
+// insertValuesQuery is the INSERT (insertSQL) of n values of one metric and
+// scorer.
+func insertValuesQuery(insertSQL string, n int) string {
+	var b strings.Builder
+	b.WriteString(insertSQL)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?)")
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // refreshLatest recomputes the latest completed run of one evaluation key,

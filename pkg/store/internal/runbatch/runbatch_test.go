@@ -39,3 +39,23 @@ func TestQueueWritesInBatches(t *testing.T) {
 		t.Fatalf("failed flush: err %v written %d", err, q.Written())
 	}
 }
+
+func TestQueueTake(t *testing.T) {
+	var batches []int
+	q := NewSized(model.EvaluationRun{ID: "r1"}, 2, func(_ context.Context, rs []model.Result) error {
+		batches = append(batches, len(rs))
+		return nil
+	})
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if err := q.Add(ctx, model.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := q.Take(); len(got) != 1 || len(batches) != 1 || batches[0] != 2 || q.Written() != 3 {
+		t.Fatalf("took %d, batches %v, written %d", len(got), batches, q.Written())
+	}
+	if err := q.Flush(ctx); err != nil || len(batches) != 1 {
+		t.Fatalf("flush after take: %v, batches %v", err, batches)
+	}
+}

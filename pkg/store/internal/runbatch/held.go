@@ -1,0 +1,133 @@
+package runbatch
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// HoldBatch is how many results a writer that holds its values queues
+// before it takes them in: few, so that each result's map of metrics is
+// garbage soon.
+const HoldBatch = 64
+
+// HeldValues is how many metric values a run writer holds in memory (about
+// 16 MB) before it writes them out (a variable for the tests).
+var HeldValues = 1 << 20
+
+// Held is the metric values of a run held in memory, compactly (a result
+// index and the value per metric value, 16 bytes), so that a writer can
+// store them in the order of the metric_values primary key (metric, task,
+// scorer within a run): values inserted in input order scatter over the
+// run's whole part of the B-tree and rewrite most of its pages again for
+// every batch.
+type Held struct {
+	metrics map[string]int // metric name -> index in names and cells
+	names   []string
+	cells   [][]heldCell // by metric index
+	tasks   []heldTask   // by result index
+	n       int          // values held
+	// Buffers of Each, kept from call to call.
+	byTask   []int32
+	rank     []int32
+	byMetric []int
+	rows     []Row
+}
+
+type heldCell struct {
+	result int32
+	value  float64
+}
+
+type heldTask struct{ task, scorer string }
+
+// Row is one metric value of a run: its task, scorer and value.
+type Row struct {
+	Task, Scorer string
+	Value        float64
+}
+
+// Add holds the values of results.
+func (h *Held) Add(results []model.Result) {
+	if h.metrics == nil {
+		h.metrics = map[string]int{}
+	}
+	for i := range results {
+		r := &results[i]
+		idx := int32(len(h.tasks))
+		h.tasks = append(h.tasks, heldTask{r.TaskSpecificationKey, r.ScorerKey})
+		for m, v := range r.Metrics {
+			k, ok := h.metrics[m]
+			if !ok {
+				k = len(h.names)
+				h.metrics[m] = k
+				h.names = append(h.names, m)
+				h.cells = append(h.cells, nil)
+			}
+			h.cells[k] = append(h.cells[k], heldCell{idx, v})
+			h.n++
+		}
+	}
+}
+
+// Len is how many values are held.
+func (h *Held) Len() int { return h.n }
+
+// Full tells whether the writer should write the held values out.
+func (h *Held) Full() bool { return h.n >= HeldValues }
+
+// Reset forgets the held values.
+func (h *Held) Reset() {
+	for k := range h.cells {
+		h.cells[k] = h.cells[k][:0]
+	}
+	h.tasks = h.tasks[:0]
+	h.n = 0
+}
+
+// Each calls fn with the held values of every metric, metrics by name, each
+// metric's rows by task and scorer: the primary key's order. The rows are
+// valid until fn returns.
+func (h *Held) Each(fn func(metric string, rows []Row) error) error {
+	h.sortTasks()
+	h.byMetric = h.byMetric[:0]
+	for k := range h.names {
+		if len(h.cells[k]) > 0 {
+			h.byMetric = append(h.byMetric, k)
+		}
+	}
+	slices.SortFunc(h.byMetric, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
+	for _, k := range h.byMetric {
+		cells := h.cells[k]
+		slices.SortFunc(cells, func(a, b heldCell) int { return int(h.rank[a.result] - h.rank[b.result]) })
+		h.rows = h.rows[:0]
+		for _, c := range cells {
+			t := &h.tasks[c.result]
+			h.rows = append(h.rows, Row{t.task, t.scorer, c.value})
+		}
+		if err := fn(h.names[k], h.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortTasks ranks the held results by task and scorer.
+func (h *Held) sortTasks() {
+	h.byTask = h.byTask[:0]
+	for i := range h.tasks {
+		h.byTask = append(h.byTask, int32(i))
+	}
+	slices.SortFunc(h.byTask, func(a, b int32) int {
+		ta, tb := &h.tasks[a], &h.tasks[b]
+		if c := strings.Compare(ta.task, tb.task); c != 0 {
+			return c
+		}
+		return strings.Compare(ta.scorer, tb.scorer)
+	})
+	h.rank = slices.Grow(h.rank[:0], len(h.tasks))[:len(h.tasks)]
+	for place, i := range h.byTask {
+		h.rank[i] = int32(place)
+	}
+}
