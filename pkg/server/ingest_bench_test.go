@@ -63,7 +63,6 @@ func BenchmarkScanEvents(b *testing.B) {
 	}
 }
 
-
 // BenchmarkQuickScanEvents is the fast body check on the same batch.
 func BenchmarkQuickScanEvents(b *testing.B) {
 	seq := 0
