@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,36 +90,22 @@ type loadResult struct {
 	ok  bool
 }
 
+// loadPlan is one run of the verdict load: what to send, how often, and
+// over how many connections.
+type loadPlan struct {
+	addr, key      string
+	rate, conns    int
+	duration, warm time.Duration
+	reqs           [][]byte // prepared HTTP requests, one per agent id
+	total, warmN   int      // requests in all, and in the warm-up
+}
+
 func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration, warmup time.Duration, conns int, side *sideLoad) error {
-	if err := loopback(addr); err != nil {
+	if err := checkLoadArgs(addr, rate, duration, warmup, conns, side); err != nil {
 		return err
 	}
-	if rate < 1 || rate > 50000 {
-		return fmt.Errorf("-rate must be in 1..50000")
-	}
-	if duration <= 0 || duration > 5*time.Minute || warmup < 0 || warmup > time.Minute {
-		return fmt.Errorf("-duration must be in (0, 5m] and -warmup in [0, 1m]")
-	}
-	if conns < 1 || conns > 1000 {
-		return fmt.Errorf("-conns must be in 1..1000")
-	}
-	if agents < 1 {
-		agents = 1
-	}
-	if side.ingestRate < 0 || side.ingestRate > 100000 || side.ingestBatch < 1 || side.ingestBatch > 10000 {
-		return fmt.Errorf("-ingest-rate must be in 0..100000 and -ingest-batch in 1..10000")
-	}
-	if side.probe < 0 || (side.probe > 0 && side.probe < 10*time.Millisecond) {
-		return fmt.Errorf("-probe must be 0 or at least 10ms")
-	}
-	bodies := make([][]byte, agents)
-	for i := range bodies {
-		id := agent
-		if id == "" {
-			id = fmt.Sprintf("agent-%d", i)
-		}
-		bodies[i] = []byte(fmt.Sprintf(`{"tenantId":%q,"agentId":%q,"method":%q}`, tenant, id, method))
-	}
+	agents = max(agents, 1)
+	bodies := verdictBodies(tenant, agent, method, agents)
 	// One probe through net/http, so that a wrong key or tenant fails
 	// loudly instead of as 100% errors.
 	client := &http.Client{Timeout: 10 * time.Second}
@@ -127,75 +114,152 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 	} else if status != 200 {
 		return fmt.Errorf("probe: HTTP %d: %s", status, body)
 	}
+	plan := &loadPlan{addr: addr, key: key, rate: rate, conns: conns, duration: duration, warm: warmup}
+	for _, b := range bodies {
+		plan.reqs = append(plan.reqs, []byte(fmt.Sprintf("POST /verdict HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, key, len(b), b)))
+	}
+	plan.total = int((warmup + duration).Seconds() * float64(rate))
+	plan.warmN = int(warmup.Seconds() * float64(rate))
 
-	// The load itself goes over conns keep-alive connections with a minimal
-	// HTTP/1.1 client (much cheaper than net/http, which matters when the
-	// generator shares the CPU with the server). The scheduler queues each
-	// request when it is due; a connection takes the next queued request as
-	// soon as it is free, so a slow server shows up as queueing latency.
-	reqs := make([][]byte, len(bodies))
-	for i, b := range bodies {
-		reqs[i] = []byte(fmt.Sprintf("POST /verdict HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, key, len(b), b))
+	side.addr, side.key, side.tenant, side.agents = addr, key, tenant, agents
+	stopSide := side.start(warmup, warmup+duration)
+	cpu0 := processCPU()
+	results, connErrs, elapsed := plan.run()
+	cpu := processCPU() - cpu0
+	errs := plan.report(results, connErrs, elapsed, len(bodies), cpu)
+	if err := stopSide(); err != nil {
+		return err
 	}
-	total := int((warmup + duration).Seconds() * float64(rate))
-	warm := int(warmup.Seconds() * float64(rate))
-	interval := time.Second / time.Duration(rate)
-	results := make([]loadResult, total)
-	type job struct {
-		i   int
-		due time.Time
+	if errs > 0 {
+		os.Exit(1)
 	}
-	queue := make(chan job, total)
+	return nil
+}
+
+// checkLoadArgs bounds the flags: loopback only, rate, duration,
+// connections and the side load.
+func checkLoadArgs(addr string, rate int, duration, warmup time.Duration, conns int, side *sideLoad) error {
+	if err := loopback(addr); err != nil {
+		return err
+	}
+	switch {
+	case rate < 1 || rate > 50000:
+		return fmt.Errorf("-rate must be in 1..50000")
+	case duration <= 0 || duration > 5*time.Minute || warmup < 0 || warmup > time.Minute:
+		return fmt.Errorf("-duration must be in (0, 5m] and -warmup in [0, 1m]")
+	case conns < 1 || conns > 1000:
+		return fmt.Errorf("-conns must be in 1..1000")
+	case side.ingestRate < 0 || side.ingestRate > 100000 || side.ingestBatch < 1 || side.ingestBatch > 10000:
+		return fmt.Errorf("-ingest-rate must be in 0..100000 and -ingest-batch in 1..10000")
+	case side.probe < 0 || (side.probe > 0 && side.probe < 10*time.Millisecond):
+		return fmt.Errorf("-probe must be 0 or at least 10ms")
+	}
+	return nil
+}
+
+// verdictBodies are the request bodies, one per agent id.
+func verdictBodies(tenant, agent, method string, agents int) [][]byte {
+	bodies := make([][]byte, agents)
+	for i := range bodies {
+		id := agent
+		if id == "" {
+			id = fmt.Sprintf("agent-%d", i)
+		}
+		bodies[i] = []byte(fmt.Sprintf(`{"tenantId":%q,"agentId":%q,"method":%q}`, tenant, id, method))
+	}
+	return bodies
+}
+
+// loadJob is one request, due at due.
+type loadJob struct {
+	i   int
+	due time.Time
+}
+
+// run sends the requests over conns keep-alive connections with a minimal
+// HTTP/1.1 client (much cheaper than net/http, which matters when the
+// generator shares the CPU with the server). The scheduler queues each
+// request when it is due; a connection takes the next queued request as
+// soon as it is free, so a slow server shows up as queueing latency.
+func (p *loadPlan) run() ([]loadResult, int64, time.Duration) {
+	results := make([]loadResult, p.total)
+	queue := make(chan loadJob, p.total)
 	var wg sync.WaitGroup
 	var connErrs atomic.Int64
-	for ci := range conns {
+	for ci := range p.conns {
+		connAddr := p.addr
+		if len(loadAddrs) > 0 {
+			connAddr = loadAddrs[ci%len(loadAddrs)]
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			connAddr := addr
-			if len(loadAddrs) > 0 {
-				connAddr = loadAddrs[ci%len(loadAddrs)]
-			}
-			var c *httpConn
-			for j := range queue {
-				if c == nil {
-					var err error
-					if c, err = dial(connAddr); err != nil {
-						connErrs.Add(1)
-						results[j.i] = loadResult{lat: time.Since(j.due)}
-						continue
-					}
-				}
-				sent := time.Now()
-				status, err := c.do(reqs[j.i%len(reqs)])
-				end := time.Now()
-				results[j.i] = loadResult{lat: end.Sub(j.due), svc: end.Sub(sent), ok: err == nil && status == 200}
-				if err != nil {
-					connErrs.Add(1)
-					c.close()
-					c = nil
-				}
-			}
-			if c != nil {
-				c.close()
-			}
+			p.worker(connAddr, queue, results, &connErrs)
 		}()
 	}
-	side.addr, side.key, side.tenant, side.agents = addr, key, tenant, agents
-	stopSide := side.start(warmup, warmup+duration)
 	start := time.Now()
-	for i := range total {
+	p.schedule(start, queue)
+	close(queue)
+	wg.Wait()
+	return results, connErrs.Load(), time.Since(start)
+}
+
+// schedule queues every request at its due time. It sleeps until the next
+// request is due and then queues all that are due by then: a sleep on this
+// VM overshoots by up to a millisecond, and sleeping once per request
+// would add that lag to every request instead of once per batch.
+func (p *loadPlan) schedule(start time.Time, queue chan<- loadJob) {
+	interval := time.Second / time.Duration(p.rate)
+	for i := 0; i < p.total; {
 		due := start.Add(time.Duration(i) * interval)
 		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		queue <- job{i, due}
+		now := time.Now()
+		for ; i < p.total; i++ {
+			due := start.Add(time.Duration(i) * interval)
+			if due.After(now) {
+				break
+			}
+			queue <- loadJob{i, due}
+		}
 	}
-	close(queue)
-	wg.Wait()
-	elapsed := time.Since(start)
+}
 
-	measured := results[warm:]
+// worker runs one connection: it takes the next due request, sends it and
+// records its latencies (reconnecting after an error).
+func (p *loadPlan) worker(addr string, queue <-chan loadJob, results []loadResult, connErrs *atomic.Int64) {
+	var c *httpConn
+	defer func() {
+		if c != nil {
+			c.close()
+		}
+	}()
+	for j := range queue {
+		if c == nil {
+			var err error
+			if c, err = dial(addr); err != nil {
+				connErrs.Add(1)
+				results[j.i] = loadResult{lat: time.Since(j.due)}
+				continue
+			}
+		}
+		sent := time.Now()
+		status, err := c.do(p.reqs[j.i%len(p.reqs)])
+		end := time.Now()
+		results[j.i] = loadResult{lat: end.Sub(j.due), svc: end.Sub(sent), ok: err == nil && status == 200}
+		if err != nil {
+			connErrs.Add(1)
+			c.close()
+			c = nil
+		}
+	}
+}
+
+// report prints the figures of the measured requests (after the warm-up)
+// and returns the number of failed ones.
+func (p *loadPlan) report(results []loadResult, connErrs int64, elapsed time.Duration, agents int, cpu time.Duration) int {
+	measured := results[p.warmN:]
 	lats := make([]time.Duration, 0, len(measured))
 	svcs := make([]time.Duration, 0, len(measured))
 	errs := 0
@@ -206,18 +270,15 @@ func runLoad(addr, key, tenant, agent, method string, agents, rate int, duration
 		lats = append(lats, r.lat)
 		svcs = append(svcs, r.svc)
 	}
-	fmt.Printf("target %d req/s for %s (+%s warm-up), %d requests measured, %d agents, %d connections\n", rate, duration, warmup, len(measured), len(bodies), conns)
-	fmt.Printf("achieved %.0f req/s overall\n", float64(total)/elapsed.Seconds())
-	fmt.Printf("errors %d (%d connection errors)\n", errs, connErrs.Load())
+	fmt.Printf("target %d req/s for %s (+%s warm-up), %d requests measured, %d agents, %d connections\n", p.rate, p.duration, p.warm, len(measured), agents, p.conns)
+	fmt.Printf("achieved %.0f req/s overall\n", float64(p.total)/elapsed.Seconds())
+	fmt.Printf("errors %d (%d connection errors)\n", errs, connErrs)
 	fmt.Printf("service latency (request written -> response read): %s\n", summary(svcs))
 	fmt.Printf("latency from schedule (adds generator timer lag and waiting for a free connection): %s\n", summary(lats))
-	if err := stopSide(); err != nil {
-		return err
+	if cpu > 0 {
+		fmt.Printf("generator CPU %s (%.1f µs per request, side load included)\n", cpu.Round(time.Millisecond), float64(cpu.Microseconds())/float64(p.total))
 	}
-	if errs > 0 {
-		os.Exit(1)
-	}
-	return nil
+	return errs
 }
 
 func summary(ds []time.Duration) string {
@@ -332,4 +393,26 @@ func (h *httpConn) exchange(req []byte, keep bool) (int, []byte, error) {
 	}
 	_, err = h.r.Discard(length)
 	return status, nil, err
+}
+
+// processCPU is the CPU time (user and system) this process used so far,
+// from /proc/self/stat (Linux, in ticks of 10 ms); 0 when it cannot be read.
+func processCPU() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields 14 and 15 (utime, stime), counted after the command name,
+	// which is in parentheses and may hold spaces.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -57,71 +58,17 @@ func (s *sideLoad) start(warmup, end time.Duration) func() error {
 	var wg sync.WaitGroup
 	measuring := func() bool { return time.Since(t0) >= warmup }
 	if s.ingestRate > 0 {
-		interval := time.Duration(float64(time.Second) * float64(s.ingestBatch) / float64(s.ingestRate))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-			tick := time.NewTicker(interval)
-			defer tick.Stop()
-			var inflight sync.WaitGroup
-			defer inflight.Wait()
-			seq := 0
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				body := s.batch(rng, &seq)
-				inflight.Add(1)
-				go func() {
-					defer inflight.Done()
-					t := time.Now()
-					status, out, err := send(client, "http://"+s.addr+"/tenants/"+s.tenant+"/events", s.key, body)
-					d := time.Since(t)
-					s.mu.Lock()
-					defer s.mu.Unlock()
-					if err == nil && status != 200 {
-						err = fmt.Errorf("ingest: HTTP %d: %s", status, out)
-					}
-					if err != nil {
-						s.ingestErrs++
-						if s.lastErr == "" {
-							s.lastErr = err.Error()
-						}
-						return
-					}
-					if measuring() {
-						s.ingestLat = append(s.ingestLat, d)
-						s.ingested += s.ingestBatch
-					}
-				}()
-			}
+			s.ingestLoop(client, stop, measuring)
 		}()
 	}
 	if s.probe > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tick := time.NewTicker(s.probe)
-			defer tick.Stop()
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				d, err := s.freshness(client, fmt.Sprintf("probe-%d-%d", t0.UnixNano(), n))
-				s.mu.Lock()
-				if err != nil {
-					s.probeErrs++
-					s.lastErr = err.Error()
-				} else if measuring() {
-					s.fresh = append(s.fresh, d)
-				}
-				s.mu.Unlock()
-			}
+			s.probeLoop(client, stop, measuring, t0)
 		}()
 	}
 	timer := time.AfterFunc(end, func() { close(stop) })
@@ -130,45 +77,138 @@ func (s *sideLoad) start(warmup, end time.Duration) func() error {
 			close(stop)
 		}
 		wg.Wait()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.ingestRate > 0 {
-			secs := (end - warmup).Seconds()
-			fmt.Printf("ingest: %d events in %d requests of %d (%.0f events/s measured), %d failed requests; request latency %s\n",
-				s.ingested, len(s.ingestLat), s.ingestBatch, float64(s.ingested)/secs, s.ingestErrs, summary(s.ingestLat))
-		}
-		if s.probe > 0 {
-			fmt.Printf("event-to-verdict freshness (%d probes, %d failed): %s\n", len(s.fresh), s.probeErrs, summary(s.fresh))
-		}
-		if s.ingestErrs > 0 || s.probeErrs > 0 {
-			return fmt.Errorf("%d ingest requests and %d probes failed; the last: %s", s.ingestErrs, s.probeErrs, s.lastErr)
-		}
-		return nil
+		return s.report((end - warmup).Seconds())
 	}
 }
 
+// ingestLoop posts a batch every ingestBatch/ingestRate seconds until stop,
+// each in its own request (a slow server shows as requests in flight).
+func (s *sideLoad) ingestLoop(client *http.Client, stop <-chan struct{}, measuring func() bool) {
+	interval := time.Duration(float64(time.Second) * float64(s.ingestBatch) / float64(s.ingestRate))
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	seq := 0
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		body := s.batch(rng, &seq)
+		inflight.Add(1)
+		go func() {
+			defer inflight.Done()
+			t := time.Now()
+			status, out, err := send(client, "http://"+s.addr+"/tenants/"+s.tenant+"/events", s.key, body)
+			s.recordIngest(time.Since(t), status, out, err, measuring())
+		}()
+	}
+}
+
+// recordIngest counts one ingest request's answer.
+func (s *sideLoad) recordIngest(d time.Duration, status int, out []byte, err error, measuring bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil && status != 200 {
+		err = fmt.Errorf("ingest: HTTP %d: %s", status, out)
+	}
+	if err != nil {
+		s.ingestErrs++
+		if s.lastErr == "" {
+			s.lastErr = err.Error()
+		}
+		return
+	}
+	if measuring {
+		s.ingestLat = append(s.ingestLat, d)
+		s.ingested += s.ingestBatch
+	}
+}
+
+// probeLoop runs a freshness probe every s.probe until stop.
+func (s *sideLoad) probeLoop(client *http.Client, stop <-chan struct{}, measuring func() bool, t0 time.Time) {
+	tick := time.NewTicker(s.probe)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		d, err := s.freshness(client, fmt.Sprintf("probe-%d-%d", t0.UnixNano(), n))
+		s.mu.Lock()
+		if err != nil {
+			s.probeErrs++
+			s.lastErr = err.Error()
+		} else if measuring() {
+			s.fresh = append(s.fresh, d)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// report prints the side load's figures over secs measured seconds.
+func (s *sideLoad) report(secs float64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ingestRate > 0 {
+		fmt.Printf("ingest: %d events in %d requests of %d (%.0f events/s measured), %d failed requests; request latency %s\n",
+			s.ingested, len(s.ingestLat), s.ingestBatch, float64(s.ingested)/secs, s.ingestErrs, summary(s.ingestLat))
+	}
+	if s.probe > 0 {
+		fmt.Printf("event-to-verdict freshness (%d probes, %d failed): %s\n", len(s.fresh), s.probeErrs, summary(s.fresh))
+	}
+	if s.ingestErrs > 0 || s.probeErrs > 0 {
+		return fmt.Errorf("%d ingest requests and %d probes failed; the last: %s", s.ingestErrs, s.probeErrs, s.lastErr)
+	}
+	return nil
+}
+
+var sideTools = []string{"read_file", "search_docs", "list_dir", "write_file"}
+
+// batch is the next NDJSON batch: ingestBatch new events (unique request
+// ids) for the load's agents, one in twenty denied, one in ten with an
+// injection score. It appends the JSON by hand: encoding/json here cost
+// the generator several µs per event, CPU taken from the server it
+// measures on a shared machine.
 func (s *sideLoad) batch(rng *rand.Rand, seq *int) []byte {
-	var b bytes.Buffer
 	now := time.Now().UTC()
-	tools := []string{"read_file", "search_docs", "list_dir", "write_file"}
-	enc := json.NewEncoder(&b)
+	ts := now.Format(time.RFC3339Nano)
+	b := make([]byte, 0, s.ingestBatch*260)
 	for range s.ingestBatch {
 		*seq++
-		ev := sideEvent{
-			Timestamp: now.Format(time.RFC3339Nano), TenantID: s.tenant, AgentID: fmt.Sprintf("agent-%d", rng.Intn(s.agents)),
-			SessionID: fmt.Sprintf("s%d", rng.Intn(50)), Method: "tools/call", Tool: tools[rng.Intn(len(tools))],
-			Resource: fmt.Sprintf("/docs/%d.md", rng.Intn(20)), Decision: "allow", RequestID: fmt.Sprintf("lg-%d-%d", now.UnixNano(), *seq),
-		}
+		b = append(b, `{"timestamp":"`...)
+		b = append(b, ts...)
+		b = append(b, `","tenant_id":`...)
+		b = strconv.AppendQuote(b, s.tenant)
+		b = append(b, `,"agent_id":"agent-`...)
+		b = strconv.AppendInt(b, int64(rng.Intn(s.agents)), 10)
+		b = append(b, `","session_id":"s`...)
+		b = strconv.AppendInt(b, int64(rng.Intn(50)), 10)
+		b = append(b, `","method":"tools/call","tool":"`...)
+		b = append(b, sideTools[rng.Intn(len(sideTools))]...)
+		b = append(b, `","resource":"/docs/`...)
+		b = strconv.AppendInt(b, int64(rng.Intn(20)), 10)
+		b = append(b, `.md","decision":"`...)
 		if rng.Intn(20) == 0 {
-			ev.Decision = "deny"
+			b = append(b, `deny"`...)
+		} else {
+			b = append(b, `allow"`...)
 		}
 		if rng.Intn(10) == 0 {
-			v := float64(rng.Intn(300)) / 1000
-			ev.InjectionScore = &v
+			b = append(b, `,"injection_score":`...)
+			b = strconv.AppendFloat(b, float64(rng.Intn(300))/1000, 'g', -1, 64)
 		}
-		enc.Encode(ev)
+		b = append(b, `,"request_id":"lg-`...)
+		b = strconv.AppendInt(b, now.UnixNano(), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(*seq), 10)
+		b = append(b, "\"}\n"...)
 	}
-	return b.Bytes()
+	return b
 }
 
 // freshness ingests one strong injection for a new agent and polls its

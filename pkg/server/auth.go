@@ -63,21 +63,29 @@ func principalFrom(ctx context.Context) Principal {
 // without reading the body.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := r.Header.Get("Authorization")
-		const prefix = "bearer "
-		if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
-			dropBody(w, r)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lf"`)
-			writeError(w, http.StatusUnauthorized, "missing bearer API key (Authorization: Bearer <key>)", "")
-			return
+		if p, ok := s.principal(w, r); ok {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 		}
-		p, ok := s.keys.lookup(strings.TrimSpace(h[len(prefix):]))
-		if !ok {
-			dropBody(w, r)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lf", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, "invalid API key", "")
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// principal returns the principal of the request's bearer key; false when
+// it answered 401.
+func (s *Server) principal(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+	h := r.Header.Get("Authorization")
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		dropBody(w, r)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lf"`)
+		writeError(w, http.StatusUnauthorized, "missing bearer API key (Authorization: Bearer <key>)", "")
+		return Principal{}, false
+	}
+	p, ok := s.keys.lookup(strings.TrimSpace(h[len(prefix):]))
+	if !ok {
+		dropBody(w, r)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lf", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, "invalid API key", "")
+		return Principal{}, false
+	}
+	return p, true
 }

@@ -469,6 +469,9 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 		return nil, false
 	}
 	stream := ndjson && firstByte(b) != '['
+	if quickScan(b, sh, stream) { // scanfast.go: the common case without allocating
+		return b, true
+	}
 	if be := scanBody(b, sh, stream); be != nil {
 		writeError(w, http.StatusBadRequest, "invalid body: "+be.Error(), be.Pointer)
 		return nil, false

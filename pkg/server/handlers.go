@@ -73,6 +73,11 @@ func writeInvalid(w http.ResponseWriter, what string, d diag.List) {
 // writeEngineError maps engine errors: not found -> 404, invalid -> 400,
 // anything else -> 500 (logged, not echoed).
 func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeEngineErrorAs(w, r, principalFrom(r.Context()).Name, err)
+}
+
+// writeEngineErrorAs is writeEngineError for the key named key.
+func (s *Server) writeEngineErrorAs(w http.ResponseWriter, r *http.Request, key string, err error) {
 	var de *diag.Error
 	switch {
 	case errors.Is(err, agentrisk.ErrNotFound), errors.Is(err, alerts.ErrNotFound):
@@ -86,7 +91,7 @@ func (s *Server) writeEngineError(w http.ResponseWriter, r *http.Request, err er
 	case isUnavailable(err):
 		s.writeUnavailable(w, r, err)
 	default:
-		s.logf("%s %s by %s: %v", r.Method, r.URL.Path, principalFrom(r.Context()).Name, err)
+		s.logf("%s %s by %s: %v", r.Method, r.URL.Path, key, err)
 		writeError(w, http.StatusInternalServerError, "internal error; see the server log", "")
 	}
 }
@@ -138,7 +143,7 @@ func (s *Server) routes() http.Handler {
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
 	mux.Handle("/", s.authenticate(api))
-	return s.guard(s.recoverer(mux))
+	return s.guard(s.recoverer(s.verdictRoute(mux)))
 }
 
 // recoverer turns a handler panic into a 500 and keeps the server up.
@@ -244,52 +249,10 @@ type VerdictResponse struct {
 	agentrisk.Decision
 }
 
+// verdict is POST /verdict reached through the mux (routes sends it to
+// verdictAs directly; see verdictRoute).
 func (s *Server) verdict(w http.ResponseWriter, r *http.Request) {
-	req, ok := s.decodeVerdict(w, r) // verdict.go: a fast path for the common body, else the full checks
-	if !ok {
-		return
-	}
-	for _, f := range []struct{ v, name string }{{req.TenantID, "tenantId"}, {req.AgentID, "agentId"}, {req.Method, "method"}} {
-		if strings.TrimSpace(f.v) == "" {
-			writeError(w, http.StatusBadRequest, "invalid verdict request: /"+f.name+" is required", "/"+f.name)
-			return
-		}
-	}
-	p := principalFrom(r.Context())
-	if !p.CanAccess(req.TenantID) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", req.TenantID), "/tenantId")
-		return
-	}
-	if need := roleOf("POST /verdict"); !p.Allows(need) {
-		writeForbidden(w, p, need)
-		return
-	}
-	cfg, err := s.state.config(r.Context(), req.TenantID)
-	if err != nil {
-		s.writeEngineError(w, r, err)
-		return
-	}
-	agent, err := s.state.agent(r.Context(), req.TenantID, req.AgentID)
-	if err != nil {
-		s.writeEngineError(w, r, err)
-		return
-	}
-	now := s.now()
-	st := agent.state
-	if !st.TierSince.IsZero() {
-		sec := now.Sub(st.TierSince).Seconds()
-		st.SecondsInTier = &sec
-	}
-	window, limit := 0, 0
-	if cfg.RateLimit != nil {
-		window, limit = cfg.RateLimit.WindowSeconds, cfg.RateLimit.Limit
-	}
-	var d agentrisk.Decision
-	s.limiter.do(req.TenantID, window, limit, now, func(used int) bool {
-		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
-		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
-	})
-	writeVerdict(w, &VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+	s.verdictAs(w, r, principalFrom(r.Context()))
 }
 
 func jsonErr(err error) string {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -118,6 +119,7 @@ type limitConn struct {
 	net.Conn
 	once    sync.Once
 	release func()
+	state   atomic.Int32 // http.ConnState, kept by activeConns.track
 }
 
 func (c *limitConn) Close() error {

@@ -83,11 +83,16 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 			s.logf("live update: internal error: %v", v)
 		}
 	}()
-	// Scored at whole seconds (rounded up, so that every committed event is
-	// in the window): updates within the same second reuse the peers' features.
-	at := s.scoreTime()
-	if sec := at.Truncate(time.Second); !sec.Equal(at) {
-		at = sec.Add(time.Second)
+	// Scored at whole seconds, rounded up so that every committed event is
+	// in the window (scoreTime truncates: an event of 12:00:00.3 scored at
+	// 12:00:00 would be left out until the next recalculation): updates
+	// within the same second reuse the peers' features.
+	at := s.cfg.At
+	if at.IsZero() {
+		at = s.now().UTC()
+		if sec := at.Truncate(time.Second); !sec.Equal(at) {
+			at = sec.Add(time.Second)
+		}
 	}
 	read := time.Now()
 	scores, err := s.state.live.live.Update(ctx, refs, at)

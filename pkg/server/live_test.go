@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -247,5 +249,46 @@ func TestFollowerRefreshComparesWithStoredScoreTime(t *testing.T) {
 	follower.state.refresh(ctx, "t1", nil)
 	if got := score(); got != 70 {
 		t.Errorf("live score newer than the leader's recalculation replaced: %d", got)
+	}
+}
+
+// TestLiveScoresEventOfThisSecond: with the clock (no fixed scoreTime), an
+// event from earlier in the current second is scored by the live path at
+// once. Score times are whole seconds; truncating instead of rounding up
+// left such events out until the next recalculation.
+func TestLiveScoresEventOfThisSecond(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	now := time.Date(2026, 12, 3, 12, 0, 0, 700_000_000, time.UTC)
+	s.now = func() time.Time { return now }
+	inj := 0.99
+	ev := agentrisk.Event{
+		Timestamp: now.Add(-400 * time.Millisecond), TenantID: "t1", AgentID: "fresh", SessionID: "s",
+		Method: "tools/call", Tool: "read_file", Decision: "deny", InjectionScore: &inj,
+	}
+	h := s.Handler()
+	do := func(path string, body []byte) string {
+		req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+keyT1)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	do("/tenants/t1/events", ndjson(t, []agentrisk.Event{ev}))
+	out := do("/verdict", []byte(`{"tenantId":"t1","agentId":"fresh","method":"tools/call"}`))
+	if !strings.Contains(out, `"scored":true`) {
+		t.Fatalf("the verdict right after the ingest does not reflect it: %s", out)
 	}
 }

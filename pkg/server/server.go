@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
@@ -161,13 +162,25 @@ func (s *Server) Close(ctx context.Context) error { return s.dispatcher.Close(ct
 // Shutdown waits up to 5 s for connections that were accepted but never
 // sent a request (clients dial spare connections); those hold no work, so
 // shutdown stops waiting for them once no request is in progress.
+// track runs twice per request: connections of Serve's listener keep
+// their state themselves (an atomic swap, no lock); others go in a map.
 type activeConns struct {
+	active atomic.Int64 // requests in progress on limitConns
 	mu     sync.Mutex
 	states map[net.Conn]http.ConnState
 	n      int
 }
 
 func (a *activeConns) track(c net.Conn, st http.ConnState) {
+	if lc, ok := c.(*limitConn); ok {
+		if http.ConnState(lc.state.Swap(int32(st))) == http.StateActive { // zero is StateNew
+			a.active.Add(-1)
+		}
+		if st == http.StateActive {
+			a.active.Add(1)
+		}
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.states == nil {
@@ -189,7 +202,7 @@ func (a *activeConns) track(c net.Conn, st http.ConnState) {
 func (a *activeConns) count() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.n
+	return a.n + int(a.active.Load())
 }
 
 // shutdown stops hs gracefully: in-progress requests finish (until ctx

@@ -17,10 +17,16 @@ type verdictState struct {
 	engine *agentrisk.Engine
 	live   *liveUpdater
 
+	// mu is held for reading by verdicts (map lookups) and for writing
+	// only to put entries in or take them out: a live update applies all
+	// its scores under one short lock, never while it computes.
 	mu      sync.RWMutex
 	gen     uint64 // bumped by every refresh, so a load that raced with one is not cached
 	configs map[string]agentrisk.RiskConfig
-	agents  map[agentKey]agentEntry
+	// agents by tenant, then agent id: a verdict looks its agent up by the
+	// id's bytes in the request body without making a string of them.
+	agents  map[string]map[string]agentEntry
+	nAgents int
 }
 
 type agentKey struct{ tenant, agent string }
@@ -34,7 +40,7 @@ type agentEntry struct {
 }
 
 func newVerdictState(e *agentrisk.Engine) *verdictState {
-	v := &verdictState{engine: e, configs: map[string]agentrisk.RiskConfig{}, agents: map[agentKey]agentEntry{}}
+	v := &verdictState{engine: e, configs: map[string]agentrisk.RiskConfig{}, agents: map[string]map[string]agentEntry{}}
 	v.live = newLiveUpdater(e.NewLive())
 	return v
 }
@@ -69,10 +75,12 @@ func (v *verdictState) merge(old, loaded agentEntry) agentEntry {
 // the aggregates. Agents not cached yet are loaded first (for their stored
 // override and tier).
 func (v *verdictState) applyLive(ctx context.Context, scores []agentrisk.LiveScore, read, now time.Time) error {
+	// Agents not cached yet are loaded first, outside the lock.
+	prev := make(map[agentKey]agentEntry, len(scores))
 	for _, sc := range scores {
 		k := agentKey{sc.TenantID, sc.AgentID}
 		v.mu.RLock()
-		e, ok := v.agents[k]
+		e, ok := v.get(k)
 		v.mu.RUnlock()
 		if !ok {
 			var err error
@@ -80,18 +88,53 @@ func (v *verdictState) applyLive(ctx context.Context, scores []agentrisk.LiveSco
 				return err
 			}
 		}
+		prev[k] = e
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.gen++
+	for _, sc := range scores {
+		k := agentKey{sc.TenantID, sc.AgentID}
+		e, ok := v.get(k)
+		if !ok {
+			e = prev[k] // dropped meanwhile by a refresh
+		}
 		if !e.known || e.state.Tier != sc.Tier {
 			e.state.TierSince = now
 		}
 		e.state.TenantID, e.state.AgentID = sc.TenantID, sc.AgentID
 		e.state.Score, e.state.Tier, e.state.CalculatedAt = sc.Score, sc.Tier, sc.At
 		e.known, e.liveRead = true, read
-		v.mu.Lock()
-		v.gen++
-		v.agents[k] = e
-		v.mu.Unlock()
+		v.put(k, e)
 	}
 	return nil
+}
+
+// get, put and del work on the agent cache (v.mu held).
+func (v *verdictState) get(k agentKey) (agentEntry, bool) {
+	e, ok := v.agents[k.tenant][k.agent]
+	return e, ok
+}
+
+func (v *verdictState) put(k agentKey, e agentEntry) {
+	m := v.agents[k.tenant]
+	if m == nil {
+		m = map[string]agentEntry{}
+		v.agents[k.tenant] = m
+	}
+	if _, ok := m[k.agent]; !ok {
+		v.nAgents++
+	}
+	m[k.agent] = e
+}
+
+func (v *verdictState) del(k agentKey) {
+	if m := v.agents[k.tenant]; m != nil {
+		if _, ok := m[k.agent]; ok {
+			delete(m, k.agent)
+			v.nAgents--
+		}
+	}
 }
 
 // config returns the tenant's risk config, loading it once.
@@ -119,14 +162,29 @@ func (v *verdictState) config(ctx context.Context, tenant string) (agentrisk.Ris
 // are cached too (as unknown) so that a stream of requests for an agent
 // without a score does not hit the store either.
 func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEntry, error) {
-	k := agentKey{tenant, agent}
+	return v.agentBytes(ctx, tenant, nil, agent)
+}
+
+// agentBytes is agent for the id raw (when not nil) or agent: a cached
+// agent costs no allocation; its entry's state.AgentID is the id.
+func (v *verdictState) agentBytes(ctx context.Context, tenant string, raw []byte, agent string) (agentEntry, error) {
 	v.mu.RLock()
-	e, ok := v.agents[k]
+	var e agentEntry
+	var ok bool
+	if raw != nil {
+		e, ok = v.agents[tenant][string(raw)]
+	} else {
+		e, ok = v.agents[tenant][agent]
+	}
 	gen := v.gen
 	v.mu.RUnlock()
 	if ok {
 		return e, nil
 	}
+	if raw != nil {
+		agent = string(raw)
+	}
+	k := agentKey{tenant, agent}
 	e, err := v.load(ctx, tenant, agent)
 	if err != nil {
 		return e, err
@@ -134,8 +192,8 @@ func (v *verdictState) agent(ctx context.Context, tenant, agent string) (agentEn
 	v.mu.Lock()
 	// Scored agents are bounded by the store; unknown ids are not, so they
 	// are cached only up to a limit (past it they cost a store read each).
-	if v.gen == gen && (e.known || len(v.agents) < maxCachedAgents) {
-		v.agents[k] = e
+	if v.gen == gen && (e.known || v.nAgents < maxCachedAgents) {
+		v.put(k, e)
 	}
 	v.mu.Unlock()
 	return e, nil
@@ -166,10 +224,10 @@ func (v *verdictState) refreshAgent(ctx context.Context, tenant, agent string) e
 	k := agentKey{tenant, agent}
 	v.mu.Lock()
 	v.gen++
-	if old, ok := v.agents[k]; ok {
+	if old, ok := v.get(k); ok {
 		e = v.merge(old, e)
 	}
-	v.agents[k] = e
+	v.put(k, e)
 	v.mu.Unlock()
 	return nil
 }
@@ -180,12 +238,15 @@ func (v *verdictState) refresh(ctx context.Context, tenant string, changes []age
 	v.mu.Lock()
 	v.gen++
 	var live []agentKey
-	for k, e := range v.agents {
-		if tenant == "" || k.tenant == tenant {
+	for t, m := range v.agents {
+		if tenant != "" && t != tenant {
+			continue
+		}
+		for a, e := range m {
 			if e.liveRead.IsZero() {
-				delete(v.agents, k)
+				v.del(agentKey{t, a})
 			} else {
-				live = append(live, k) // merged with the stored state below
+				live = append(live, agentKey{t, a}) // merged with the stored state below
 			}
 		}
 	}

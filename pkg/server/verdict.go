@@ -3,11 +3,15 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
 )
 
 // The fast path of POST /verdict. A verdict costs a few microseconds of
@@ -33,38 +37,150 @@ var outBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }
 
 var jsonContentType = []string{"application/json"}
 
-// decodeVerdict reads and checks the body of POST /verdict; false when it
-// already answered with an error.
-func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictRequest, bool) {
-	var req VerdictRequest
-	var b []byte
-	if n := r.ContentLength; verdictFastPath && n > 0 && n <= maxFastBody && n <= s.cfg.MaxBodyBytes && jsonOrNoType(r) {
-		buf := verdictBufs.Get().(*[maxFastBody]byte)
-		defer verdictBufs.Put(buf)
-		if _, err := io.ReadFull(r.Body, buf[:n]); err != nil {
-			if isTimeout(err) { // the server's readTimeout (limits.go)
-				w.Header().Set("Connection", "close")
-				writeError(w, http.StatusRequestTimeout, "body not received in time", "")
-				return req, false
-			}
-			writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
-			return req, false
+// contentLengths holds the Content-Length header values of short answers,
+// shared so that setting the header allocates nothing (net/http only reads
+// them).
+var contentLengths = func() [][]string {
+	t := make([][]string, 2048)
+	for i := range t {
+		t[i] = []string{strconv.Itoa(i)}
+	}
+	return t
+}()
+
+// verdictRoute sends POST /verdict, the hot path of a gateway, straight to
+// its handler: no second mux, no request copy to carry the principal in a
+// context (each cost allocations per request). Everything else goes to
+// next.
+func (s *Server) verdictRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/verdict" {
+			next.ServeHTTP(w, r)
+			return
 		}
-		if parseVerdictFast(buf[:n], &req) {
-			return req, true
+		if p, ok := s.principal(w, r); ok {
+			s.verdictAs(w, r, p)
 		}
-		req = VerdictRequest{}
-		b = buf[:n]
-		if be := scanBody(b, verdictShape, false); be != nil { // body.go: the checks of every body
-			writeError(w, http.StatusBadRequest, "invalid body: "+be.Error(), be.Pointer)
-			return req, false
-		}
-	} else {
-		var ok bool
-		if b, ok = s.readJSONBody(w, r, maxSmallBody, verdictShape, false); !ok {
-			return req, false
+	})
+}
+
+// verdictAs answers POST /verdict for principal p. Isolation first: a
+// tenant the key may not see is 404 before the role is checked (403).
+func (s *Server) verdictAs(w http.ResponseWriter, r *http.Request, p Principal) {
+	buf := verdictBufs.Get().(*[maxFastBody]byte)
+	defer verdictBufs.Put(buf)
+	req, agentRaw, ok := s.decodeVerdict(w, r, buf, p)
+	if !ok || !checkVerdict(w, &req, agentRaw, p) {
+		return
+	}
+	cfg, err := s.state.config(r.Context(), req.TenantID)
+	if err != nil {
+		s.writeEngineErrorAs(w, r, p.Name, err)
+		return
+	}
+	agent, err := s.state.agentBytes(r.Context(), req.TenantID, agentRaw, req.AgentID)
+	if err != nil {
+		s.writeEngineErrorAs(w, r, p.Name, err)
+		return
+	}
+	if agentRaw != nil {
+		req.AgentID = agent.state.AgentID // the cached entry's string: no allocation
+		if req.AgentID != string(agentRaw) {
+			req.AgentID = string(agentRaw)
 		}
 	}
+	now := s.now()
+	st := agent.state
+	if !st.TierSince.IsZero() {
+		// Decide only compares the time in tier with the grace period;
+		// nil means long ago, so the pointer (an allocation) is only
+		// needed within the grace period.
+		if sec := now.Sub(st.TierSince).Seconds(); sec < float64(cfg.GracePeriodSeconds) {
+			inTier := sec
+			st.SecondsInTier = &inTier
+		}
+	}
+	window, limit := 0, 0
+	if cfg.RateLimit != nil {
+		window, limit = cfg.RateLimit.WindowSeconds, cfg.RateLimit.Limit
+	}
+	var d agentrisk.Decision
+	s.limiter.do(req.TenantID, window, limit, now, func(used int) bool {
+		d = agentrisk.Decide(cfg, st, agentrisk.Request{Method: req.Method, Shadow: req.Shadow}, used)
+		return !(d.Action == agentrisk.ActionBlock && d.Reason == agentrisk.ReasonRateLimit)
+	})
+	writeVerdict(w, &VerdictResponse{TenantID: req.TenantID, AgentID: req.AgentID, Score: st.Score, Scored: agent.known, Decision: d})
+}
+
+// checkVerdict checks the required fields, then the tenant (404), then the
+// role (403); false when it answered. agentRaw, when not nil, is the agent
+// id of the fast path (req.AgentID is empty then).
+func checkVerdict(w http.ResponseWriter, req *VerdictRequest, agentRaw []byte, p Principal) bool {
+	agentBlank := strings.TrimSpace(req.AgentID) == "" && len(bytes.TrimSpace(agentRaw)) == 0
+	for _, f := range []struct {
+		blank bool
+		name  string
+	}{{strings.TrimSpace(req.TenantID) == "", "tenantId"}, {agentBlank, "agentId"}, {strings.TrimSpace(req.Method) == "", "method"}} {
+		if f.blank {
+			writeError(w, http.StatusBadRequest, "invalid verdict request: /"+f.name+" is required", "/"+f.name)
+			return false
+		}
+	}
+	if !p.CanAccess(req.TenantID) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", req.TenantID), "/tenantId")
+		return false
+	}
+	if need := roleOf("POST /verdict"); !p.Allows(need) {
+		writeForbidden(w, p, need)
+		return false
+	}
+	return true
+}
+
+// decodeVerdict reads and checks the body of POST /verdict into buf; false
+// when it already answered with an error. On the fast path the agent id is
+// returned as agentRaw (a slice of buf) and req.AgentID is empty, so that
+// a cached agent is found without allocating; the tenant and the method
+// are interned.
+func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request, buf *[maxFastBody]byte, p Principal) (req VerdictRequest, agentRaw []byte, ok bool) {
+	n := r.ContentLength
+	if !verdictFastPath || n <= 0 || n > maxFastBody || n > s.cfg.MaxBodyBytes || !jsonOrNoType(r) {
+		b, ok := s.readJSONBody(w, r, maxSmallBody, verdictShape, false)
+		if !ok {
+			return req, nil, false
+		}
+		req, ok = decodeVerdictJSON(w, b)
+		return req, nil, ok
+	}
+	if _, err := io.ReadFull(r.Body, buf[:n]); err != nil {
+		if isTimeout(err) { // the server's readTimeout (limits.go)
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "body not received in time", "")
+			return req, nil, false
+		}
+		writeError(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "")
+		return req, nil, false
+	}
+	var raw verdictRaw
+	if parseVerdictFast(buf[:n], &raw) {
+		req.TenantID = p.Tenant
+		if string(raw.tenant) != p.Tenant {
+			req.TenantID = string(raw.tenant)
+		}
+		req.Method, req.Shadow = internMethod(raw.method), raw.shadow
+		return req, raw.agent, true
+	}
+	if be := scanBody(buf[:n], verdictShape, false); be != nil { // body.go: the checks of every body
+		writeError(w, http.StatusBadRequest, "invalid body: "+be.Error(), be.Pointer)
+		return req, nil, false
+	}
+	req, ok = decodeVerdictJSON(w, buf[:n])
+	return req, nil, ok
+}
+
+// decodeVerdictJSON decodes a checked body with encoding/json.
+func decodeVerdictJSON(w http.ResponseWriter, b []byte) (VerdictRequest, bool) {
+	var req VerdictRequest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -78,17 +194,48 @@ func (s *Server) decodeVerdict(w http.ResponseWriter, r *http.Request) (VerdictR
 	return req, true
 }
 
+// internMethod returns the MCP methods gateways send most as constant
+// strings (no allocation), anything else as a new string.
+func internMethod(b []byte) string {
+	switch string(b) {
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "resources/read":
+		return "resources/read"
+	case "resources/list":
+		return "resources/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "prompts/list":
+		return "prompts/list"
+	case "initialize":
+		return "initialize"
+	case "ping":
+		return "ping"
+	}
+	return string(b)
+}
+
 // jsonOrNoType: the request has no Content-Type or exactly application/json.
 func jsonOrNoType(r *http.Request) bool {
 	ct := r.Header["Content-Type"]
 	return len(ct) == 0 || (len(ct) == 1 && ct[0] == "application/json")
 }
 
+// verdictRaw is a verdict body as parsed by the fast path: the strings are
+// slices of the body (nil: the key is absent).
+type verdictRaw struct {
+	tenant, agent, method []byte
+	shadow                bool
+}
+
 // parseVerdictFast parses {"tenantId": "...", "agentId": "...", "method":
 // "...", "shadow": true|false} (any order, any subset, JSON whitespace)
 // with plain printable ASCII strings. false: not that shape, use
 // encoding/json.
-func parseVerdictFast(b []byte, req *VerdictRequest) bool {
+func parseVerdictFast(b []byte, req *verdictRaw) bool {
 	p := fastParser{b: b}
 	if !p.byte('{') {
 		return false
@@ -121,21 +268,21 @@ func parseVerdictFast(b []byte, req *VerdictRequest) bool {
 			if !ok {
 				return false
 			}
-			switch string(key) {
-			case "tenantId":
-				req.TenantID = string(v)
-			case "agentId":
-				req.AgentID = string(v)
+			switch k {
+			case 0:
+				req.tenant = v
+			case 1:
+				req.agent = v
 			default:
-				req.Method = string(v)
+				req.method = v
 			}
 		case "shadow":
 			p.ws()
 			switch {
 			case bytes.HasPrefix(p.b[p.i:], []byte("true")):
-				req.Shadow, p.i = true, p.i+4
+				req.shadow, p.i = true, p.i+4
 			case bytes.HasPrefix(p.b[p.i:], []byte("false")):
-				req.Shadow, p.i = false, p.i+5
+				req.shadow, p.i = false, p.i+5
 			default:
 				return false
 			}
@@ -208,7 +355,7 @@ func writeVerdict(w http.ResponseWriter, v *VerdictResponse) {
 	m := math.Abs(v.Multiplier)
 	if !verdictFastPath || !plain(v.TenantID) || !plain(v.AgentID) || !plain(string(v.Tier)) || !plain(string(v.EffectiveTier)) ||
 		!plain(v.Action) || !plain(v.Reason) || (m != 0 && (m < 1e-6 || m >= 1e21)) || math.IsNaN(m) || math.IsInf(m, 0) {
-		writeJSON(w, http.StatusOK, v)
+		writeJSON(w, http.StatusOK, *v) // a copy: v itself stays on the caller's stack
 		return
 	}
 	bp := outBufs.Get().(*[]byte)
@@ -238,7 +385,11 @@ func writeVerdict(w http.ResponseWriter, v *VerdictResponse) {
 	b = append(b, "}\n"...)
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	if len(b) < len(contentLengths) {
+		h["Content-Length"] = contentLengths[len(b)]
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 	*bp = b
