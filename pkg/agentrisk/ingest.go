@@ -235,6 +235,7 @@ type ingester struct {
 	patterns dict
 	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
 	recs     [][]record           // chunks of recordChunk
+	folder   folder
 	held     int
 
 	lastTenant *tenantIngest
@@ -582,18 +583,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 			last = l
 		}
 	}
-	m := a.merger()
-	for _, r := range recs {
-		sess, pat := "", ""
-		if r.sess != noPattern {
-			sess = in.sessions.names[r.sess]
-		}
-		if r.pat != noPattern {
-			pat = in.patterns.names[r.pat]
-		}
-		m.addParts(r.hour, in.tools.names[r.tool], sess, pat, r.flags&recHighImpact != 0, r.flags&recDeny != 0, r.flags&recInj != 0, r.q)
-	}
-	m.finish()
+	in.folder.fold(a, recs, &recordNames{in.tools.names, in.sessions.names, in.patterns.names})
 	if !st.written {
 		st.written = true
 		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
