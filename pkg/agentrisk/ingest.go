@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -239,8 +240,8 @@ type ingester struct {
 	held     int
 
 	lastTenant *tenantIngest
-	lastHour   tenantHour
-	lastSet    *hourSet
+	order      []*tenantIngest // the tenants in order of first event
+	batch      batchSize       // of the events held
 }
 
 // maxRecords bounds the records held between folds (24 bytes each), kept
@@ -305,6 +306,8 @@ type tenantIngest struct {
 	latest  int64             // latest hour with a hash set (before and during this ingest)
 	has     bool
 	lastSet *hourSet // its hour set used last: a new one starts at its size
+	setHour int64    // and that set's hour
+	held    heldEvents
 }
 
 type hourSet struct {
@@ -355,14 +358,15 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 	}
 	in.tenants[id] = t
 	in.lastTenant = t
+	in.order = append(in.order, t)
 	return t, nil
 }
 
 func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
-	k := tenantHour{t.id, hour}
-	if in.lastSet != nil && in.lastHour == k {
-		return in.lastSet, nil
+	if t.lastSet != nil && t.setHour == hour {
+		return t.lastSet, nil
 	}
+	k := tenantHour{t.id, hour}
 	s := in.hours[k]
 	if s == nil {
 		b, err := in.ins.HashSet(in.ctx, t.id, hour)
@@ -380,13 +384,12 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 		}
 		in.hours[k] = s
 	}
-	in.lastHour, in.lastSet, t.lastSet = k, s, s
+	t.lastSet, t.setHour = s, hour
 	return s, nil
 }
 
-// add counts one event, drops it when expired or already stored, and
-// otherwise holds its record, folding the records held when they reach
-// maxRecords.
+// add counts one event, drops it when expired, and holds it in the batch
+// (see batch), processing the batch when it is full.
 func (in *ingester) add(ev *Event) error {
 	in.res.Events++
 	if ev.Timestamp.After(in.res.Latest) {
@@ -401,7 +404,26 @@ func (in *ingester) add(ev *Event) error {
 		in.res.Expired++
 		return nil
 	}
-	fresh, err := in.fresh(t, hour, ev)
+	h := in.h.sum(ev)
+	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
+		// Checked against the legacy hashes (stores converted from before
+		// schema 60) one by one, in order after the events held.
+		if err := in.flush(); err != nil {
+			return err
+		}
+		return in.addNow(t, hour, ev, h)
+	}
+	in.batch.arena += t.held.hold(ev, h)
+	if in.batch.n++; in.batch.n >= batchEvents || in.batch.arena >= batchArena {
+		return in.flush()
+	}
+	return nil
+}
+
+// addNow drops ev when it is already stored, and otherwise holds its
+// record, folding the records held when they reach maxRecords.
+func (in *ingester) addNow(t *tenantIngest, hour int64, ev *Event, h evHash) error {
+	fresh, err := in.fresh(t, hour, ev, h)
 	if err != nil || !fresh {
 		return err
 	}
@@ -418,15 +440,36 @@ func (in *ingester) add(ev *Event) error {
 	return nil
 }
 
+// flush processes the events held, tenant by tenant, each tenant's in
+// their order, and empties the batch.
+func (in *ingester) flush() error {
+	if in.batch.n == 0 {
+		return nil
+	}
+	var ev Event
+	for _, t := range in.order {
+		b := &t.held
+		for i := range b.evs {
+			p := &b.evs[i]
+			b.event(t, p, &ev)
+			if err := in.addNow(t, unixHour(p.ts), &ev, p.hash); err != nil {
+				return err
+			}
+		}
+		b.evs, b.arena = b.evs[:0], b.arena[:0]
+	}
+	in.batch = batchSize{}
+	return nil
+}
+
 // fresh reports whether ev is new: not in its hour's set of hashes (which
 // it is then added to) nor, for hours the legacy hashes still cover, among
 // those. A duplicate is counted.
-func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event) (bool, error) {
+func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event, h evHash) (bool, error) {
 	hs, err := in.hourSet(t, hour)
 	if err != nil {
 		return false, err
 	}
-	h := in.h.sum(ev)
 	if !hs.seen.insert(h) {
 		in.res.Duplicates++
 		return false, nil
@@ -599,6 +642,9 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 }
 
 func (in *ingester) finish() (IngestResult, error) {
+	if err := in.flush(); err != nil {
+		return in.res, err
+	}
 	if err := in.fold(); err != nil {
 		return in.res, err
 	}
@@ -737,4 +783,80 @@ func (t *hashTable) appendTo(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// Events are held in a batch between the scan and their processing, so
+// that they can be processed tenant by tenant: the hash set of a tenant's
+// hour and the state of its agents stay in the CPU's cache while its events
+// go through, where the events in file order jump between every tenant's
+// sets and every agent. Each tenant holds its own events (what processing
+// needs of them: hash, time, flags, and the strings of the record in an
+// arena), which are then read in the order they were written.
+type batchSize struct{ n, arena int }
+
+type heldEvents struct {
+	evs   []pending
+	arena []byte
+}
+
+// A batch is processed once it holds batchEvents events or batchArena
+// bytes of strings.
+const (
+	batchEvents = 1 << 16
+	batchArena  = 16 << 20
+)
+
+type pending struct {
+	hash                         evHash
+	ts                           time.Time
+	agent, name, sess, tool, res strRef
+	highImpact, deny             bool
+	score                        float64
+	hasScore                     bool
+}
+
+type strRef struct{ off, n uint32 }
+
+// hold adds ev to the events held and returns the bytes its strings took.
+func (b *heldEvents) hold(ev *Event, h evHash) int {
+	n := len(b.arena)
+	p := pending{
+		hash: h, ts: ev.Timestamp,
+		agent: b.str(ev.AgentID), name: b.str(ev.AgentName), sess: b.str(ev.SessionID),
+		tool: b.str(ev.Tool), res: b.str(ev.Resource),
+		highImpact: ev.HighImpact, deny: ev.Decision == "deny",
+	}
+	if ev.InjectionScore != nil {
+		p.score, p.hasScore = *ev.InjectionScore, true
+	}
+	b.evs = append(b.evs, p)
+	return len(b.arena) - n
+}
+
+func (b *heldEvents) str(s string) strRef {
+	r := strRef{uint32(len(b.arena)), uint32(len(s))}
+	b.arena = append(b.arena, s...)
+	return r
+}
+
+// event fills ev with what the record and the agent's state need of p; its
+// strings alias the arena.
+func (b *heldEvents) event(t *tenantIngest, p *pending, ev *Event) {
+	*ev = Event{
+		Timestamp: p.ts, TenantID: t.id, AgentID: b.view(p.agent), AgentName: b.view(p.name),
+		SessionID: b.view(p.sess), Tool: b.view(p.tool), Resource: b.view(p.res), HighImpact: p.highImpact,
+	}
+	if p.deny {
+		ev.Decision = "deny"
+	}
+	if p.hasScore {
+		ev.InjectionScore = &p.score
+	}
+}
+
+func (b *heldEvents) view(r strRef) string {
+	if r.n == 0 {
+		return ""
+	}
+	return unsafe.String(&b.arena[r.off], int(r.n))
 }
