@@ -500,6 +500,21 @@ type folder struct {
 	hours, inj, st  slotTable
 	perTool         []int // patterns per tool of the agg
 	patKeys         map[patKey]int
+	scratch         agg // the agg of a new agent, reused
+}
+
+// newAgg is an empty agg for a new agent, valid until the next call: its
+// slices are reused from agent to agent.
+func (f *folder) newAgg() *agg {
+	a := &f.scratch
+	if a.toolIdx == nil {
+		a.toolIdx = map[string]uint16{}
+	}
+	clear(a.toolIdx)
+	a.tools, a.sessions, a.sessIdx = a.tools[:0], a.sessions[:0], nil
+	a.hours, a.inj, a.sess, a.patterns = a.hours[:0], a.inj[:0], a.sess[:0], a.patterns[:0]
+	a.tool("")
+	return a
 }
 
 // recordNames are the ingester's dictionaries that records index.
@@ -507,7 +522,7 @@ type recordNames struct{ tools, sessions, patterns []string }
 
 // fold merges recs into a and sorts a into its canonical order.
 func (f *folder) fold(a *agg, recs []record, names *recordNames) {
-	f.begin(a)
+	f.begin(a, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		t := f.localTool(a, r.tool, names.tools)
@@ -539,20 +554,22 @@ func (f *folder) fold(a *agg, recs []record, names *recordNames) {
 
 // begin prepares the folder for a's merge: a new stamp, and the tables
 // filled with a's stored entries.
-func (f *folder) begin(a *agg) {
+func (f *folder) begin(a *agg, recs int) {
 	if f.stamp++; f.stamp == 0 {
 		f.tool, f.sess, f.pat = idMap{}, idMap{}, idMap{}
 		f.stamp = 1
 	}
-	f.hours.reset(len(a.hours))
+	// Each record adds at most one entry to each table.
+	recs = min(recs, 1<<12)
+	f.hours.reset(len(a.hours) + recs)
 	for i, h := range a.hours {
 		f.hours.index(uint64(uint32(h.hour))<<32|uint64(h.tool), int32(i))
 	}
-	f.inj.reset(len(a.inj))
+	f.inj.reset(len(a.inj) + recs/4)
 	for i, x := range a.inj {
 		f.inj.index(uint64(uint32(x.hour))<<32|uint64(x.score), int32(i))
 	}
-	f.st.reset(len(a.sess))
+	f.st.reset(len(a.sess) + recs)
 	for i, s := range a.sess {
 		f.st.index(uint64(s.sess)<<32|uint64(s.tool), int32(i))
 	}
@@ -724,7 +741,7 @@ func (t *slotTable) index(k uint64, v int32) (int32, bool) {
 }
 
 func (t *slotTable) grow() {
-	keys, vals := slices.Clone(t.keys), slices.Clone(t.vals)
+	keys, vals := t.keys, t.vals
 	t.keys, t.vals = nil, nil
 	t.reset(2 * t.n)
 	for i, k := range keys {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -610,7 +611,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	var a *agg
 	name, first, last := st.name, st.first, st.last
 	if !ok {
-		a = newAgg()
+		a = in.folder.newAgg()
 	} else {
 		if a, err = decodeAgg(row.Agg, true); err != nil {
 			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
@@ -774,6 +775,7 @@ func (t *hashTable) reserve(n int) {
 
 // appendTo appends the hashes to b.
 func (t *hashTable) appendTo(b []byte) []byte {
+	b = slices.Grow(b, 16*(t.n+1))
 	if t.zero {
 		b = append(b, make([]byte, 16)...)
 	}
