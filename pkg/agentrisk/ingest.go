@@ -266,6 +266,7 @@ const (
 )
 
 type agentState struct {
+	t           *tenantIngest
 	key         agentKey
 	name        string    // of the latest event with a name
 	namedAt     time.Time // that event's time
@@ -309,6 +310,13 @@ type tenantIngest struct {
 	lastSet *hourSet // its hour set used last: a new one starts at its size
 	setHour int64    // and that set's hour
 	held    heldEvents
+
+	// What the store held before this ingest: hash sets up to setsUpTo
+	// (when hasSets), agents (when hasAgents). Ingest does not ask for the
+	// sets of later hours nor, in a tenant without agents, for agents it
+	// did not write.
+	setsUpTo           int64
+	hasSets, hasAgents bool
 }
 
 type hourSet struct {
@@ -353,6 +361,10 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		t.latest, t.has = latest, true
 		t.horizon = min(latest, in.now) - DedupHours + 1
 	}
+	t.setsUpTo, t.hasSets = latest, ok
+	if t.hasAgents, err = in.ins.HasAgents(in.ctx, id); err != nil {
+		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	}
 	if in.hasLeg && !in.legacy.Kept {
 		// The hashes of the events before the hour sets are gone.
 		t.horizon = max(t.horizon, in.legacy.Until+1)
@@ -370,9 +382,12 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 	k := tenantHour{t.id, hour}
 	s := in.hours[k]
 	if s == nil {
-		b, err := in.ins.HashSet(in.ctx, t.id, hour)
-		if err != nil {
-			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+		var b []byte
+		if t.hasSets && hour <= t.setsUpTo {
+			var err error
+			if b, err = in.ins.HashSet(in.ctx, t.id, hour); err != nil {
+				return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+			}
 		}
 		hint := 0
 		if t.lastSet != nil {
@@ -498,7 +513,7 @@ func (in *ingester) agent(t *tenantIngest, ev *Event) uint32 {
 		ai = uint32(len(in.agents))
 		k := agentKey{t.id, strings.Clone(ev.AgentID)}
 		t.agents[k.agent] = ai
-		in.agents = append(in.agents, agentState{key: k, sess: noPattern})
+		in.agents = append(in.agents, agentState{t: t, key: k, sess: noPattern})
 	}
 	a := &in.agents[ai]
 	if a.first.IsZero() || ev.Timestamp.Before(a.first) {
@@ -602,9 +617,13 @@ func (in *ingester) fold() error {
 func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	st := &in.agents[ai]
 	k := st.key
-	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
-	if err != nil {
-		return fmt.Errorf("agentrisk: ingest: %w", err)
+	var row store.AgentRow
+	var ok bool
+	var err error
+	if st.t.hasAgents || st.written {
+		if row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent); err != nil {
+			return fmt.Errorf("agentrisk: ingest: %w", err)
+		}
 	}
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).

@@ -285,5 +285,19 @@ func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
 	return nil
 }
 
+// HasAgents tells whether the tenant has an agent stored or written.
+func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, error) {
+	for k := range in.agents {
+		if k[0] == tenantID {
+			return true, nil
+		}
+	}
+	var ok bool
+	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_agents WHERE tenant_id = $1)`, tenantID).Scan(&ok); err != nil {
+		return false, in.t.st.errf("ingest", err)
+	}
+	return ok, nil
+}
+
 // Close does nothing: the writes go with the transaction's commit.
 func (in *EventIngest) Close() {}
