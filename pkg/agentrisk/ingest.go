@@ -362,8 +362,13 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		t.horizon = min(latest, in.now) - DedupHours + 1
 	}
 	t.setsUpTo, t.hasSets = latest, ok
-	if t.hasAgents, err = in.ins.HasAgents(in.ctx, id); err != nil {
-		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+	// A tenant with hash sets has agents (reading them is always right);
+	// only one without needs asking, a new one in particular.
+	t.hasAgents = ok
+	if !ok {
+		if t.hasAgents, err = in.ins.HasAgents(in.ctx, id); err != nil {
+			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+		}
 	}
 	if in.hasLeg && !in.legacy.Kept {
 		// The hashes of the events before the hour sets are gone.
