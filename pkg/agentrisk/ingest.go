@@ -159,33 +159,51 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 }
 
 func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, error) {
+	res, _, err := e.ingestEvents(ctx, events, false)
+	return res, err
+}
+
+// IngestWritten is Ingest that also returns the rows the ingest wrote: the
+// aggregate of each agent with new events as this ingest stored it (one row
+// per agent, sorted by tenant and agent, the baseline reset time included,
+// as Tx.AgentAggregate reads it), so that a caller that scores them at once
+// (the live path) need not read them back. A later ingest may have changed
+// them since.
+func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []store.AgentRow, error) {
+	return e.ingestEvents(ctx, events, true)
+}
+
+func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []store.AgentRow, error) {
 	for i := range events {
 		if events[i].TenantID == "" || events[i].AgentID == "" {
-			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
+			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
 		}
 		if events[i].Timestamp.IsZero() {
-			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no timestamp", i)
+			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no timestamp", i)
 		}
 	}
 	var res IngestResult
+	var rows []store.AgentRow
 	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer in.close()
+		in.keep = keep
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
 			}
 		}
 		res, err = in.finish()
+		rows = in.kept
 		return err
 	})
 	if err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, nil, err
 	}
-	return res, nil
+	return res, rows, nil
 }
 
 // Dedup window. Ingest is idempotent for the events of a tenant's last
@@ -240,6 +258,9 @@ type ingester struct {
 	folder   folder
 	held     int
 
+	keep bool             // keep the rows written (IngestWritten)
+	kept []store.AgentRow // those rows, in (tenant, agent) order once finished
+
 	lastTenant *tenantIngest
 	order      []*tenantIngest // the tenants in order of first event
 	batch      batchSize       // of the events held
@@ -274,6 +295,7 @@ type agentState struct {
 	sess        uint32 // its last session
 	sessName    string // and its id
 	written     bool   // its aggregate was written by an earlier fold
+	kept        int    // its row in ingester.kept, -1 for none
 }
 
 // dict interns strings as small integers.
@@ -518,7 +540,7 @@ func (in *ingester) agent(t *tenantIngest, ev *Event) uint32 {
 		ai = uint32(len(in.agents))
 		k := agentKey{t.id, strings.Clone(ev.AgentID)}
 		t.agents[k.agent] = ai
-		in.agents = append(in.agents, agentState{t: t, key: k, sess: noPattern})
+		in.agents = append(in.agents, agentState{t: t, key: k, sess: noPattern, kept: -1})
 	}
 	a := &in.agents[ai]
 	if a.first.IsZero() || ev.Timestamp.Before(a.first) {
@@ -656,12 +678,21 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 		st.written = true
 		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
 	}
-	err = in.ins.PutAgent(in.ctx, store.AgentRow{
+	put := store.AgentRow{
 		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
 		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
-	})
-	if err != nil {
+	}
+	if err := in.ins.PutAgent(in.ctx, put); err != nil {
 		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	if in.keep {
+		put.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
+		if st.kept < 0 {
+			st.kept = len(in.kept)
+			in.kept = append(in.kept, put)
+		} else {
+			in.kept[st.kept] = put
+		}
 	}
 	return nil
 }
@@ -681,6 +712,13 @@ func (in *ingester) finish() (IngestResult, error) {
 		return a.AgentID < b.AgentID
 	})
 	in.res.Agents = len(in.res.Touched)
+	sort.Slice(in.kept, func(i, j int) bool {
+		a, b := in.kept[i], in.kept[j]
+		if a.TenantID != b.TenantID {
+			return a.TenantID < b.TenantID
+		}
+		return a.AgentID < b.AgentID
+	})
 	if err := in.writeHashSets(); err != nil {
 		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 	}

@@ -458,3 +458,57 @@ func diagText(d diag.List) string {
 	}
 	return b.String()
 }
+
+// TestIngestWrittenRowsAreStored checks that IngestWritten hands back
+// exactly the rows a read after the ingest finds, over two ingests (the
+// second merging into stored aggregates, one of them with its baseline
+// reset in between) and small folds (an agent written twice in one ingest).
+func TestIngestWrittenRowsAreStored(t *testing.T) {
+	ctx := context.Background()
+	defer func(n int) { maxRecords = n }(maxRecords)
+	maxRecords = 500
+	e := openTest(t)
+	evs := weekEvents()
+	half := len(evs) / 2
+	for i, part := range [][]Event{evs[:half], evs[half:]} {
+		if i == 1 {
+			if err := e.ResetBaseline(ctx, evs[0].TenantID, evs[0].AgentID, SampleEnd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, rows, err := e.IngestWritten(ctx, part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(res.Touched) {
+			t.Fatalf("ingest %d: %d rows for %d touched agents", i, len(rows), len(res.Touched))
+		}
+		reset := 0
+		for _, r := range rows {
+			if r.BaselineResetAt != "" {
+				reset++
+			}
+		}
+		if want := i; reset != want {
+			t.Fatalf("ingest %d: %d rows with a baseline reset time, want %d", i, reset, want)
+		}
+		err = e.st.Update(ctx, func(tx store.Tx) error {
+			for j, r := range rows {
+				if (AgentRef{r.TenantID, r.AgentID}) != res.Touched[j] {
+					t.Fatalf("ingest %d: row %d is %s/%s, touched %v", i, j, r.TenantID, r.AgentID, res.Touched[j])
+				}
+				got, ok, err := tx.AgentAggregate(ctx, r.TenantID, r.AgentID)
+				if err != nil || !ok {
+					t.Fatalf("ingest %d: %s/%s: %v %v", i, r.TenantID, r.AgentID, ok, err)
+				}
+				if !reflect.DeepEqual(got, r) {
+					t.Errorf("ingest %d: row of %s/%s differs from the stored one:\n%+v\n%+v", i, r.TenantID, r.AgentID, r, got)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
