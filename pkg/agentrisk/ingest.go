@@ -261,6 +261,7 @@ type ingester struct {
 	keep bool             // keep the rows written (IngestWritten)
 	kept []store.AgentRow // those rows, in (tenant, agent) order once finished
 
+	pool       tablePool // of hash tables not in use
 	lastTenant *tenantIngest
 	order      []*tenantIngest // the tenants in order of first event
 	batch      batchSize       // of the events held
@@ -341,9 +342,78 @@ type tenantIngest struct {
 	hasSets, hasAgents bool
 }
 
+// hourSet is the hash set of a tenant's hour. While the tenant's events
+// are in another hour it waits packed (its hashes one after another, as
+// stored), and its table goes back to the pool for the next hour's: events
+// mostly come in time order, so a million events need a few dozen tables
+// rather than one per tenant and hour.
 type hourSet struct {
-	seen  hashTable // the stored hashes and the new ones
-	dirty bool      // new ones were added
+	seen     hashTable // the stored hashes and the new ones, unless packed
+	packed   []byte
+	isPacked bool
+	dirty    bool // new ones were added
+}
+
+func (s *hourSet) size() int {
+	if s.isPacked {
+		return len(s.packed) / 16
+	}
+	return s.seen.n
+}
+
+// load fills the set with the stored hashes b, sized for n.
+func (s *hourSet) load(b []byte, n int, pool *tablePool) {
+	s.seen = hashTable{pool: pool}
+	s.seen.reserve(n)
+	for i := 0; i+16 <= len(b); i += 16 {
+		s.seen.insert(evHash(b[i : i+16]))
+	}
+}
+
+func (s *hourSet) pack(pool *tablePool) {
+	if s.isPacked {
+		return
+	}
+	s.packed, s.isPacked = s.seen.appendTo(nil), true
+	pool.put(s.seen.slots)
+	s.seen = hashTable{}
+}
+
+func (s *hourSet) unpack(pool *tablePool) {
+	b := s.packed
+	s.packed, s.isPacked = nil, false
+	s.load(b, len(b)/16, pool)
+}
+
+// hashes is the set as stored.
+func (s *hourSet) hashes() []byte {
+	if s.isPacked {
+		return s.packed
+	}
+	return s.seen.appendTo(nil)
+}
+
+// tablePool keeps the slots of hash tables not in use, by size.
+type tablePool struct{ free map[int][][]evHash }
+
+func (p *tablePool) get(size int) []evHash {
+	if l := p.free[size]; len(l) > 0 {
+		s := l[len(l)-1]
+		p.free[size] = l[:len(l)-1]
+		clear(s)
+		return s
+	}
+	return make([]evHash, size)
+}
+
+func (p *tablePool) put(s []evHash) {
+	if len(s) == 0 {
+		return
+	}
+	if p.free == nil {
+		p.free = map[int][][]evHash{}
+	}
+	p.free[len(s)] = append(p.free[len(s)], s)
 }
 
 func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
@@ -406,9 +476,15 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 	if t.lastSet != nil && t.setHour == hour {
 		return t.lastSet, nil
 	}
+	hint := 0 // a new set starts at the size of the tenant's last one
+	if t.lastSet != nil {
+		hint = t.lastSet.size()
+		t.lastSet.pack(&in.pool)
+	}
 	k := tenantHour{t.id, hour}
 	s := in.hours[k]
-	if s == nil {
+	switch {
+	case s == nil:
 		var b []byte
 		if t.hasSets && hour <= t.setsUpTo {
 			var err error
@@ -416,16 +492,11 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 				return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 			}
 		}
-		hint := 0
-		if t.lastSet != nil {
-			hint = t.lastSet.seen.n
-		}
 		s = &hourSet{}
-		s.seen.reserve(max(len(b)/16, hint))
-		for i := 0; i+16 <= len(b); i += 16 {
-			s.seen.insert(evHash(b[i : i+16]))
-		}
+		s.load(b, max(len(b)/16, hint), &in.pool)
 		in.hours[k] = s
+	case s.isPacked:
+		s.unpack(&in.pool)
 	}
 	t.lastSet, t.setHour = s, hour
 	return s, nil
@@ -756,12 +827,11 @@ func (in *ingester) writeHashSets() error {
 			latest[id] = min(t.latest, in.now)
 		}
 	}
-	var buf []byte
 	for _, k := range keys {
 		if k.hour < latest[k.tenant]-DedupHours+1 {
 			continue // pruned below anyway
 		}
-		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].seen.appendTo(buf[:0])); err != nil {
+		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].hashes()); err != nil {
 			return err
 		}
 	}
@@ -788,7 +858,8 @@ func (in *ingester) writeHashSets() error {
 type hashTable struct {
 	slots []evHash
 	n     int
-	zero  bool // the all-zero hash, which marks empty slots
+	zero  bool       // the all-zero hash, which marks empty slots
+	pool  *tablePool // where slots come from and go back to (nil: none)
 }
 
 // insert adds h and tells whether it was absent.
@@ -826,12 +897,19 @@ func (t *hashTable) reserve(n int) {
 		return
 	}
 	old := t.slots
-	t.slots = make([]evHash, size)
+	if t.pool != nil {
+		t.slots = t.pool.get(size)
+	} else {
+		t.slots = make([]evHash, size)
+	}
 	t.n = 0
 	for _, h := range old {
 		if h != (evHash{}) {
 			t.insert(h)
 		}
+	}
+	if t.pool != nil {
+		t.pool.put(old)
 	}
 }
 
