@@ -7,6 +7,7 @@
 # conversion is not timed (lfgen writes the CSV from the same seed).
 #
 #   task bench:ingest            # or: bash scripts/bench-ingest.sh
+#   LF_BENCH_LF=/tmp/lf-old bash scripts/bench-ingest.sh   # time another lf binary
 #
 # PostgreSQL: PGHOST (127.0.0.1), PGPORT (5432), PGUSER (lf), PGPASSWORD (lf);
 # the benchmark creates and drops its own database.
@@ -19,12 +20,14 @@ dir=${LF_BENCH_DIR:-/tmp/lf-bench-ingest}
 export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-lf} PGPASSWORD=${PGPASSWORD:-lf}
 
 mkdir -p "$dir"
-go build -o "$dir/lf" ./cmd/lf
+lf=${LF_BENCH_LF:-$dir/lf}
+[ -n "${LF_BENCH_LF:-}" ] || go build -o "$lf" ./cmd/lf
 jsonl=$dir/events-$events.jsonl
 csv=$dir/events-$events.csv
 [ -s "$jsonl" ] || go run ./cmd/lfgen agent-events -events "$events" > "$jsonl"
 [ -s "$csv" ] || go run ./cmd/lfgen agent-events -events "$events" -format csv > "$csv"
 
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 db=lf_bench_ingest_$$
 psql -q -d postgres -c "CREATE DATABASE $db"
 trap 'psql -q -d postgres -c "DROP DATABASE IF EXISTS $db"' EXIT
@@ -35,7 +38,7 @@ lf_times=() pg_times=()
 for i in $(seq "$rounds"); do
 	rm -f "$dir"/lf.db*
 	# %e wall seconds, %U+%S CPU seconds, %M peak RSS in KiB
-	t=$( { GOMAXPROCS=1 taskset -c "$cpu" /usr/bin/time -f "%e %U %S %M" "$dir/lf" --store "$dir/lf.db" agents ingest -q "$jsonl" >/dev/null; } 2>&1 | tail -1)
+	t=$( { GOMAXPROCS=1 taskset -c "$cpu" /usr/bin/time -f "%e %U %S %M" "$lf" --store "$dir/lf.db" agents ingest -q "$jsonl" >/dev/null; } 2>&1 | tail -1)
 	echo "lf agents ingest, run $i: $(awk '{printf "%.2f s wall, %.2f s CPU, %d MB peak RSS", $1, $2+$3, $4/1024}' <<<"$t")"
 	lf_times+=("$t")
 
@@ -71,3 +74,4 @@ awk -v l="$lf_best" -v p="$pg_best" -v lc="$lf_cpu" -v pc="$pg_cpu" -v n="$event
 	printf "  PostgreSQL COPY   %.2f s wall, %.2f s CPU (server process)\n", g[1], pc
 	printf "  lf / COPY: %.2fx the wall time, %.2fx the CPU time\n", f[1]/g[1], lc/pc
 }'
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

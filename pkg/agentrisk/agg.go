@@ -1,10 +1,11 @@
 package agentrisk
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -55,7 +56,7 @@ const maxPatternsPerTool = 32
 const aggVersion = 1
 
 func newAgg() *agg {
-	a := &agg{toolIdx: map[string]uint16{}, sessIdx: map[string]uint32{}}
+	a := &agg{toolIdx: map[string]uint16{}}
 	a.tool("")
 	return a
 }
@@ -77,13 +78,32 @@ func (a *agg) tool(name string) uint16 {
 }
 
 func (a *agg) session(name string) uint32 {
+	if a.sessIdx == nil {
+		a.indexSessions()
+	}
 	if i, ok := a.sessIdx[name]; ok {
 		return i
 	}
+	return a.addSession(name)
+}
+
+// addSession appends a session that is not in the dictionary yet.
+func (a *agg) addSession(name string) uint32 {
 	i := uint32(len(a.sessions))
 	a.sessions = append(a.sessions, name)
-	a.sessIdx[name] = i
+	if a.sessIdx != nil {
+		a.sessIdx[name] = i
+	}
 	return i
+}
+
+// indexSessions builds the session lookup map, which only merging by name
+// needs (ingest maps its own session ids instead, see folder).
+func (a *agg) indexSessions() {
+	a.sessIdx = make(map[string]uint32, len(a.sessions))
+	for i, s := range a.sessions {
+		a.sessIdx[s] = uint32(i)
+	}
 }
 
 // merger adds events to an agg through lookup maps, then sorts once.
@@ -215,37 +235,8 @@ func (m *merger) patternCount(t uint16) int {
 	return n
 }
 
-// finish sorts the slices so that the encoding is canonical (the same events
-// give the same bytes whatever their order) and scans can stop early.
-func (m *merger) finish() {
-	a := m.a
-	sort.Slice(a.hours, func(i, j int) bool {
-		if a.hours[i].hour != a.hours[j].hour {
-			return a.hours[i].hour < a.hours[j].hour
-		}
-		return a.tools[a.hours[i].tool] < a.tools[a.hours[j].tool]
-	})
-	sort.Slice(a.inj, func(i, j int) bool {
-		if a.inj[i].hour != a.inj[j].hour {
-			return a.inj[i].hour < a.inj[j].hour
-		}
-		return a.inj[i].score < a.inj[j].score
-	})
-	sort.Slice(a.sess, func(i, j int) bool {
-		si, sj := a.sessions[a.sess[i].sess], a.sessions[a.sess[j].sess]
-		if si != sj {
-			return si < sj
-		}
-		return a.tools[a.sess[i].tool] < a.tools[a.sess[j].tool]
-	})
-	sort.Slice(a.patterns, func(i, j int) bool {
-		ti, tj := a.tools[a.patterns[i].tool], a.tools[a.patterns[j].tool]
-		if ti != tj {
-			return ti < tj
-		}
-		return a.patterns[i].pattern < a.patterns[j].pattern
-	})
-}
+// finish sorts the slices into their canonical order.
+func (m *merger) finish() { m.a.canonical() }
 
 // resourcePattern generalises a resource into a pattern such as
 // read_file:/docs/*: the parent folder of a path, the scheme and host of a URL.
@@ -444,10 +435,318 @@ func decodeAgg(b []byte, withMaps bool) (*agg, error) {
 		for i, t := range a.tools {
 			a.toolIdx[t] = uint16(i)
 		}
-		a.sessIdx = make(map[string]uint32, len(a.sessions))
-		for i, s := range a.sessions {
-			a.sessIdx[s] = uint32(i)
-		}
+		a.indexSessions()
 	}
 	return a, nil
+}
+
+// canonical sorts the agg's slices so that the encoding is canonical (the
+// same events give the same bytes whatever their order) and scans can stop
+// early: hours and injection bins by hour, sessions by session and tool
+// name, patterns by tool name and pattern. Names are compared once, to rank
+// the dictionaries; the sorts then compare integers.
+func (a *agg) canonical() {
+	tr := nameRanks(a.tools)
+	sr := nameRanks(a.sessions)
+	slices.SortFunc(a.hours, func(x, y hourTool) int {
+		if x.hour != y.hour {
+			return cmp.Compare(x.hour, y.hour)
+		}
+		return cmp.Compare(tr[x.tool], tr[y.tool])
+	})
+	slices.SortFunc(a.inj, func(x, y injBin) int {
+		if x.hour != y.hour {
+			return cmp.Compare(x.hour, y.hour)
+		}
+		return cmp.Compare(x.score, y.score)
+	})
+	slices.SortFunc(a.sess, func(x, y sessTool) int {
+		if x.sess != y.sess {
+			return cmp.Compare(sr[x.sess], sr[y.sess])
+		}
+		return cmp.Compare(tr[x.tool], tr[y.tool])
+	})
+	slices.SortFunc(a.patterns, func(x, y patCount) int {
+		if x.tool != y.tool {
+			return cmp.Compare(tr[x.tool], tr[y.tool])
+		}
+		return strings.Compare(x.pattern, y.pattern)
+	})
+}
+
+// nameRanks gives each name its rank in sorted order.
+func nameRanks(names []string) []int32 {
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int { return strings.Compare(names[i], names[j]) })
+	rank := make([]int32, len(names))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	return rank
+}
+
+// folder merges an agent's ingest records into its agg, as merger.addParts
+// would event by event, without hashing a string per event: records name
+// tools, sessions and resource patterns by the ingester's dictionary ids,
+// which the folder maps to the agg's own indexes through arrays stamped per
+// agent, and it finds the agg's entries through integer-keyed tables. One
+// folder serves every agent of an ingest.
+type folder struct {
+	stamp           uint32
+	tool, sess, pat idMap
+	hours, inj, st  slotTable
+	perTool         []int // patterns per tool of the agg
+	patKeys         map[patKey]int
+	scratch         agg // the agg of a new agent, reused
+}
+
+// newAgg is an empty agg for a new agent, valid until the next call: its
+// slices are reused from agent to agent.
+func (f *folder) newAgg() *agg {
+	a := &f.scratch
+	if a.toolIdx == nil {
+		a.toolIdx = map[string]uint16{}
+	}
+	clear(a.toolIdx)
+	a.tools, a.sessions, a.sessIdx = a.tools[:0], a.sessions[:0], nil
+	a.hours, a.inj, a.sess, a.patterns = a.hours[:0], a.inj[:0], a.sess[:0], a.patterns[:0]
+	a.tool("")
+	return a
+}
+
+// recordNames are the ingester's dictionaries that records index.
+type recordNames struct{ tools, sessions, patterns []string }
+
+// fold merges recs into a and sorts a into its canonical order.
+func (f *folder) fold(a *agg, recs []record, names *recordNames) {
+	f.begin(a, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		t := f.localTool(a, r.tool, names.tools)
+		hi, denied := uint32(r.flags&recHighImpact), uint32(r.flags&recDeny)>>1
+		hk := uint64(uint32(r.hour))<<32 | uint64(t)
+		if j, ok := f.hours.index(hk, int32(len(a.hours))); ok {
+			h := &a.hours[j]
+			h.calls++
+			h.hi += hi
+			h.denied += denied
+		} else {
+			a.hours = append(a.hours, hourTool{hour: r.hour, tool: t, calls: 1, hi: hi, denied: denied})
+		}
+		if r.flags&recInj != 0 {
+			ik := uint64(uint32(r.hour))<<32 | uint64(r.q)
+			if j, ok := f.inj.index(ik, int32(len(a.inj))); ok {
+				a.inj[j].count++
+			} else {
+				a.inj = append(a.inj, injBin{hour: r.hour, score: r.q, count: 1})
+			}
+		}
+		f.foldSession(a, r, t, hi, names.sessions)
+		if r.pat != noPattern {
+			f.foldPattern(a, r.pat, t, names.patterns)
+		}
+	}
+	a.canonical()
+}
+
+// begin prepares the folder for a's merge: a new stamp, and the tables
+// filled with a's stored entries.
+func (f *folder) begin(a *agg, recs int) {
+	if f.stamp++; f.stamp == 0 {
+		f.tool, f.sess, f.pat = idMap{}, idMap{}, idMap{}
+		f.stamp = 1
+	}
+	// Each record adds at most one entry to each table.
+	recs = min(recs, 1<<12)
+	f.hours.reset(len(a.hours) + recs)
+	for i, h := range a.hours {
+		f.hours.index(uint64(uint32(h.hour))<<32|uint64(h.tool), int32(i))
+	}
+	f.inj.reset(len(a.inj) + recs/4)
+	for i, x := range a.inj {
+		f.inj.index(uint64(uint32(x.hour))<<32|uint64(x.score), int32(i))
+	}
+	f.st.reset(len(a.sess) + recs)
+	for i, s := range a.sess {
+		f.st.index(uint64(s.sess)<<32|uint64(s.tool), int32(i))
+	}
+	f.perTool = f.perTool[:0]
+	f.patKeys = nil
+	if len(a.patterns) > 0 {
+		f.indexPatterns(a)
+	}
+}
+
+func (f *folder) localTool(a *agg, id uint32, names []string) uint16 {
+	if t, ok := f.tool.get(id, f.stamp); ok {
+		return uint16(t)
+	}
+	t := a.tool(names[id])
+	f.tool.set(id, uint32(t), f.stamp)
+	return t
+}
+
+// foldSession counts the record in its (session, tool) entry. Without a
+// session id each hour counts as one session (see merger.addParts).
+func (f *folder) foldSession(a *agg, r *record, t uint16, hi uint32, names []string) {
+	var si uint32
+	switch s, ok := f.sess.get(r.sess, f.stamp); {
+	case r.sess == noPattern:
+		si = a.session("\x00h" + itoa(int64(r.hour)))
+	case ok:
+		si = s
+	default:
+		name := names[r.sess]
+		if a.sessIdx != nil {
+			si = a.session(name)
+		} else {
+			si = a.addSession(name) // no stored sessions: the id is new to a
+		}
+		f.sess.set(r.sess, si, f.stamp)
+	}
+	sk := uint64(si)<<32 | uint64(t)
+	if j, ok := f.st.index(sk, int32(len(a.sess))); ok {
+		s := &a.sess[j]
+		s.calls++
+		s.hi += hi
+		s.first = min(s.first, r.hour)
+		s.last = max(s.last, r.hour)
+		return
+	}
+	a.sess = append(a.sess, sessTool{sess: si, tool: t, first: r.hour, last: r.hour, calls: 1, hi: hi})
+}
+
+// foldPattern counts a resource pattern of tool t, up to maxPatternsPerTool
+// patterns per tool. A pattern id names one pattern string, which almost
+// always belongs to one tool; when it shows up with another tool (a tool
+// name with a colon can make two tools' patterns the same string) or a has
+// stored patterns, patterns are found by (tool, pattern) in patKeys.
+func (f *folder) foldPattern(a *agg, id uint32, t uint16, names []string) {
+	if j, ok := f.pat.get(id, f.stamp); ok {
+		if a.patterns[j].tool == t {
+			a.patterns[j].count++
+			return
+		}
+		if f.patKeys == nil {
+			f.indexPatterns(a)
+		}
+	}
+	k := patKey{t, names[id]}
+	if f.patKeys != nil {
+		if j, ok := f.patKeys[k]; ok {
+			a.patterns[j].count++
+			f.pat.set(id, uint32(j), f.stamp)
+			return
+		}
+	}
+	for len(f.perTool) <= int(t) {
+		f.perTool = append(f.perTool, 0)
+	}
+	if f.perTool[t] >= maxPatternsPerTool {
+		return
+	}
+	f.perTool[t]++
+	j := len(a.patterns)
+	a.patterns = append(a.patterns, patCount{tool: t, pattern: k.p, count: 1})
+	f.pat.set(id, uint32(j), f.stamp)
+	if f.patKeys != nil {
+		f.patKeys[k] = j
+	}
+}
+
+// indexPatterns maps a's patterns by (tool, pattern) and counts them per tool.
+func (f *folder) indexPatterns(a *agg) {
+	f.patKeys = make(map[patKey]int, len(a.patterns))
+	f.perTool = f.perTool[:0]
+	for j, p := range a.patterns {
+		f.patKeys[patKey{p.tool, p.pattern}] = j
+		for len(f.perTool) <= int(p.tool) {
+			f.perTool = append(f.perTool, 0)
+		}
+		f.perTool[p.tool]++
+	}
+}
+
+// idMap maps dictionary ids to indexes; an entry counts only when its
+// stamp is the current one, so that a new agent starts empty without a
+// clear.
+type idMap struct {
+	stamp []uint32
+	val   []uint32
+}
+
+func (m *idMap) get(id, stamp uint32) (uint32, bool) {
+	if int(id) < len(m.stamp) && m.stamp[id] == stamp {
+		return m.val[id], true
+	}
+	return 0, false
+}
+
+func (m *idMap) set(id, v, stamp uint32) {
+	if int(id) >= len(m.stamp) {
+		n := max(1024, 2*len(m.stamp), int(id)+1)
+		m.stamp = append(m.stamp, make([]uint32, n-len(m.stamp))...)
+		m.val = append(m.val, make([]uint32, n-len(m.val))...)
+	}
+	m.stamp[id], m.val[id] = stamp, v
+}
+
+// slotTable maps 64-bit keys to indexes: open addressing, at most half
+// full. No key the folder makes is all ones (the low 32 bits hold a tool or
+// a score), which marks empty slots.
+type slotTable struct {
+	keys  []uint64
+	vals  []int32
+	n     int
+	shift uint
+}
+
+const emptySlot = ^uint64(0)
+
+// reset empties the table and sizes it for n keys.
+func (t *slotTable) reset(n int) {
+	size, shift := 16, uint(60)
+	for size < 2*n+2 {
+		size, shift = size*2, shift-1
+	}
+	if cap(t.keys) < size {
+		t.keys, t.vals = make([]uint64, size), make([]int32, size)
+	}
+	t.keys, t.vals = t.keys[:size], t.vals[:size]
+	for i := range t.keys {
+		t.keys[i] = emptySlot
+	}
+	t.n, t.shift = 0, shift
+}
+
+// index returns k's value and true, or adds k with value v and returns false.
+func (t *slotTable) index(k uint64, v int32) (int32, bool) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := (k * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case k:
+			return t.vals[i], true
+		case emptySlot:
+			t.keys[i], t.vals[i] = k, v
+			t.n++
+			return v, false
+		}
+	}
+}
+
+func (t *slotTable) grow() {
+	keys, vals := t.keys, t.vals
+	t.keys, t.vals = nil, nil
+	t.reset(2 * t.n)
+	for i, k := range keys {
+		if k != emptySlot {
+			t.index(k, vals[i])
+		}
+	}
 }

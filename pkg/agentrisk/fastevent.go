@@ -1,6 +1,7 @@
 package agentrisk
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -63,24 +64,20 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 	}
 	p++
 	var seen int
+	next := 0 // the fields are looked for in their usual order from here
 	for {
 		p = skipWS(line, p)
 		if p >= len(line) || line[p] != '"' {
 			return false
 		}
-		key, q, ok := scanPlainString(line, p)
+		f, key, after, q, ok := readKey(line, p, next)
 		if !ok {
 			return false
 		}
-		p = skipWS(line, q)
-		if p >= len(line) || line[p] != ':' {
-			return false
-		}
-		p = skipWS(line, p+1)
+		next, p = after, skipWS(line, q)
 		if p >= len(line) {
 			return false
 		}
-		f := fieldBit(key)
 		if f == 0 {
 			// An unknown field: encoding/json ignores it unless it matches a
 			// known one without regard to case.
@@ -121,6 +118,45 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 		ev.Decision = "allow"
 	}
 	return true
+}
+
+// keyLits are the keys of eventFields as they usually come: "name":
+var keyLits = func() (l [13]string) {
+	for i, name := range eventFields {
+		l[i] = `"` + name + `":`
+	}
+	return l
+}()
+
+// knownKey matches the usual text of a known key at line[p:], trying the
+// fields from next on (lines list them in one order, some left out). It
+// returns the field, where to look next and the position after the colon,
+// or 0, next and p when no key matches.
+func knownKey(line []byte, p, next int) (f, after, end int) {
+	for i := next; i < len(keyLits); i++ {
+		if hasLit(line, p, keyLits[i]) {
+			return 1 << i, i + 1, p + len(keyLits[i])
+		}
+	}
+	return 0, next, p
+}
+
+// readKey reads the key at line[p] == '"' and the colon after it: its
+// field (0 for an unknown key, then given), where to look for the next
+// known key, and the position after the colon.
+func readKey(line []byte, p, next int) (f int, key []byte, after, end int, ok bool) {
+	if f, after, end = knownKey(line, p, next); f != 0 {
+		return f, nil, after, end, true
+	}
+	key, q, ok := scanPlainString(line, p)
+	if !ok {
+		return 0, nil, next, p, false
+	}
+	q = skipWS(line, q)
+	if q >= len(line) || line[q] != ':' {
+		return 0, nil, next, p, false
+	}
+	return fieldBit(key), key, next, q + 1, true
 }
 
 func fieldBit(key []byte) int {
@@ -352,7 +388,14 @@ func hasLit(b []byte, p int, lit string) bool {
 // for escapes, control characters, invalid UTF-8 or no closing quote.
 func scanPlainString(b []byte, p int) (s []byte, end int, ok bool) {
 	var seen byte
-	for i := p + 1; i < len(b); i++ {
+	i := p + 1
+	// Eight bytes at a time while none of them needs a look.
+	for ; i+8 <= len(b); i += 8 {
+		if needsLook(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
 		c := strByte[b[i]]
 		if c == 0 {
 			continue
@@ -370,6 +413,16 @@ func scanPlainString(b []byte, p int) (s []byte, end int, ok bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// needsLook tells whether any of the eight bytes in w is a quote, a
+// backslash, a control character or not ASCII (a borrow can make it say yes
+// for a plain byte, never no for one of those).
+func needsLook(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs|w)&highs != 0
 }
 
 const (

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -157,33 +159,51 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 }
 
 func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, error) {
+	res, _, err := e.ingestEvents(ctx, events, false)
+	return res, err
+}
+
+// IngestWritten is Ingest that also returns the rows the ingest wrote: the
+// aggregate of each agent with new events as this ingest stored it (one row
+// per agent, sorted by tenant and agent, the baseline reset time included,
+// as Tx.AgentAggregate reads it), so that a caller that scores them at once
+// (the live path) need not read them back. A later ingest may have changed
+// them since.
+func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []store.AgentRow, error) {
+	return e.ingestEvents(ctx, events, true)
+}
+
+func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []store.AgentRow, error) {
 	for i := range events {
 		if events[i].TenantID == "" || events[i].AgentID == "" {
-			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
+			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
 		}
 		if events[i].Timestamp.IsZero() {
-			return IngestResult{}, fmt.Errorf("agentrisk: event %d has no timestamp", i)
+			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no timestamp", i)
 		}
 	}
 	var res IngestResult
+	var rows []store.AgentRow
 	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer in.close()
+		in.keep = keep
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
 			}
 		}
 		res, err = in.finish()
+		rows = in.kept
 		return err
 	})
 	if err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, nil, err
 	}
-	return res, nil
+	return res, rows, nil
 }
 
 // Dedup window. Ingest is idempotent for the events of a tenant's last
@@ -235,11 +255,16 @@ type ingester struct {
 	patterns dict
 	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
 	recs     [][]record           // chunks of recordChunk
+	folder   folder
 	held     int
 
+	keep bool             // keep the rows written (IngestWritten)
+	kept []store.AgentRow // those rows, in (tenant, agent) order once finished
+
+	pool       tablePool // of hash tables not in use
 	lastTenant *tenantIngest
-	lastHour   tenantHour
-	lastSet    *hourSet
+	order      []*tenantIngest // the tenants in order of first event
+	batch      batchSize       // of the events held
 }
 
 // maxRecords bounds the records held between folds (24 bytes each), kept
@@ -263,6 +288,7 @@ const (
 )
 
 type agentState struct {
+	t           *tenantIngest
 	key         agentKey
 	name        string    // of the latest event with a name
 	namedAt     time.Time // that event's time
@@ -270,6 +296,7 @@ type agentState struct {
 	sess        uint32 // its last session
 	sessName    string // and its id
 	written     bool   // its aggregate was written by an earlier fold
+	kept        int    // its row in ingester.kept, -1 for none
 }
 
 // dict interns strings as small integers.
@@ -304,11 +331,89 @@ type tenantIngest struct {
 	latest  int64             // latest hour with a hash set (before and during this ingest)
 	has     bool
 	lastSet *hourSet // its hour set used last: a new one starts at its size
+	setHour int64    // and that set's hour
+	held    heldEvents
+
+	// What the store held before this ingest: hash sets up to setsUpTo
+	// (when hasSets), agents (when hasAgents). Ingest does not ask for the
+	// sets of later hours nor, in a tenant without agents, for agents it
+	// did not write.
+	setsUpTo           int64
+	hasSets, hasAgents bool
 }
 
+// hourSet is the hash set of a tenant's hour. While the tenant's events
+// are in another hour it waits packed (its hashes one after another, as
+// stored), and its table goes back to the pool for the next hour's: events
+// mostly come in time order, so a million events need a few dozen tables
+// rather than one per tenant and hour.
 type hourSet struct {
-	seen  hashTable // the stored hashes and the new ones
-	dirty bool      // new ones were added
+	seen     hashTable // the stored hashes and the new ones, unless packed
+	packed   []byte
+	isPacked bool
+	dirty    bool // new ones were added
+}
+
+func (s *hourSet) size() int {
+	if s.isPacked {
+		return len(s.packed) / 16
+	}
+	return s.seen.n
+}
+
+// load fills the set with the stored hashes b, sized for n.
+func (s *hourSet) load(b []byte, n int, pool *tablePool) {
+	s.seen = hashTable{pool: pool}
+	s.seen.reserve(n)
+	for i := 0; i+16 <= len(b); i += 16 {
+		s.seen.insert(evHash(b[i : i+16]))
+	}
+}
+
+func (s *hourSet) pack(pool *tablePool) {
+	if s.isPacked {
+		return
+	}
+	s.packed, s.isPacked = s.seen.appendTo(nil), true
+	pool.put(s.seen.slots)
+	s.seen = hashTable{}
+}
+
+func (s *hourSet) unpack(pool *tablePool) {
+	b := s.packed
+	s.packed, s.isPacked = nil, false
+	s.load(b, len(b)/16, pool)
+}
+
+// hashes is the set as stored.
+func (s *hourSet) hashes() []byte {
+	if s.isPacked {
+		return s.packed
+	}
+	return s.seen.appendTo(nil)
+}
+
+// tablePool keeps the slots of hash tables not in use, by size.
+type tablePool struct{ free map[int][][]evHash }
+
+func (p *tablePool) get(size int) []evHash {
+	if l := p.free[size]; len(l) > 0 {
+		s := l[len(l)-1]
+		p.free[size] = l[:len(l)-1]
+		clear(s)
+		return s
+	}
+	return make([]evHash, size)
+}
+
+func (p *tablePool) put(s []evHash) {
+	if len(s) == 0 {
+		return
+	}
+	if p.free == nil {
+		p.free = map[int][][]evHash{}
+	}
+	p.free[len(s)] = append(p.free[len(s)], s)
 }
 
 func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
@@ -348,44 +453,57 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		t.latest, t.has = latest, true
 		t.horizon = min(latest, in.now) - DedupHours + 1
 	}
+	t.setsUpTo, t.hasSets = latest, ok
+	// A tenant with hash sets has agents (reading them is always right);
+	// only one without needs asking, a new one in particular.
+	t.hasAgents = ok
+	if !ok {
+		if t.hasAgents, err = in.ins.HasAgents(in.ctx, id); err != nil {
+			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+	}
 	if in.hasLeg && !in.legacy.Kept {
 		// The hashes of the events before the hour sets are gone.
 		t.horizon = max(t.horizon, in.legacy.Until+1)
 	}
 	in.tenants[id] = t
 	in.lastTenant = t
+	in.order = append(in.order, t)
 	return t, nil
 }
 
 func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
-	k := tenantHour{t.id, hour}
-	if in.lastSet != nil && in.lastHour == k {
-		return in.lastSet, nil
+	if t.lastSet != nil && t.setHour == hour {
+		return t.lastSet, nil
 	}
+	hint := 0 // a new set starts at the size of the tenant's last one
+	if t.lastSet != nil {
+		hint = t.lastSet.size()
+		t.lastSet.pack(&in.pool)
+	}
+	k := tenantHour{t.id, hour}
 	s := in.hours[k]
-	if s == nil {
-		b, err := in.ins.HashSet(in.ctx, t.id, hour)
-		if err != nil {
-			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
-		}
-		hint := 0
-		if t.lastSet != nil {
-			hint = t.lastSet.seen.n
+	switch {
+	case s == nil:
+		var b []byte
+		if t.hasSets && hour <= t.setsUpTo {
+			var err error
+			if b, err = in.ins.HashSet(in.ctx, t.id, hour); err != nil {
+				return nil, fmt.Errorf("agentrisk: ingest: %w", err)
+			}
 		}
 		s = &hourSet{}
-		s.seen.reserve(max(len(b)/16, hint))
-		for i := 0; i+16 <= len(b); i += 16 {
-			s.seen.insert(evHash(b[i : i+16]))
-		}
+		s.load(b, max(len(b)/16, hint), &in.pool)
 		in.hours[k] = s
+	case s.isPacked:
+		s.unpack(&in.pool)
 	}
-	in.lastHour, in.lastSet, t.lastSet = k, s, s
+	t.lastSet, t.setHour = s, hour
 	return s, nil
 }
 
-// add counts one event, drops it when expired or already stored, and
-// otherwise holds its record, folding the records held when they reach
-// maxRecords.
+// add counts one event, drops it when expired, and holds it in the batch
+// (see batch), processing the batch when it is full.
 func (in *ingester) add(ev *Event) error {
 	in.res.Events++
 	if ev.Timestamp.After(in.res.Latest) {
@@ -400,7 +518,26 @@ func (in *ingester) add(ev *Event) error {
 		in.res.Expired++
 		return nil
 	}
-	fresh, err := in.fresh(t, hour, ev)
+	h := in.h.sum(ev)
+	if in.hasLeg && in.legacy.Kept && hour <= in.legacy.Until {
+		// Checked against the legacy hashes (stores converted from before
+		// schema 60) one by one, in order after the events held.
+		if err := in.flush(); err != nil {
+			return err
+		}
+		return in.addNow(t, hour, ev, h)
+	}
+	in.batch.arena += t.held.hold(ev, h)
+	if in.batch.n++; in.batch.n >= batchEvents || in.batch.arena >= batchArena {
+		return in.flush()
+	}
+	return nil
+}
+
+// addNow drops ev when it is already stored, and otherwise holds its
+// record, folding the records held when they reach maxRecords.
+func (in *ingester) addNow(t *tenantIngest, hour int64, ev *Event, h evHash) error {
+	fresh, err := in.fresh(t, hour, ev, h)
 	if err != nil || !fresh {
 		return err
 	}
@@ -417,15 +554,36 @@ func (in *ingester) add(ev *Event) error {
 	return nil
 }
 
+// flush processes the events held, tenant by tenant, each tenant's in
+// their order, and empties the batch.
+func (in *ingester) flush() error {
+	if in.batch.n == 0 {
+		return nil
+	}
+	var ev Event
+	for _, t := range in.order {
+		b := &t.held
+		for i := range b.evs {
+			p := &b.evs[i]
+			b.event(t, p, &ev)
+			if err := in.addNow(t, unixHour(p.ts), &ev, p.hash); err != nil {
+				return err
+			}
+		}
+		b.evs, b.arena = b.evs[:0], b.arena[:0]
+	}
+	in.batch = batchSize{}
+	return nil
+}
+
 // fresh reports whether ev is new: not in its hour's set of hashes (which
 // it is then added to) nor, for hours the legacy hashes still cover, among
 // those. A duplicate is counted.
-func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event) (bool, error) {
+func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event, h evHash) (bool, error) {
 	hs, err := in.hourSet(t, hour)
 	if err != nil {
 		return false, err
 	}
-	h := in.h.sum(ev)
 	if !hs.seen.insert(h) {
 		in.res.Duplicates++
 		return false, nil
@@ -453,7 +611,7 @@ func (in *ingester) agent(t *tenantIngest, ev *Event) uint32 {
 		ai = uint32(len(in.agents))
 		k := agentKey{t.id, strings.Clone(ev.AgentID)}
 		t.agents[k.agent] = ai
-		in.agents = append(in.agents, agentState{key: k, sess: noPattern})
+		in.agents = append(in.agents, agentState{t: t, key: k, sess: noPattern, kept: -1})
 	}
 	a := &in.agents[ai]
 	if a.first.IsZero() || ev.Timestamp.Before(a.first) {
@@ -557,16 +715,20 @@ func (in *ingester) fold() error {
 func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	st := &in.agents[ai]
 	k := st.key
-	row, ok, err := in.ins.Agent(in.ctx, k.tenant, k.agent)
-	if err != nil {
-		return fmt.Errorf("agentrisk: ingest: %w", err)
+	var row store.AgentRow
+	var ok bool
+	var err error
+	if st.t.hasAgents || st.written {
+		if row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent); err != nil {
+			return fmt.Errorf("agentrisk: ingest: %w", err)
+		}
 	}
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).
 	var a *agg
 	name, first, last := st.name, st.first, st.last
 	if !ok {
-		a = newAgg()
+		a = in.folder.newAgg()
 	} else {
 		if a, err = decodeAgg(row.Agg, true); err != nil {
 			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
@@ -582,33 +744,34 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 			last = l
 		}
 	}
-	m := a.merger()
-	for _, r := range recs {
-		sess, pat := "", ""
-		if r.sess != noPattern {
-			sess = in.sessions.names[r.sess]
-		}
-		if r.pat != noPattern {
-			pat = in.patterns.names[r.pat]
-		}
-		m.addParts(r.hour, in.tools.names[r.tool], sess, pat, r.flags&recHighImpact != 0, r.flags&recDeny != 0, r.flags&recInj != 0, r.q)
-	}
-	m.finish()
+	in.folder.fold(a, recs, &recordNames{in.tools.names, in.sessions.names, in.patterns.names})
 	if !st.written {
 		st.written = true
 		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
 	}
-	err = in.ins.PutAgent(in.ctx, store.AgentRow{
+	put := store.AgentRow{
 		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
 		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
-	})
-	if err != nil {
+	}
+	if err := in.ins.PutAgent(in.ctx, put); err != nil {
 		return fmt.Errorf("agentrisk: ingest: %w", err)
+	}
+	if in.keep {
+		put.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
+		if st.kept < 0 {
+			st.kept = len(in.kept)
+			in.kept = append(in.kept, put)
+		} else {
+			in.kept[st.kept] = put
+		}
 	}
 	return nil
 }
 
 func (in *ingester) finish() (IngestResult, error) {
+	if err := in.flush(); err != nil {
+		return in.res, err
+	}
 	if err := in.fold(); err != nil {
 		return in.res, err
 	}
@@ -620,6 +783,13 @@ func (in *ingester) finish() (IngestResult, error) {
 		return a.AgentID < b.AgentID
 	})
 	in.res.Agents = len(in.res.Touched)
+	sort.Slice(in.kept, func(i, j int) bool {
+		a, b := in.kept[i], in.kept[j]
+		if a.TenantID != b.TenantID {
+			return a.TenantID < b.TenantID
+		}
+		return a.AgentID < b.AgentID
+	})
 	if err := in.writeHashSets(); err != nil {
 		return in.res, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
@@ -657,12 +827,11 @@ func (in *ingester) writeHashSets() error {
 			latest[id] = min(t.latest, in.now)
 		}
 	}
-	var buf []byte
 	for _, k := range keys {
 		if k.hour < latest[k.tenant]-DedupHours+1 {
 			continue // pruned below anyway
 		}
-		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].seen.appendTo(buf[:0])); err != nil {
+		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].hashes()); err != nil {
 			return err
 		}
 	}
@@ -689,7 +858,8 @@ func (in *ingester) writeHashSets() error {
 type hashTable struct {
 	slots []evHash
 	n     int
-	zero  bool // the all-zero hash, which marks empty slots
+	zero  bool       // the all-zero hash, which marks empty slots
+	pool  *tablePool // where slots come from and go back to (nil: none)
 }
 
 // insert adds h and tells whether it was absent.
@@ -727,17 +897,25 @@ func (t *hashTable) reserve(n int) {
 		return
 	}
 	old := t.slots
-	t.slots = make([]evHash, size)
+	if t.pool != nil {
+		t.slots = t.pool.get(size)
+	} else {
+		t.slots = make([]evHash, size)
+	}
 	t.n = 0
 	for _, h := range old {
 		if h != (evHash{}) {
 			t.insert(h)
 		}
 	}
+	if t.pool != nil {
+		t.pool.put(old)
+	}
 }
 
 // appendTo appends the hashes to b.
 func (t *hashTable) appendTo(b []byte) []byte {
+	b = slices.Grow(b, 16*(t.n+1))
 	if t.zero {
 		b = append(b, make([]byte, 16)...)
 	}
@@ -747,4 +925,80 @@ func (t *hashTable) appendTo(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// Events are held in a batch between the scan and their processing, so
+// that they can be processed tenant by tenant: the hash set of a tenant's
+// hour and the state of its agents stay in the CPU's cache while its events
+// go through, where the events in file order jump between every tenant's
+// sets and every agent. Each tenant holds its own events (what processing
+// needs of them: hash, time, flags, and the strings of the record in an
+// arena), which are then read in the order they were written.
+type batchSize struct{ n, arena int }
+
+type heldEvents struct {
+	evs   []pending
+	arena []byte
+}
+
+// A batch is processed once it holds batchEvents events or batchArena
+// bytes of strings.
+const (
+	batchEvents = 1 << 16
+	batchArena  = 16 << 20
+)
+
+type pending struct {
+	hash                         evHash
+	ts                           time.Time
+	agent, name, sess, tool, res strRef
+	highImpact, deny             bool
+	score                        float64
+	hasScore                     bool
+}
+
+type strRef struct{ off, n uint32 }
+
+// hold adds ev to the events held and returns the bytes its strings took.
+func (b *heldEvents) hold(ev *Event, h evHash) int {
+	n := len(b.arena)
+	p := pending{
+		hash: h, ts: ev.Timestamp,
+		agent: b.str(ev.AgentID), name: b.str(ev.AgentName), sess: b.str(ev.SessionID),
+		tool: b.str(ev.Tool), res: b.str(ev.Resource),
+		highImpact: ev.HighImpact, deny: ev.Decision == "deny",
+	}
+	if ev.InjectionScore != nil {
+		p.score, p.hasScore = *ev.InjectionScore, true
+	}
+	b.evs = append(b.evs, p)
+	return len(b.arena) - n
+}
+
+func (b *heldEvents) str(s string) strRef {
+	r := strRef{uint32(len(b.arena)), uint32(len(s))}
+	b.arena = append(b.arena, s...)
+	return r
+}
+
+// event fills ev with what the record and the agent's state need of p; its
+// strings alias the arena.
+func (b *heldEvents) event(t *tenantIngest, p *pending, ev *Event) {
+	*ev = Event{
+		Timestamp: p.ts, TenantID: t.id, AgentID: b.view(p.agent), AgentName: b.view(p.name),
+		SessionID: b.view(p.sess), Tool: b.view(p.tool), Resource: b.view(p.res), HighImpact: p.highImpact,
+	}
+	if p.deny {
+		ev.Decision = "deny"
+	}
+	if p.hasScore {
+		ev.InjectionScore = &p.score
+	}
+}
+
+func (b *heldEvents) view(r strRef) string {
+	if r.n == 0 {
+		return ""
+	}
+	return unsafe.String(&b.arena[r.off], int(r.n))
 }

@@ -110,8 +110,63 @@ func aggText(t testing.TB, b []byte) string {
 }
 
 func TestIngestMatchesPerEventFold(t *testing.T) {
-	evs := weekEvents()
+	checkMatchesPerEventFold(t, weekEvents(), true)
+}
+
+// TestIngestMatchesPerEventFoldEdgeCases covers what the sample lacks: no
+// session (one pseudo-session per hour), no tool, more patterns than a tool
+// keeps, two tools whose patterns are the same string, and a session id
+// that looks like a pseudo-session.
+func TestIngestMatchesPerEventFoldEdgeCases(t *testing.T) {
+	// Which patterns a tool keeps depends on the order of the events: more
+	// than it keeps only in one call.
+	checkMatchesPerEventFold(t, edgeEvents(30), true)
+	checkMatchesPerEventFold(t, edgeEvents(50), false)
+}
+
+func edgeEvents(dirs int) []Event {
+	r := rand.New(rand.NewSource(11))
+	tools := []string{"", "read_file", "a:b", "a", "fetch"}
+	end := SampleEnd.Add(-time.Hour)
+	var evs []Event
+	for i := 0; i < 6000; i++ {
+		ev := Event{
+			Timestamp: end.Add(-time.Duration(r.Intn(5*24*3600)) * time.Second),
+			TenantID:  fmt.Sprintf("t%d", r.Intn(3)), AgentID: fmt.Sprintf("a%d", r.Intn(7)),
+			AgentName: fmt.Sprintf("n%d", r.Intn(3)), Tool: tools[r.Intn(len(tools))],
+			HighImpact: r.Intn(4) == 0, Decision: "allow",
+		}
+		switch r.Intn(4) {
+		case 0:
+		case 1:
+			ev.SessionID = fmt.Sprintf("\x00h%d", r.Intn(3)) // like a pseudo-session's
+		default:
+			ev.SessionID = fmt.Sprintf("s%d", r.Intn(40))
+		}
+		switch ev.Tool {
+		case "a":
+			ev.Resource = "b:c" // pattern a:b:c, as tool a:b's
+		case "a:b":
+			ev.Resource = "c"
+		default:
+			ev.Resource = fmt.Sprintf("/d%d/f", r.Intn(dirs))
+		}
+		if r.Intn(3) == 0 {
+			ev.Decision = "deny"
+		}
+		if r.Intn(5) == 0 {
+			s := float64(r.Intn(1001)) / 1000
+			ev.InjectionScore = &s
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func checkMatchesPerEventFold(t *testing.T, evs []Event, shuffle bool) {
+	t.Helper()
 	want := map[agentKey][]byte{}
+	exact := map[agentKey][]byte{}
 	folds := map[agentKey]*merger{}
 	for i := range evs {
 		k := agentKey{evs[i].TenantID, evs[i].AgentID}
@@ -122,7 +177,8 @@ func TestIngestMatchesPerEventFold(t *testing.T) {
 	}
 	for k, m := range folds {
 		m.finish()
-		want[k] = []byte(aggText(t, m.a.encode()))
+		exact[k] = m.a.encode()
+		want[k] = []byte(aggText(t, exact[k]))
 	}
 	check := func(name string, e *Engine) {
 		t.Helper()
@@ -132,13 +188,21 @@ func TestIngestMatchesPerEventFold(t *testing.T) {
 		}
 		for _, r := range rows {
 			if aggText(t, r.Agg) != string(want[agentKey{r.TenantID, r.AgentID}]) {
-				t.Errorf("%s: aggregate of %s/%s differs from the per-event fold", name, r.TenantID, r.AgentID)
+				t.Errorf("%s: aggregate of %s/%s differs from the per-event fold:\n%s\nwant\n%s", name, r.TenantID, r.AgentID, aggText(t, r.Agg), want[agentKey{r.TenantID, r.AgentID}])
 			}
 		}
 	}
 	one := openTest(t)
 	ingestText(t, one, jsonl(t, evs))
 	check("one call", one)
+	for _, r := range aggRows(t, one) {
+		if string(r.Agg) != string(exact[agentKey{r.TenantID, r.AgentID}]) {
+			t.Errorf("one call: aggregate of %s/%s is not byte for byte the per-event fold's", r.TenantID, r.AgentID)
+		}
+	}
+	if !shuffle {
+		return
+	}
 
 	// Shuffled, in random batches, with small folds.
 	defer func(n int) { maxRecords = n }(maxRecords)
@@ -393,4 +457,58 @@ func diagText(d diag.List) string {
 		b.WriteString(x.String() + "\n")
 	}
 	return b.String()
+}
+
+// TestIngestWrittenRowsAreStored checks that IngestWritten hands back
+// exactly the rows a read after the ingest finds, over two ingests (the
+// second merging into stored aggregates, one of them with its baseline
+// reset in between) and small folds (an agent written twice in one ingest).
+func TestIngestWrittenRowsAreStored(t *testing.T) {
+	ctx := context.Background()
+	defer func(n int) { maxRecords = n }(maxRecords)
+	maxRecords = 500
+	e := openTest(t)
+	evs := weekEvents()
+	half := len(evs) / 2
+	for i, part := range [][]Event{evs[:half], evs[half:]} {
+		if i == 1 {
+			if err := e.ResetBaseline(ctx, evs[0].TenantID, evs[0].AgentID, SampleEnd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, rows, err := e.IngestWritten(ctx, part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(res.Touched) {
+			t.Fatalf("ingest %d: %d rows for %d touched agents", i, len(rows), len(res.Touched))
+		}
+		reset := 0
+		for _, r := range rows {
+			if r.BaselineResetAt != "" {
+				reset++
+			}
+		}
+		if want := i; reset != want {
+			t.Fatalf("ingest %d: %d rows with a baseline reset time, want %d", i, reset, want)
+		}
+		err = e.st.Update(ctx, func(tx store.Tx) error {
+			for j, r := range rows {
+				if (AgentRef{r.TenantID, r.AgentID}) != res.Touched[j] {
+					t.Fatalf("ingest %d: row %d is %s/%s, touched %v", i, j, r.TenantID, r.AgentID, res.Touched[j])
+				}
+				got, ok, err := tx.AgentAggregate(ctx, r.TenantID, r.AgentID)
+				if err != nil || !ok {
+					t.Fatalf("ingest %d: %s/%s: %v %v", i, r.TenantID, r.AgentID, ok, err)
+				}
+				if !reflect.DeepEqual(got, r) {
+					t.Errorf("ingest %d: row of %s/%s differs from the stored one:\n%+v\n%+v", i, r.TenantID, r.AgentID, r, got)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

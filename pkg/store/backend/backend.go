@@ -186,6 +186,9 @@ type EventIngest interface {
 
 	Agent(ctx context.Context, tenantID, agentID string) (AgentRow, bool, error)
 	PutAgent(ctx context.Context, r AgentRow) error
+	// HasAgents tells whether the tenant has an agent stored (before or by
+	// this ingest), so that ingest need not ask for each agent of a new one.
+	HasAgents(ctx context.Context, tenantID string) (bool, error)
 	Close()
 }
 

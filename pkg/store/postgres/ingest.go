@@ -21,10 +21,11 @@ import (
 // back to a few when the access jumps). A million events then cost a few
 // hundred queries instead of one per agent and tenant-hour.
 type EventIngest struct {
-	t      *Tx
-	agents map[[2]string]backend.AgentRow // written aggregates, by tenant and agent
-	sets   map[hourKey][]byte             // written hash sets
-	order  []any                          // keys of agents and sets in write order
+	t            *Tx
+	agents       map[[2]string]backend.AgentRow // written aggregates, by tenant and agent
+	agentTenants map[string]bool                // the tenants of those
+	sets         map[hourKey][]byte             // written hash sets
+	order        []any                          // keys of agents and sets in write order
 
 	aheadAgents agentWindow
 	aheadSets   map[string]*setWindow // by tenant
@@ -282,7 +283,23 @@ func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
 		in.order = append(in.order, k)
 	}
 	in.agents[k] = r
+	if in.agentTenants == nil {
+		in.agentTenants = map[string]bool{}
+	}
+	in.agentTenants[r.TenantID] = true
 	return nil
+}
+
+// HasAgents tells whether the tenant has an agent stored or written.
+func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, error) {
+	if in.agentTenants[tenantID] {
+		return true, nil
+	}
+	var ok bool
+	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_agents WHERE tenant_id = $1)`, tenantID).Scan(&ok); err != nil {
+		return false, in.t.st.errf("ingest", err)
+	}
+	return ok, nil
 }
 
 // Close does nothing: the writes go with the transaction's commit.

@@ -426,6 +426,15 @@ func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
 	return nil
 }
 
+// HasAgents tells whether the tenant has an agent stored.
+func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, error) {
+	var ok bool
+	if err := in.t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_agents WHERE tenant_id = ?)`, tenantID).Scan(&ok); err != nil {
+		return false, in.t.st.errf("ingest", err)
+	}
+	return ok, nil
+}
+
 // Close releases the statements.
 func (in *EventIngest) Close() {
 	for _, st := range []*sql.Stmt{in.set, in.putSet, in.get, in.up, in.legacy} {
