@@ -393,9 +393,17 @@ func TestAPIEndToEnd(t *testing.T) {
 	if err := sch.Validate(payload); err != nil {
 		t.Errorf("webhook body does not match AlertPayload: %v", err)
 	}
-	out = do(keyT1, "GET", "/tenants/t1/alert-deliveries", "/tenants/{tenantId}/alert-deliveries", nil, 200)
+	// The receiver saw the webhook before the server recorded the delivery
+	// (it is stored once the response is read): poll for the record.
 	var ds []alerts.Delivery
-	json.Unmarshal(out, &ds)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		out = do(keyT1, "GET", "/tenants/t1/alert-deliveries", "/tenants/{tenantId}/alert-deliveries", nil, 200)
+		ds = nil
+		json.Unmarshal(out, &ds)
+		if len(ds) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(ds) != 1 || ds[0].Status != "delivered" || ds[0].StatusCode != 200 {
 		t.Errorf("deliveries: %s", out)
 	}
