@@ -17,14 +17,16 @@ import (
 // encoding/json on traces and allocates little.
 
 type fastParser struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	hint int // room for this many events
 }
 
 // fastDecodeTrace decodes data (which it keeps: the caller must not reuse
-// it) and reports false when the slow path must decide.
-func fastDecodeTrace(data []byte, t *Trace) bool {
-	p := fastParser{b: data}
+// it) and reports false when the slow path must decide; evHint is room
+// for the events it expects.
+func fastDecodeTrace(data []byte, t *Trace, evHint int) bool {
+	p := fastParser{b: data, hint: evHint}
 	p.ws()
 	ok := p.object(func(key string) bool {
 		switch key {
@@ -101,10 +103,8 @@ func (p *fastParser) events(t *Trace) bool {
 	if !p.eat('[') {
 		return false
 	}
-	t.Events = t.Events[:0]
-	if t.Events == nil {
-		t.Events = []Event{} // `events: []` is a trace with no events, not a missing key
-	}
+	// Not nil: `events: []` is a trace with no events, not a missing key.
+	t.Events = make([]Event, 0, p.hint)
 	p.ws()
 	if p.eat(']') {
 		return true

@@ -38,7 +38,11 @@ type ChannelRisk struct {
 
 // MarshalJSON writes the channels as one object, highest risk first.
 func (c ChannelRisks) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
+	return c.appendJSON(nil), nil
+}
+
+func (c ChannelRisks) appendJSON(b []byte) []byte {
+	b = append(b, '{')
 	for i, r := range c {
 		if i > 0 {
 			b = append(b, ',')
@@ -47,7 +51,7 @@ func (c ChannelRisks) MarshalJSON() ([]byte, error) {
 		b = append(b, ':')
 		b = strconv.AppendFloat(b, r.RI, 'f', -1, 64)
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // VaultStat is the leak summary of the vault a trace was scanned with.
@@ -115,8 +119,9 @@ type Scanner struct {
 	// the trace's scenario id.
 	VaultKey string
 
-	lower []byte
-	seen  map[findingKey]struct{}
+	lower    []byte
+	seen     map[findingKey]struct{}
+	findHint int // the last trace's number of findings
 
 	// Per-trace state.
 	res        *Result
@@ -135,8 +140,7 @@ type Scanner struct {
 	emitFn     emitFunc
 	canaryFn   func(id, s, e int)
 	collectFn  func(id, s, e int)
-	combined   map[*Vault]*matcher // keywords + the vault's values, one pass
-	khits      []hit
+	combined   map[*Vault]*matcher // the vault's values, one pass
 	vhits      []hit
 }
 
@@ -171,24 +175,18 @@ func (sc *Scanner) init() {
 	sc.combined = map[*Vault]*matcher{}
 }
 
-// collect sorts the matches of a combined automaton into keyword and
-// vault hits, so that they are reported in the usual order.
+// collect keeps a match of a vault's values, reported after the pass.
 func (sc *Scanner) collect(id, s, e int) {
-	if n := len(sc.ps.words); id < n {
-		sc.khits = append(sc.khits, hit{int32(id), int32(s), int32(e)})
-	} else {
-		sc.vhits = append(sc.vhits, hit{int32(id - n), int32(s), int32(e)})
-	}
+	sc.vhits = append(sc.vhits, hit{int32(id), int32(s), int32(e)})
 }
 
-// combinedFor returns the automaton of the keywords and v's values
-// (built once per vault and scanner).
+// combinedFor returns the automaton of v's values (built once per vault
+// and scanner).
 func (sc *Scanner) combinedFor(v *Vault) *matcher {
 	if m, ok := sc.combined[v]; ok {
 		return m
 	}
-	pats := make([]string, 0, len(sc.ps.words)+len(v.fields))
-	pats = append(pats, sc.ps.words...)
+	pats := make([]string, 0, len(v.fields))
 	for i := range v.fields {
 		pats = append(pats, v.fields[i].lower)
 	}
@@ -291,7 +289,9 @@ func (sc *Scanner) emitVault(id, s, end int) {
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
-	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: []Finding{}}
+	// The findings start at the size the last trace needed: most traces
+	// of a file are alike, and growing the slice was a share of the garbage.
+	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: make([]Finding, 0, sc.findHint)}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
 		key = sc.VaultKey
@@ -314,6 +314,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			return nil, err
 		}
 	}
+	sc.findHint = max(4, len(res.Findings))
 	leakedL4 := sc.score(res)
 	sc.block(res, leakedL4)
 	if v != nil {
@@ -374,18 +375,17 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 				}
 			}
 		}
-		sc.lower = lowerASCII(sc.lower, txt)
 		if v != nil && v.values != nil && !sc.baseline {
-			// One pass finds the keywords and the vault's values.
-			sc.khits, sc.vhits = sc.khits[:0], sc.vhits[:0]
+			// Vault values match in any ASCII case: one pass over the
+			// lowered text.
+			sc.lower = lowerASCII(sc.lower, txt)
+			sc.vhits = sc.vhits[:0]
 			sc.combinedFor(v).each(sc.lower, sc.collectFn)
 			for _, h := range sc.vhits {
 				sc.emitVault(int(h.id), int(h.s), int(h.e))
 			}
-			sc.ps.scanWithHits(txt, sc.emitFn, sc.khits)
-		} else {
-			sc.ps.scan(txt, sc.lower, sc.emitFn)
 		}
+		sc.ps.runRules(txt, sc.emitFn)
 		for ci := range cfg.Custom {
 			cd := &cfg.Custom[ci]
 			for _, m := range cd.re.FindAllString(txt, -1) {
@@ -513,11 +513,36 @@ func round4(x float64) float64 {
 
 // Redact keeps the first two and last two characters of a value.
 func Redact(v string) string {
+	if n := len(v); isASCII(v) {
+		// One byte a character: one allocation.
+		if n <= 4 {
+			return stars[:n]
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(v[:2])
+		for k := n - 4; k > 0; k -= len(stars) {
+			b.WriteString(stars[:min(k, len(stars))])
+		}
+		b.WriteString(v[n-2:])
+		return b.String()
+	}
 	r := []rune(v)
 	if len(r) <= 4 {
 		return strings.Repeat("*", len(r))
 	}
 	return string(r[:2]) + strings.Repeat("*", len(r)-4) + string(r[len(r)-2:])
+}
+
+const stars = "****************************************************************"
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // RedactFindings fills Redacted and, unless keep, clears raw values.

@@ -71,6 +71,7 @@ type TraceReader struct {
 	done    bool
 	decided bool
 	buf     []byte
+	evHint  int // events in the last trace
 }
 
 // NewTraceReader reads traces from r; file names it in messages.
@@ -124,7 +125,11 @@ func (tr *TraceReader) Next() (*Trace, error) {
 				return tr.nextDoc()
 			}
 		}
-		return decodeTrace(tr.file, tr.line, trim)
+		t, err := decodeTrace(tr.file, tr.line, trim, tr.evHint)
+		if t != nil {
+			tr.evHint = len(t.Events)
+		}
+		return t, err
 	}
 }
 
@@ -159,7 +164,7 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 			return nil, err
 		}
 	}
-	t, err := decodeTrace(tr.file, 0, raw)
+	t, err := decodeTrace(tr.file, 0, raw, 0)
 	if t != nil {
 		t.InDoc = true
 		if tr.arr {
@@ -210,10 +215,12 @@ func jsonMsg(err error) string {
 // decodeTrace decodes and checks one trace. The fast path decodes the whole
 // line at once; only a failing trace is decoded again piece by piece to say
 // which event and field is wrong.
-func decodeTrace(file string, line int, data []byte) (*Trace, error) {
+// evHint is the number of events the reader's last trace had, the first
+// guess at this one's.
+func decodeTrace(file string, line int, data []byte, evHint int) (*Trace, error) {
 	t := &Trace{File: file, Line: line}
 	own := append([]byte(nil), data...) // the reader reuses data
-	if !fastDecodeTrace(own, t) {
+	if !fastDecodeTrace(own, t, evHint) {
 		*t = Trace{File: file, Line: line}
 		if err := json.Unmarshal(data, t); err != nil {
 			return nil, locate(file, line, data, err)

@@ -1,0 +1,112 @@
+package agentleak
+
+// triggerTrie finds the rules' trigger words where a word can begin. The
+// keyword-anchored rules all start with \b (or, for key names, a quote or
+// \b), so a trigger word that begins inside a run of ASCII letters, digits
+// or underscores can never start a match: only the first byte of such a
+// run, and bytes outside runs, are tried. A walk from one position follows
+// a trie (not an automaton with fail links) and stops at the first byte no
+// word continues with, usually after one or two bytes. ASCII case is
+// folded by the byte classes, so the text needs no lowered copy.
+// TestTriggerWordsStartWords checks the rules this relies on, and the
+// differential test holds the result to the plain expressions.
+type triggerTrie struct {
+	class  [256]uint8 // byte -> class; 0: no word holds the byte
+	nclass int
+	next   []int32   // state*nclass + class -> state; 0: no word goes on
+	out    [][]int32 // per state: the words ending there
+	first  [256]bool // bytes a word can begin with
+}
+
+// asciiWord marks the bytes of Go's ASCII \w.
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c < 0x80 && isWordByte(byte(c))
+	}
+	return t
+}()
+
+func foldASCII(c byte) byte {
+	if isUpper(c) {
+		return c + 32
+	}
+	return c
+}
+
+func newTriggerTrie(words []string) *triggerTrie {
+	t := &triggerTrie{nclass: 1}
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			c := foldASCII(w[i])
+			if t.class[c] == 0 {
+				t.class[c] = uint8(t.nclass)
+				t.nclass++
+			}
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t.class[c] = t.class[c+32]
+	}
+	t.next = make([]int32, t.nclass)
+	t.out = [][]int32{nil}
+	for id, w := range words {
+		s := int32(0)
+		for i := 0; i < len(w); i++ {
+			k := int(s)*t.nclass + int(t.class[w[i]])
+			if t.next[k] == 0 {
+				t.next[k] = int32(len(t.out))
+				t.out = append(t.out, nil)
+				t.next = append(t.next, make([]int32, t.nclass)...)
+			}
+			s = t.next[k]
+		}
+		t.out[s] = append(t.out[s], int32(id))
+		t.first[w[0]] = true
+		t.first[foldASCII(w[0])] = true
+		if isLower(w[0]) {
+			t.first[w[0]-32] = true
+		}
+	}
+	return t
+}
+
+// each calls fn(id, p) for every word that begins at a position of text
+// where a word can begin: the first byte of a run of ASCII word bytes, or
+// any other byte. (The scanner does the same inside its pass over the
+// text, patternSet.findStarts.)
+func (t *triggerTrie) each(text string, fn func(id, p int)) {
+	var ids []int32
+	n := len(text)
+	for i := 0; i < n; {
+		c := text[i]
+		if t.first[c] {
+			ids = t.walk(text, i, ids[:0])
+			for _, id := range ids {
+				fn(int(id), i)
+			}
+		}
+		i++
+		if asciiWord[c] {
+			for i < n && asciiWord[text[i]] {
+				i++
+			}
+		}
+	}
+}
+
+// walk appends to ids the words that begin at p.
+func (t *triggerTrie) walk(text string, p int, ids []int32) []int32 {
+	s := 0
+	for i := p; i < len(text); i++ {
+		c := t.class[text[i]]
+		if c == 0 {
+			break
+		}
+		s = int(t.next[s*t.nclass+int(c)])
+		if s == 0 {
+			break
+		}
+		ids = append(ids, t.out[s]...)
+	}
+	return ids
+}
