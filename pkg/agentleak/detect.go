@@ -21,7 +21,6 @@ func newPatternSet(enabled map[string]bool) *patternSet {
 // hit is one automaton match: pattern id and span.
 type hit struct{ id, s, e int32 }
 
-
 // emitFunc receives one detection: the data type reported, the key into
 // builtinTypes (or "" for keyname findings, which carry their own level),
 // the family and the matched text.

@@ -371,4 +371,3 @@ func hexColon(t string, i int) bool {
 	}
 	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
-
