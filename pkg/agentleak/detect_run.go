@@ -262,7 +262,7 @@ func (ps *patternSet) findStarts(t string) {
 	prevWord, prevDigit := false, false
 	for i := 0; i < n; {
 		c := t[i]
-		if trigTrie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) {
+		if trigTrie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trigTrie.startsAt(t, i) {
 			st.ids = trigTrie.walk(t, i, st.ids[:0])
 			for _, id := range st.ids {
 				ps.addTrigger(t, int(id), i)

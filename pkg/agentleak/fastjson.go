@@ -248,7 +248,7 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 		default:
 			// Jump to the next quote or backslash.
 			j := p.i + 1
-			for j < len(p.b) && p.b[j] != '"' && p.b[j] != '\\' && p.b[j] >= 0x20 {
+			for j < len(p.b) && strPlain[p.b[j]] {
 				j++
 			}
 			p.i = j
@@ -256,6 +256,15 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 	}
 	return start, esc, false
 }
+
+// strPlain marks the bytes a JSON string holds as they are (not a quote,
+// a backslash or a control character).
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // skip moves past one JSON value, checking its syntax.
 func (p *fastParser) skip(depth int) bool {

@@ -16,6 +16,27 @@ type triggerTrie struct {
 	next   []int32   // state*nclass + class -> state; 0: no word goes on
 	out    [][]int32 // per state: the words ending there
 	first  [256]bool // bytes a word can begin with
+	// pairs has a bit for every two bytes a word can begin with (both ASCII
+	// cases); short is set when a word has one byte, and the test is off.
+	pairs [1 << 16 / 64]uint64
+	short bool
+}
+
+// startsAt reports whether a word can begin at p, judged by its first two
+// bytes: most word starts of a text fail it, and the walk is skipped.
+func (t *triggerTrie) startsAt(text string, p int) bool {
+	if p+1 >= len(text) {
+		return t.short || p < len(text) && t.first[text[p]]
+	}
+	k := int(text[p])<<8 | int(text[p+1])
+	return t.short || t.pairs[k>>6]&(1<<(k&63)) != 0
+}
+
+func caseForms(c byte) []byte {
+	if isLetter(c) {
+		return []byte{c | 0x20, c &^ 0x20}
+	}
+	return []byte{c}
 }
 
 // asciiWord marks the bytes of Go's ASCII \w.
@@ -61,6 +82,16 @@ func newTriggerTrie(words []string) *triggerTrie {
 			s = t.next[k]
 		}
 		t.out[s] = append(t.out[s], int32(id))
+		if len(w) < 2 {
+			t.short = true
+			continue
+		}
+		for _, a := range caseForms(w[0]) {
+			for _, b := range caseForms(w[1]) {
+				k := int(a)<<8 | int(b)
+				t.pairs[k>>6] |= 1 << (k & 63)
+			}
+		}
 		t.first[w[0]] = true
 		t.first[foldASCII(w[0])] = true
 		if isLower(w[0]) {
@@ -79,7 +110,7 @@ func (t *triggerTrie) each(text string, fn func(id, p int)) {
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
-		if t.first[c] {
+		if t.first[c] && t.startsAt(text, i) {
 			ids = t.walk(text, i, ids[:0])
 			for _, id := range ids {
 				fn(int(id), i)
