@@ -38,13 +38,16 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // jsonSize is about the length of the result's JSON, so that it is written
 // into one buffer without growing it: the fixed keys plus the strings.
 func (r *Result) jsonSize() int {
-	n := 400 + len(r.ScenarioID) + len(r.RunID) + 40*len(r.RIByChannel)
+	n := 300 + len(r.ScenarioID) + len(r.RunID) + 40*len(r.RIByChannel)
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		n += 190 + len(f.EventID) + len(f.Channel) + len(f.DataType) + len(f.Value) + len(f.Redacted) + len(f.Detector) + len(f.Tier)
+		n += 150 + len(f.EventID) + len(f.Channel) + len(f.DataType) + len(f.Value) + len(f.Redacted) + len(f.Severity) + len(f.Detector) + len(f.Tier)
 	}
 	for _, s := range r.BlockReasons {
 		n += 4 + len(s)
+	}
+	if v := r.Vault; v != nil {
+		n += 120 + len(v.Key) + 30*len(v.LeaksByChannel)
 	}
 	return n
 }
