@@ -121,7 +121,7 @@ type Scanner struct {
 
 	lower    []byte
 	seen     map[findingKey]struct{}
-	findHint int // the last trace's number of findings
+	findHint int // room for findings a result starts with
 
 	// Per-trace state.
 	res        *Result
@@ -289,8 +289,8 @@ func (sc *Scanner) emitVault(id, s, end int) {
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
-	// The findings start at the size the last trace needed: most traces
-	// of a file are alike, and growing the slice was a share of the garbage.
+	// The findings start with room for the most a trace has had so far
+	// (up to 64): growing the slice was a share of the garbage.
 	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: make([]Finding, 0, sc.findHint)}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
@@ -314,7 +314,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			return nil, err
 		}
 	}
-	sc.findHint = max(4, len(res.Findings))
+	sc.findHint = min(64, max(sc.findHint, len(res.Findings)))
 	leakedL4 := sc.score(res)
 	sc.block(res, leakedL4)
 	if v != nil {

@@ -71,7 +71,7 @@ type TraceReader struct {
 	done    bool
 	decided bool
 	buf     []byte
-	evHint  int // events in the last trace
+	evHint  int // room for events the next trace starts with
 }
 
 // NewTraceReader reads traces from r; file names it in messages.
@@ -127,7 +127,9 @@ func (tr *TraceReader) Next() (*Trace, error) {
 		}
 		t, err := decodeTrace(tr.file, tr.line, trim, tr.evHint)
 		if t != nil {
-			tr.evHint = len(t.Events)
+			// Room for the most events a trace has had so far (up to 64):
+			// growing the slice was a share of the garbage.
+			tr.evHint = min(64, max(tr.evHint, len(t.Events)))
 		}
 		return t, err
 	}
