@@ -55,7 +55,9 @@ func (ps *patternSet) candidates(i int) []int {
 		return ps.state.cls[r.starts]
 	}
 	c := ps.state.cands[i]
-	if len(c) > 1 {
+	// findStarts files them left to right (a quote or character before a
+	// word never before the word filed last), so this is a check.
+	if !sort.IntsAreSorted(c) {
 		sort.Ints(c)
 	}
 	return c
