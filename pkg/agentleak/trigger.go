@@ -1,5 +1,7 @@
 package agentleak
 
+import "sort"
+
 // triggerTrie finds the rules' trigger words where a word can begin. The
 // keyword-anchored rules all start with \b (or, for key names, a quote or
 // \b), so a trigger word that begins inside a run of ASCII letters, digits
@@ -68,8 +70,9 @@ func newTriggerTrie(words []string) *triggerTrie {
 	for c := 'A'; c <= 'Z'; c++ {
 		t.class[c] = t.class[c+32]
 	}
-	t.next = make([]int32, t.nclass)
-	t.out = [][]int32{nil}
+	size := trieSize(words)
+	t.next = make([]int32, t.nclass, size*t.nclass)
+	t.out = make([][]int32, 1, size)
 	for id, w := range words {
 		s := int32(0)
 		for i := 0; i < len(w); i++ {
@@ -77,7 +80,11 @@ func newTriggerTrie(words []string) *triggerTrie {
 			if t.next[k] == 0 {
 				t.next[k] = int32(len(t.out))
 				t.out = append(t.out, nil)
-				t.next = append(t.next, make([]int32, t.nclass)...)
+				if n := len(t.next) + t.nclass; n <= cap(t.next) {
+					t.next = t.next[:n] // zeroed by make
+				} else {
+					t.next = append(t.next, make([]int32, t.nclass)...)
+				}
 			}
 			s = t.next[k]
 		}
@@ -99,6 +106,26 @@ func newTriggerTrie(words []string) *triggerTrie {
 		}
 	}
 	return t
+}
+
+// trieSize counts the states of the words' trie (the root and one per
+// distinct prefix, ASCII case folded), so that its table is allocated once.
+func trieSize(words []string) int {
+	folded := make([]string, len(words))
+	for i, w := range words {
+		folded[i] = string(lowerASCII(nil, w))
+	}
+	sort.Strings(folded)
+	n, prev := 1, ""
+	for _, w := range folded {
+		k := 0
+		for k < len(w) && k < len(prev) && w[k] == prev[k] {
+			k++
+		}
+		n += len(w) - k
+		prev = w
+	}
+	return n
 }
 
 // each calls fn(id, p) for every word that begins at a position of text
