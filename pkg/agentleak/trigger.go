@@ -15,7 +15,7 @@ import "sort"
 type triggerTrie struct {
 	class  [256]uint8 // byte -> class; 0: no word holds the byte
 	nclass int
-	next   []int32   // state*nclass + class -> state; 0: no word goes on
+	next   []uint16  // state*nclass + class -> state; 0: no word goes on
 	out    [][]int32 // per state: the words ending there
 	first  [256]bool // bytes a word can begin with
 	// pairs has a bit for every two bytes a word can begin with (both ASCII
@@ -71,24 +71,18 @@ func newTriggerTrie(words []string) *triggerTrie {
 		t.class[c] = t.class[c+32]
 	}
 	size := trieSize(words)
-	t.next = make([]int32, t.nclass, size*t.nclass)
+	if size >= 1<<16 {
+		panic("agentleak: too many trigger word states for the trie's table")
+	}
+	t.next = make([]uint16, size*t.nclass)
 	t.out = make([][]int32, 1, size)
-	for id, w := range words {
-		s := int32(0)
-		for i := 0; i < len(w); i++ {
-			k := int(s)*t.nclass + int(t.class[w[i]])
-			if t.next[k] == 0 {
-				t.next[k] = int32(len(t.out))
-				t.out = append(t.out, nil)
-				if n := len(t.next) + t.nclass; n <= cap(t.next) {
-					t.next = t.next[:n] // zeroed by make
-				} else {
-					t.next = append(t.next, make([]int32, t.nclass)...)
-				}
-			}
-			s = t.next[k]
+	t.insert(words)
+	for _, w := range words {
+		t.first[w[0]] = true
+		t.first[foldASCII(w[0])] = true
+		if isLower(w[0]) {
+			t.first[w[0]-32] = true
 		}
-		t.out[s] = append(t.out[s], int32(id))
 		if len(w) < 2 {
 			t.short = true
 			continue
@@ -99,13 +93,36 @@ func newTriggerTrie(words []string) *triggerTrie {
 				t.pairs[k>>6] |= 1 << (k & 63)
 			}
 		}
-		t.first[w[0]] = true
-		t.first[foldASCII(w[0])] = true
-		if isLower(w[0]) {
-			t.first[w[0]-32] = true
-		}
 	}
 	return t
+}
+
+// insert adds the words level by level, so that states are numbered
+// breadth first: the states of the first two bytes, where almost every walk
+// ends, share a few kilobytes of the table.
+func (t *triggerTrie) insert(words []string) {
+	cur := make([]int, len(words))
+	for d := 0; ; d++ {
+		more := false
+		for id, w := range words {
+			if d >= len(w) {
+				continue
+			}
+			more = true
+			k := cur[id]*t.nclass + int(t.class[w[d]])
+			if t.next[k] == 0 {
+				t.next[k] = uint16(len(t.out))
+				t.out = append(t.out, nil)
+			}
+			cur[id] = int(t.next[k])
+			if d == len(w)-1 {
+				t.out[cur[id]] = append(t.out[cur[id]], int32(id))
+			}
+		}
+		if !more {
+			return
+		}
+	}
 }
 
 // trieSize counts the states of the words' trie (the root and one per

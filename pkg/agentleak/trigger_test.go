@@ -37,8 +37,8 @@ func TestTriggerTrieMatchesAutomaton(t *testing.T) {
 		}
 	}
 	ac, trie := newMatcher(words), newTriggerTrie(words)
-	if len(trie.next) != cap(trie.next) {
-		t.Errorf("trieSize: room for %d states, %d used", cap(trie.next)/trie.nclass, len(trie.next)/trie.nclass)
+	if len(trie.out) != cap(trie.out) {
+		t.Errorf("trieSize: room for %d states, %d used", cap(trie.out), len(trie.out))
 	}
 	rng := rand.New(rand.NewSource(3))
 	for n := 0; n < 3000; n++ {
