@@ -15,7 +15,7 @@ import "sort"
 type triggerTrie struct {
 	class  [256]uint8 // byte -> class; 0: no word holds the byte
 	nclass int
-	next   []uint16  // state*nclass + class -> state; 0: no word goes on
+	next   []uint16  // state*nclass + class -> state (| outMark where words end); 0: no word goes on
 	out    [][]int32 // per state: the words ending there
 	first  [256]bool // bytes a word can begin with
 	// pairs has a bit for every two bytes a word can begin with (both ASCII
@@ -71,12 +71,17 @@ func newTriggerTrie(words []string) *triggerTrie {
 		t.class[c] = t.class[c+32]
 	}
 	size := trieSize(words)
-	if size >= 1<<16 {
+	if size >= outMark {
 		panic("agentleak: too many trigger word states for the trie's table")
 	}
 	t.next = make([]uint16, size*t.nclass)
 	t.out = make([][]int32, 1, size)
 	t.insert(words)
+	for k, v := range t.next {
+		if v != 0 && len(t.out[v]) > 0 {
+			t.next[k] |= outMark
+		}
+	}
 	for _, w := range words {
 		t.first[w[0]] = true
 		t.first[foldASCII(w[0])] = true
@@ -96,6 +101,9 @@ func newTriggerTrie(words []string) *triggerTrie {
 	}
 	return t
 }
+
+// outMark flags a transition into a state where words end.
+const outMark = 1 << 15
 
 // insert adds the words level by level, so that states are numbered
 // breadth first: the states of the first two bytes, where almost every walk
@@ -177,11 +185,14 @@ func (t *triggerTrie) walk(text string, p int, ids []int32) []int32 {
 		if c == 0 {
 			break
 		}
-		s = int(t.next[s*t.nclass+int(c)])
-		if s == 0 {
+		v := t.next[s*t.nclass+int(c)]
+		if v == 0 {
 			break
 		}
-		ids = append(ids, t.out[s]...)
+		s = int(v &^ outMark)
+		if v&outMark != 0 {
+			ids = append(ids, t.out[s]...)
+		}
 	}
 	return ids
 }
