@@ -19,14 +19,14 @@ import (
 type fastParser struct {
 	b    []byte
 	i    int
-	hint int // room for this many events
+	scratch *[]Event // reused list the events are read into (nil: none)
 }
 
 // fastDecodeTrace decodes data (which it keeps: the caller must not reuse
-// it) and reports false when the slow path must decide; evHint is room
-// for the events it expects.
-func fastDecodeTrace(data []byte, t *Trace, evHint int) bool {
-	p := fastParser{b: data, hint: evHint}
+// it) and reports false when the slow path must decide; scratch, when not
+// nil, is a list of events it may reuse from call to call.
+func fastDecodeTrace(data []byte, t *Trace, scratch *[]Event) bool {
+	p := fastParser{b: data, scratch: scratch}
 	p.ws()
 	ok := p.object(func(key string) bool {
 		switch key {
@@ -104,21 +104,32 @@ func (p *fastParser) events(t *Trace) bool {
 		return false
 	}
 	// Not nil: `events: []` is a trace with no events, not a missing key.
-	t.Events = make([]Event, 0, p.hint)
+	t.Events = []Event{}
 	p.ws()
 	if p.eat(']') {
 		return true
 	}
+	// The events are read into the reader's scratch list and copied into
+	// one slice of their number: growing a slice per trace, or guessing
+	// its size, was a share of the garbage.
+	var local []Event
+	evs := &local
+	if p.scratch != nil {
+		evs = p.scratch
+	}
+	*evs = (*evs)[:0]
 	for {
 		p.ws()
-		t.Events = append(t.Events, Event{})
-		if !p.event(&t.Events[len(t.Events)-1]) {
+		*evs = append(*evs, Event{})
+		if !p.event(&(*evs)[len(*evs)-1]) {
 			return false
 		}
 		p.ws()
 		if p.eat(',') {
 			continue
 		}
+		t.Events = append(make([]Event, 0, len(*evs)), *evs...)
+		clear(*evs) // keep no earlier trace alive
 		return p.eat(']')
 	}
 }

@@ -121,7 +121,7 @@ type Scanner struct {
 
 	lower    []byte
 	seen     map[findingKey]struct{}
-	findHint int // room for findings a result starts with
+	found    []Finding // the findings of the trace being scanned
 
 	// Per-trace state.
 	res        *Result
@@ -289,9 +289,10 @@ func (sc *Scanner) emitVault(id, s, end int) {
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
-	// The findings start with room for the most a trace has had so far
-	// (up to 64): growing the slice was a share of the garbage.
-	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: make([]Finding, 0, sc.findHint)}
+	// Findings are collected in the scanner's list and copied into one
+	// slice of their number at the end: growing a slice per trace, or
+	// guessing its size, was a share of the garbage.
+	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: sc.found[:0]}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
 		key = sc.VaultKey
@@ -314,7 +315,9 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			return nil, err
 		}
 	}
-	sc.findHint = min(64, max(sc.findHint, len(res.Findings)))
+	sc.found = res.Findings
+	res.Findings = append(make([]Finding, 0, len(sc.found)), sc.found...)
+	clear(sc.found) // keep no earlier trace's values alive
 	leakedL4 := sc.score(res)
 	sc.block(res, leakedL4)
 	if v != nil {

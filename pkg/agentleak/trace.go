@@ -71,7 +71,7 @@ type TraceReader struct {
 	done    bool
 	decided bool
 	buf     []byte
-	evHint  int // room for events the next trace starts with
+	events  []Event // scratch list of the fast decoder
 }
 
 // NewTraceReader reads traces from r; file names it in messages.
@@ -125,13 +125,7 @@ func (tr *TraceReader) Next() (*Trace, error) {
 				return tr.nextDoc()
 			}
 		}
-		t, err := decodeTrace(tr.file, tr.line, trim, tr.evHint)
-		if t != nil {
-			// Room for the most events a trace has had so far (up to 64):
-			// growing the slice was a share of the garbage.
-			tr.evHint = min(64, max(tr.evHint, len(t.Events)))
-		}
-		return t, err
+		return decodeTrace(tr.file, tr.line, trim, &tr.events)
 	}
 }
 
@@ -166,7 +160,7 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 			return nil, err
 		}
 	}
-	t, err := decodeTrace(tr.file, 0, raw, 0)
+	t, err := decodeTrace(tr.file, 0, raw, nil)
 	if t != nil {
 		t.InDoc = true
 		if tr.arr {
@@ -217,12 +211,11 @@ func jsonMsg(err error) string {
 // decodeTrace decodes and checks one trace. The fast path decodes the whole
 // line at once; only a failing trace is decoded again piece by piece to say
 // which event and field is wrong.
-// evHint is the number of events the reader's last trace had, the first
-// guess at this one's.
-func decodeTrace(file string, line int, data []byte, evHint int) (*Trace, error) {
+// events is the reader's scratch list for the fast path (nil: none).
+func decodeTrace(file string, line int, data []byte, events *[]Event) (*Trace, error) {
 	t := &Trace{File: file, Line: line}
 	own := append([]byte(nil), data...) // the reader reuses data
-	if !fastDecodeTrace(own, t, evHint) {
+	if !fastDecodeTrace(own, t, events) {
 		*t = Trace{File: file, Line: line}
 		if err := json.Unmarshal(data, t); err != nil {
 			return nil, locate(file, line, data, err)
