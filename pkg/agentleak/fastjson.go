@@ -17,8 +17,8 @@ import (
 // encoding/json on traces and allocates little.
 
 type fastParser struct {
-	b    []byte
-	i    int
+	b       []byte
+	i       int
 	scratch *[]Event // reused list the events are read into (nil: none)
 }
 

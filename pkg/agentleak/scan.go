@@ -119,9 +119,9 @@ type Scanner struct {
 	// the trace's scenario id.
 	VaultKey string
 
-	lower    []byte
-	seen     map[findingKey]struct{}
-	found    []Finding // the findings of the trace being scanned
+	lower []byte
+	seen  map[findingKey]struct{}
+	found []Finding // the findings of the trace being scanned
 
 	// Per-trace state.
 	res        *Result
