@@ -4,11 +4,12 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // BenchmarkScanFile scans the trace file named by LF_BENCH_TRACES (with
-// the vault files LF_BENCH_VAULTS, colon-separated) the way `lf agentleak
+// the vault files LF_BENCH_VAULTS, a path list) the way `lf agentleak
 // scan --no-record --workers 1 -o jsonl` does: one worker, redaction and a
 // JSON line per trace. It profiles the whole scan of a large input
 // (`task bench:agentleak` builds a 92 MB one).
@@ -17,12 +18,8 @@ func BenchmarkScanFile(b *testing.B) {
 	if path == "" {
 		b.Skip("LF_BENCH_TRACES names no trace file")
 	}
-	var vaultPaths []string
-	for _, p := range filepathList(os.Getenv("LF_BENCH_VAULTS")) {
-		vaultPaths = append(vaultPaths, p)
-	}
 	vs := &Vaults{byKey: map[string]*Vault{}}
-	for _, p := range vaultPaths {
+	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			b.Fatal(err)
@@ -54,22 +51,4 @@ func BenchmarkScanFile(b *testing.B) {
 	if cpu := cpuTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(st.Size())*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
-}
-
-func filepathList(s string) []string {
-	var out []string
-	for s != "" {
-		i := 0
-		for i < len(s) && s[i] != ':' {
-			i++
-		}
-		if i > 0 {
-			out = append(out, s[:i])
-		}
-		if i == len(s) {
-			break
-		}
-		s = s[i+1:]
-	}
-	return out
 }
