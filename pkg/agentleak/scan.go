@@ -119,9 +119,9 @@ type Scanner struct {
 	// the trace's scenario id.
 	VaultKey string
 
-	lower []byte
-	seen  map[findingKey]struct{}
-	found []Finding // the findings of the trace being scanned
+	lower   []byte
+	evStart int       // the current event's first finding in res.Findings
+	found   []Finding // the findings of the trace being scanned
 
 	// Per-trace state.
 	res        *Result
@@ -161,7 +161,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 		cfg = DefaultConfig()
 	}
 	sc := &Scanner{
-		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{},
+		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors),
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
 	}
 	sc.init()
@@ -204,7 +204,7 @@ func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
 	ps.state = newRuleState() // the rules' scratch is per scanner
 	c := &Scanner{
-		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
+		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
 	}
 	c.init()
@@ -226,11 +226,14 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	if lv, ok := sc.cfg.Scoring.LevelOverrides[dt]; ok {
 		level = lv
 	}
-	fk := findingKey{dt, value}
-	if _, dup := sc.seen[fk]; dup {
-		return
+	// One finding per data type and value in an event. An event has a few
+	// findings: looking through them beats a map cleared every event.
+	for i := sc.evStart; i < len(sc.res.Findings); i++ {
+		if f := &sc.res.Findings[i]; f.DataType == dt && f.Value == value {
+			return
+		}
 	}
-	sc.seen[fk] = struct{}{}
+	fk := findingKey{dt, value}
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
@@ -364,7 +367,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = isBaseline(e.Channel)
 		sc.chanBit = channelBit(e.Channel)
-		clear(sc.seen)
+		sc.evStart = len(sc.res.Findings)
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {
 				v.canaries.each(unsafe.Slice(unsafe.StringData(txt), len(txt)), sc.canaryFn)
