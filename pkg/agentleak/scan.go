@@ -120,7 +120,9 @@ type Scanner struct {
 	VaultKey string
 
 	lower   []byte
-	evStart int       // the current event's first finding in res.Findings
+	evStart int                     // the current event's first finding in res.Findings
+	seen    map[findingKey]struct{} // an event's findings, once it has many
+	seenOn  bool
 	found   []Finding // the findings of the trace being scanned
 
 	// Per-trace state.
@@ -169,6 +171,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 }
 
 func (sc *Scanner) init() {
+	sc.seen = map[findingKey]struct{}{}
 	sc.emitFn = sc.emitPattern
 	sc.canaryFn = sc.emitCanary
 	sc.collectFn = sc.collect
@@ -226,14 +229,10 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	if lv, ok := sc.cfg.Scoring.LevelOverrides[dt]; ok {
 		level = lv
 	}
-	// One finding per data type and value in an event. An event has a few
-	// findings: looking through them beats a map cleared every event.
-	for i := sc.evStart; i < len(sc.res.Findings); i++ {
-		if f := &sc.res.Findings[i]; f.DataType == dt && f.Value == value {
-			return
-		}
-	}
 	fk := findingKey{dt, value}
+	if sc.seenInEvent(fk) {
+		return
+	}
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
@@ -258,6 +257,34 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 		sec.leaked = true
 		sec.chans |= sc.chanBit
 	}
+}
+
+// seenInEvent reports whether the current event already has a finding of
+// fk's data type and value, and notes fk when it does not. Most events
+// have a few findings: looking through them beats a map cleared every
+// event; past 32 a map takes over.
+func (sc *Scanner) seenInEvent(fk findingKey) bool {
+	fs := sc.res.Findings[sc.evStart:]
+	if len(fs) < 32 {
+		for i := range fs {
+			if fs[i].DataType == fk.dt && fs[i].Value == fk.value {
+				return true
+			}
+		}
+		return false
+	}
+	if !sc.seenOn {
+		clear(sc.seen)
+		for i := range fs {
+			sc.seen[findingKey{fs[i].DataType, fs[i].Value}] = struct{}{}
+		}
+		sc.seenOn = true
+	}
+	if _, dup := sc.seen[fk]; dup {
+		return true
+	}
+	sc.seen[fk] = struct{}{}
+	return false
 }
 
 func (sc *Scanner) emitPattern(dt, typeKey, family, value string) {
@@ -367,7 +394,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = isBaseline(e.Channel)
 		sc.chanBit = channelBit(e.Channel)
-		sc.evStart = len(sc.res.Findings)
+		sc.evStart, sc.seenOn = len(sc.res.Findings), false
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {
 				v.canaries.each(unsafe.Slice(unsafe.StringData(txt), len(txt)), sc.canaryFn)
