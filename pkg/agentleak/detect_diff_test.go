@@ -15,7 +15,7 @@ import (
 func fastRules(fam map[string]bool, text string) []string {
 	ps := newPatternSet(fam)
 	var got []string
-	ps.scan(text, lowerASCII(nil, text), func(dt, key, family, v string) {
+	ps.runRules(text, func(dt, key, family, v string) {
 		got = append(got, family+"/"+dt+"/"+key+"="+v)
 	})
 	return got

@@ -112,10 +112,19 @@ func preCard(t string, p int) bool {
 // a separator, dddd, begins at p or after an optional country code of at
 // most five characters (+ddd and a separator).
 func prePhone(t string, p int) bool {
-	for i := p; i < p+16 && i < len(t); i++ {
+	// On ASCII text a match is at most 19 bytes (+ddd, a separator,
+	// (ddd), a separator, ddd, a separator, dddd) and holds ten digits.
+	digits := 0
+	for i := p; i < p+19 && i < len(t); i++ {
 		if t[i] >= 0x80 {
 			return true // Unicode digits or spaces: the expression decides
 		}
+		if isDigit(t[i]) {
+			digits++
+		}
+	}
+	if digits < 10 {
+		return false
 	}
 	for q := p; q <= p+5 && q < len(t); q++ {
 		if phoneCore(t, q) {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
@@ -23,7 +22,6 @@ type rule struct {
 	key    string // key into builtinTypes ("" for keyname rules)
 	re     *lazyRe
 	group  int
-	gate   func(text, lower string) bool   // cheap test: can the rule match at all?
 	keep   func(text string, m []int) bool // a check on one match
 	look   func(text string, m []int) bool // a lookaround of the pattern: no match when false
 	value  func(v string) string           // how the value is cleaned
@@ -91,28 +89,6 @@ func hasDigit(s string) bool {
 	}
 	return false
 }
-
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if isUpper(s[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(words ...string) func(text, lower string) bool {
-	return func(_, lower string) bool {
-		for _, w := range words {
-			if strings.Contains(lower, w) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-func digits(text, _ string) bool { return hasDigit(text) }
 
 // dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
 func dictionary(terms []string) *lazyRe {
@@ -276,235 +252,183 @@ var keyStems = []struct {
 	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name", []string{"patient", "student", "customer", "full"}},
 }
 
+// buildRules lists the engine's rules in the order its detectors run.
 func buildRules() []rule {
-	r := func(fam, dt, key, pat string, group int, gate func(string, string) bool) rule {
-		src := goPattern(pat)
-		if fixedTail[dt] {
-			// Fixed width: the match's end does not depend on the \b after
-			// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
-			src = strings.TrimSuffix(src, `\b`)
-		}
-		return rule{family: fam, dt: dt, key: key, re: lazy(src), group: group, gate: gate, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
-	}
-	at := func(t, _ string) bool { return strings.IndexByte(t, '@') >= 0 }
-	up := func(t, _ string) bool { return hasUpper(t) }
-	rs := []rule{
-		r(famPII, "email", "email", `[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+`, 0, at),
-		r(famPII, "ssn", "ssn", `\b\d{3}-\d{2}-\d{4}\b`, 0, digits),
-		r(famPII, "sin", "sin", `\b\d{3}[- ]\d{3}[- ]\d{3}\b`, 0, digits),
-		r(famPII, "phone_number", "phone_number", `(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`, 0, digits),
-		r(famPII, "credit_card", "credit_card", `\b(?:\d[ -]?){13,16}\b`, 0, digits),
-		r(famPII, "ip_address", "ip_address", `\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, 0, digits),
-		r(famPII, "ip_address", "ip_address", `\b(?:[A-Fa-f0-9]{1,4}:){3,7}[A-Fa-f0-9]{1,4}\b|\b(?:[A-Fa-f0-9]{1,4}:){1,6}:[A-Fa-f0-9]{1,4}\b`, 0, func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 }),
-		r(famPII, "date_of_birth", "date_of_birth", `(?i)\b(?:dob|d\.o\.b\.|date of birth|born|birth ?date)\b[:\s]*(\d{4}-\d{2}-\d{2}|\d{1,2}[/-]\d{1,2}[/-]\d{2,4})`, 1, contains("dob", "d.o.b.", "birth", "born")),
-		r(famPII, "client_identifier", "client_identifier", `(?i)\b(?:ACC|ACCT|CUST|CLIENT|USER|MEMBER)[-_]?\d{3,}\b`, 0, contains("acc", "cust", "client", "user", "member")),
-		r(famPII, "national_insurance_number", "national_insurance_number", `\b[ABCEGHJ-PRSTW-Z][ABCEGHJ-NPRSTW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b`, 0, up),
-		r(famPII, "person_name", "person_name", `\b(?i:patient|client|customer|employee|name|mr|mrs|ms|dr|prof)\b["'\s:_]+([A-ZÀ-Ý][a-zà-ÿ]+(?:[ -][A-ZÀ-Ý][a-zà-ÿ]+){1,2})`, 1, contains("patient", "client", "customer", "employee", "name", "mr", "ms", "dr", "prof")),
-		r(famPII, "address", "address", `(?i)\b\d{1,5}\s+(?:[A-Z][A-Za-z.]+\s){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Court|Ct|Way|Place|Pl)\b\.?`, 0, digits),
-		r(famPII, "address", "address", `(?i)\b\d{1,5}(?:[-\s]\d{1,4})?\s+(?:Rue|Avenue|Av|Boulevard|Boul|Bd|Chemin|Ch|C[ôo]te|Place|All[ée]e|Impasse|Mont[ée]e|Rang|Croissant|Promenade|Terrasse|Carr[ée])\.?\s+[A-ZÀ-Ý][\wÀ-ÿ'’.-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’.-]+){0,3}`, 0, digits),
-		r(famPII, "address", "postal_code", `\b[A-Za-z]\d[A-Za-z][ -]?\d[A-Za-z]\d\b`, 0, digits),
-
-		r(famSecrets, "private_key", "private_key", `-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP )?PRIVATE KEY-----`, 0, func(t, _ string) bool { return strings.Contains(t, "-----BEGIN") }),
-		r(famSecrets, "aws_access_key", "aws_access_key", `\bAKIA[0-9A-Z]{16}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AKIA") }),
-		r(famSecrets, "github_token", "github_token", `\bgh[oprsu]_[A-Za-z0-9]{36}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "gh") }),
-		r(famSecrets, "slack_token", "slack_token", `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "xox") }),
-		r(famSecrets, "stripe_key", "stripe_key", `\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "k_") }),
-		r(famSecrets, "llm_api_key", "llm_api_key", `\bsk-(?:proj|svcacct|admin|ant-api\d{2})?-?[A-Za-z0-9_-]{16,}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "sk-") }),
-		r(famSecrets, "google_api_key", "google_api_key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0, func(t, _ string) bool { return strings.Contains(t, "AIza") }),
-		r(famSecrets, "jwt", "jwt", `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\b`, 0, func(t, _ string) bool { return strings.Contains(t, "eyJ") }),
-		r(famSecrets, "bearer_token", "bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`, 1, contains("bearer")),
-		r(famSecrets, "connection_string", "connection_string", `(?i)\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?)://[^\s'"]+`, 0, func(t, _ string) bool { return strings.Contains(t, "://") }),
-		r(famSecrets, "secret_assignment", "secret_assignment", `(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*[:=]\s*["']?([^"'\s,}]{6,})`, 2, contains("pass", "pwd", "secret", "token", "key")),
-
-		r(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0, digits),
-		r(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0, digits),
-		r(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1, contains("mrn", "medical record", "health")),
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, gate: contains(conditionWords...), wordHead: true, wordTail: true},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, gate: contains(medicationWords...), wordHead: true, wordTail: true},
-
-		r(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0, digits),
-		r(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1, contains("acc", "compte")),
-		r(famFinance, "credit_score", "credit_score", `(?i)\bcredit\s*score`+amountSep+`([0-9]{3})\b`, 1, contains("credit")),
-		r(famFinance, "income", "income", `(?i)\b(?:income|revenue|revenu|salary income|gross income)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("income", "revenu")),
-		r(famFinance, "loan_amount", "loan_amount", `(?i)\b(?:loan|mortgage|prêt|pret)(?:\s*(?:amount|montant))?`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("loan", "mortgage", "prêt", "pret")),
-		r(famFinance, "account_balance", "account_balance", `(?i)\b(?:balance|solde)`+amountSep+`\$?([0-9][0-9,]{2,})`, 1, contains("balance", "solde")),
-		r(famFinance, "internal_note", "internal_note", `(?i)\b(?:internal (?:risk )?note|risk note|underwriter note|internal assessment)\b`, 0, contains("note", "internal assessment")),
-
-		r(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1, contains("salary", "salaire", "compensation", "base pay")),
-		r(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0, contains("leave", "congé", "fmla")),
-		r(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0, contains("performance", "pip", "valuation", "underperform")),
-		r(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0, contains("disciplinary", "disciplinaire", "warning", "misconduct", "reprimand")),
-		r(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0, contains("grievance", "complaint", "plainte", "whistleblow")),
-		r(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0, contains("terminat", "laid off", "let go", "severance")),
+	var rs []rule
+	for _, family := range [][]rule{piiRules(), secretRules(), healthcareRules(), financeRules(), hrRules()} {
+		rs = append(rs, family...)
 	}
 	for i := range rs {
-		switch rs[i].dt {
-		case "phone_number":
-			rs[i].look = func(t string, m []int) bool { return !digitBefore(t, m[0]) && !digitAt(t, m[1]) }
-			rs[i].value = strip
-		case "credit_card":
-			rs[i].keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
-			rs[i].value = strip
-		case "national_insurance_number":
-			rs[i].look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
-		case "health_identifier":
-			if strings.HasPrefix(rs[i].re.src, `(?:NAM`) {
-				rs[i].keep = func(t string, m []int) bool {
-					v := t[m[0]:m[1]]
-					n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
-					for _, tight := range namTight.FindAllString(t, -1) {
-						if tight == n || tight == v {
-							return false
-						}
+		addChecks(&rs[i])
+	}
+	return append(rs, keynameRules()...)
+}
+
+// newRule is one pattern rule; the value is group of the match.
+func newRule(fam, dt, key, pat string, group int) rule {
+	src := goPattern(pat)
+	if fixedTail[dt] {
+		// Fixed width: the match's end does not depend on the \b after
+		// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
+		src = strings.TrimSuffix(src, `\b`)
+	}
+	return rule{family: fam, dt: dt, key: key, re: lazy(src), group: group, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
+}
+
+// piiRules are the PII detector: contact details, identifiers, names and addresses.
+func piiRules() []rule {
+	return []rule{
+		newRule(famPII, "email", "email", `[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+`, 0),
+		newRule(famPII, "ssn", "ssn", `\b\d{3}-\d{2}-\d{4}\b`, 0),
+		newRule(famPII, "sin", "sin", `\b\d{3}[- ]\d{3}[- ]\d{3}\b`, 0),
+		newRule(famPII, "phone_number", "phone_number", `(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`, 0),
+		newRule(famPII, "credit_card", "credit_card", `\b(?:\d[ -]?){13,16}\b`, 0),
+		newRule(famPII, "ip_address", "ip_address", `\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, 0),
+		newRule(famPII, "ip_address", "ip_address", `\b(?:[A-Fa-f0-9]{1,4}:){3,7}[A-Fa-f0-9]{1,4}\b|\b(?:[A-Fa-f0-9]{1,4}:){1,6}:[A-Fa-f0-9]{1,4}\b`, 0),
+		newRule(famPII, "date_of_birth", "date_of_birth", `(?i)\b(?:dob|d\.o\.b\.|date of birth|born|birth ?date)\b[:\s]*(\d{4}-\d{2}-\d{2}|\d{1,2}[/-]\d{1,2}[/-]\d{2,4})`, 1),
+		newRule(famPII, "client_identifier", "client_identifier", `(?i)\b(?:ACC|ACCT|CUST|CLIENT|USER|MEMBER)[-_]?\d{3,}\b`, 0),
+		newRule(famPII, "national_insurance_number", "national_insurance_number", `\b[ABCEGHJ-PRSTW-Z][ABCEGHJ-NPRSTW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b`, 0),
+		newRule(famPII, "person_name", "person_name", `\b(?i:patient|client|customer|employee|name|mr|mrs|ms|dr|prof)\b["'\s:_]+([A-ZÀ-Ý][a-zà-ÿ]+(?:[ -][A-ZÀ-Ý][a-zà-ÿ]+){1,2})`, 1),
+		newRule(famPII, "address", "address", `(?i)\b\d{1,5}\s+(?:[A-Z][A-Za-z.]+\s){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Court|Ct|Way|Place|Pl)\b\.?`, 0),
+		newRule(famPII, "address", "address", `(?i)\b\d{1,5}(?:[-\s]\d{1,4})?\s+(?:Rue|Avenue|Av|Boulevard|Boul|Bd|Chemin|Ch|C[ôo]te|Place|All[ée]e|Impasse|Mont[ée]e|Rang|Croissant|Promenade|Terrasse|Carr[ée])\.?\s+[A-ZÀ-Ý][\wÀ-ÿ'’.-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’.-]+){0,3}`, 0),
+		newRule(famPII, "address", "postal_code", `\b[A-Za-z]\d[A-Za-z][ -]?\d[A-Za-z]\d\b`, 0),
+	}
+}
+
+// secretRules are the secrets detector: provider keys, tokens, connection strings and assignments.
+func secretRules() []rule {
+	return []rule{
+		newRule(famSecrets, "private_key", "private_key", `-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP )?PRIVATE KEY-----`, 0),
+		newRule(famSecrets, "aws_access_key", "aws_access_key", `\bAKIA[0-9A-Z]{16}\b`, 0),
+		newRule(famSecrets, "github_token", "github_token", `\bgh[oprsu]_[A-Za-z0-9]{36}\b`, 0),
+		newRule(famSecrets, "slack_token", "slack_token", `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, 0),
+		newRule(famSecrets, "stripe_key", "stripe_key", `\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`, 0),
+		newRule(famSecrets, "llm_api_key", "llm_api_key", `\bsk-(?:proj|svcacct|admin|ant-api\d{2})?-?[A-Za-z0-9_-]{16,}\b`, 0),
+		newRule(famSecrets, "google_api_key", "google_api_key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0),
+		newRule(famSecrets, "jwt", "jwt", `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\b`, 0),
+		newRule(famSecrets, "bearer_token", "bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`, 1),
+		newRule(famSecrets, "connection_string", "connection_string", `(?i)\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?)://[^\s'"]+`, 0),
+		newRule(famSecrets, "secret_assignment", "secret_assignment", `(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*[:=]\s*["']?([^"'\s,}]{6,})`, 2),
+	}
+}
+
+// healthcareRules are the healthcare detector: health identifiers and the condition and medication dictionaries.
+func healthcareRules() []rule {
+	return []rule{
+		newRule(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0),
+		newRule(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0),
+		newRule(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1),
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, wordHead: true, wordTail: true},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, wordHead: true, wordTail: true},
+	}
+}
+
+// financeRules are the finance detector: IBAN, account numbers and amounts after their keywords.
+func financeRules() []rule {
+	return []rule{
+		newRule(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0),
+		newRule(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1),
+		newRule(famFinance, "credit_score", "credit_score", `(?i)\bcredit\s*score`+amountSep+`([0-9]{3})\b`, 1),
+		newRule(famFinance, "income", "income", `(?i)\b(?:income|revenue|revenu|salary income|gross income)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
+		newRule(famFinance, "loan_amount", "loan_amount", `(?i)\b(?:loan|mortgage|prêt|pret)(?:\s*(?:amount|montant))?`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
+		newRule(famFinance, "account_balance", "account_balance", `(?i)\b(?:balance|solde)`+amountSep+`\$?([0-9][0-9,]{2,})`, 1),
+		newRule(famFinance, "internal_note", "internal_note", `(?i)\b(?:internal (?:risk )?note|risk note|underwriter note|internal assessment)\b`, 0),
+	}
+}
+
+// hrRules are the HR detector: salary and the HR terms.
+func hrRules() []rule {
+	return []rule{
+		newRule(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
+		newRule(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0),
+		newRule(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0),
+		newRule(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0),
+		newRule(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0),
+		newRule(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0),
+	}
+}
+
+// addChecks adds a rule's lookarounds, checks on a match and value
+// cleaning (the parts of the engine's patterns Go's expressions lack).
+func addChecks(r *rule) {
+	switch r.dt {
+	case "phone_number":
+		r.look = func(t string, m []int) bool { return !digitBefore(t, m[0]) && !digitAt(t, m[1]) }
+		r.value = strip
+	case "credit_card":
+		r.keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
+		r.value = strip
+	case "national_insurance_number":
+		r.look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
+	case "health_identifier":
+		if strings.HasPrefix(r.re.src, `(?:NAM`) {
+			r.keep = func(t string, m []int) bool {
+				v := t[m[0]:m[1]]
+				n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
+				for _, tight := range namTight.FindAllString(t, -1) {
+					if tight == n || tight == v {
+						return false
 					}
-					return true
 				}
+				return true
 			}
-		case "iban":
-			rs[i].keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
-		case "bearer_token":
-			rs[i].keep = func(t string, m []int) bool { return !strings.HasPrefix(t[m[2]:m[3]], "eyJ") }
-		case "secret_assignment":
-			rs[i].keep = func(t string, m []int) bool {
-				v := t[m[4]:m[5]]
-				return !secretPlaceholders[strings.ToLower(v)] && !secretReference.MatchString(v) && !constantRef.MatchString(v)
-			}
-		case "address":
-			rs[i].value = strip
 		}
-		if rs[i].dt == "ip_address" && strings.HasPrefix(rs[i].re.src, `(?:(?:25`) {
-			rs[i].keep = func(t string, m []int) bool {
-				return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
-			}
+	case "iban":
+		r.keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
+	case "bearer_token":
+		r.keep = func(t string, m []int) bool { return !strings.HasPrefix(t[m[2]:m[3]], "eyJ") }
+	case "secret_assignment":
+		r.keep = func(t string, m []int) bool {
+			v := t[m[4]:m[5]]
+			return !secretPlaceholders[strings.ToLower(v)] && !secretReference.MatchString(v) && !constantRef.MatchString(v)
+		}
+	case "address":
+		r.value = strip
+	}
+	if r.dt == "ip_address" && strings.HasPrefix(r.re.src, `(?:(?:25`) {
+		r.keep = func(t string, m []int) bool {
+			return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
 		}
 	}
+}
+
+// keynameRules are the key-name detector: a value after one of the 16
+// sensitive field names and a colon or an equals sign.
+func keynameRules() []rule {
+	var rs []rule
 	for _, k := range keyStems {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
-			gate: func(t, _ string) bool { return strings.IndexByte(t, ':') >= 0 || strings.IndexByte(t, '=') >= 0 },
-			value: func(v string) string {
-				v = strings.TrimSpace(v)
-				v = strings.Trim(v, `"'`)
-				v = strings.TrimSpace(v)
-				if len([]rune(v)) < 2 || trivialValue.MatchString(v) {
-					return ""
-				}
-				return v
-			},
+			value: keyValue,
 		})
 	}
 	return rs
 }
 
+// keyValue cleans a key-name value: trimmed of spaces and quotes, and
+// dropped when shorter than two characters or a placeholder.
+func keyValue(v string) string {
+	v = strings.TrimSpace(v)
+	v = strings.Trim(v, `"'`)
+	v = strings.TrimSpace(v)
+	if len([]rune(v)) < 2 || trivialValue.MatchString(v) {
+		return ""
+	}
+	return v
+}
+
 var engineRules = finishRules(buildRules())
 
+// finishRules adds to each rule where and how the scanner tries it.
 func finishRules(rs []rule) []rule {
 	for i := range rs {
 		r := &rs[i]
-		src := r.re.src
-		r.anchored = lazy(`^(?:` + src + `)`)
-		switch r.dt {
-		case "email":
-			r.starts = startEmail
-		case "ssn", "sin", "credit_card", "address":
-			r.starts = startDigit
-			if r.key == "postal_code" {
-				r.starts = startLetter
-			}
-		case "phone_number":
-			r.starts = startPhone
-		case "national_insurance_number", "iban":
-			r.starts = startUpper
-		case "ip_address":
-			r.starts = startDigit
-			if strings.Contains(src, "A-Fa-f") {
-				r.starts = startHex
-			}
-		case "health_identifier":
-			r.starts = startUpper
-		}
-		if r.starts != startAny && r.starts != startEmail && !strings.Contains(src, "mrn") && r.family != famKeyname {
-			k := r.dt
-			switch {
-			case r.key == "postal_code":
-				k = "postal_code"
-			case r.dt == "ip_address" && r.starts == startHex:
-				k = "ip_colon"
-			case r.dt == "ip_address":
-				k = "ip_dot"
-			}
-			r.pre = preChecks[k]
-		}
-		if r.family != famKeyname {
-			switch {
-			case r.dt == "ssn":
-				r.pre = preSSN
-			case r.dt == "sin":
-				r.pre = preSIN
-			case r.dt == "credit_card":
-				r.pre = preCard
-			case r.dt == "phone_number":
-				r.pre = prePhone
-			case r.dt == "ip_address" && r.starts == startHex:
-				r.pre = preIPv6
-			case r.dt == "ip_address":
-				r.pre = preIPv4
-			case r.dt == "national_insurance_number":
-				r.pre = preNINO
-			case r.dt == "iban":
-				r.pre = preIBAN
-			case r.dt == "health_identifier" && strings.HasPrefix(src, `(?:NAM`):
-				r.pre = preHealthSpaced
-			case r.dt == "health_identifier" && !strings.Contains(src, "mrn"):
-				r.pre = preHealthID
-			case r.key == "address" && strings.Contains(src, "Street"):
-				r.pre = preStreet
-			case r.key == "address":
-				r.pre = preRue
-			case r.dt == "person_name":
-				r.pre = preName
-			case r.dt == "client_identifier":
-				r.pre = preClientID
-			}
-		}
-		if t, ok := ruleTriggers[r.dt]; ok && r.starts == 0 && r.family != famKeyname {
-			r.triggers = t
-		}
-		if r.dt == "health_identifier" && strings.Contains(src, "mrn") && r.family == famHealthcare {
-			r.starts, r.triggers = startAny, []string{"mrn", "medical record", "health"}
-		}
-		if r.dt == "health_condition" && r.family == famHealthcare {
-			r.triggers = conditionWords
-		}
-		if r.dt == "medication" && r.family == famHealthcare {
-			r.triggers = medicationWords
-		}
-		if r.family == famKeyname {
-			r.starts = startAny
-		}
-		switch r.dt {
-		case "ssn", "sin", "ip_address":
-			r.window = 64
-		case "credit_card", "iban", "national_insurance_number":
-			r.window = 160
-		case "phone_number":
-			r.window = 96
-		}
-		if r.family == famKeyname {
-			r.window = 0
-		}
-		if r.key == "postal_code" {
-			r.window = 32
-		}
-		switch r.dt {
-		case "health_condition", "medication", "internal_note", "sick_leave", "disciplinary_action", "employment_status", "private_key":
-			// Literal words (at most 35 bytes): the window still shows the
-			// character after the longest, for the closing \b.
-			if r.family != famKeyname {
-				r.window = 64
-			}
-		}
+		r.anchored = lazy(`^(?:` + r.re.src + `)`)
+		r.starts = startClass(r)
+		r.pre = preCheck(r)
+		r.triggers = triggerWords(r)
+		r.window = matchWindow(r)
 		switch {
 		case r.dt == "email":
 			r.match = matchEmail
@@ -513,6 +437,125 @@ func finishRules(rs []rule) []rule {
 		}
 	}
 	return rs
+}
+
+// isMRN: the health identifier rule anchored on its keywords (mrn,
+// medical record, health id).
+func isMRN(r *rule) bool {
+	return r.family == famHealthcare && r.dt == "health_identifier" && strings.Contains(r.re.src, "mrn")
+}
+
+// startClass is the character class a rule's match starts with
+// (startAny for rules found by their trigger words).
+func startClass(r *rule) byte {
+	if r.family == famKeyname || isMRN(r) {
+		return startAny
+	}
+	switch r.dt {
+	case "email":
+		return startEmail
+	case "ssn", "sin", "credit_card":
+		return startDigit
+	case "address":
+		if r.key == "postal_code" {
+			return startLetter
+		}
+		return startDigit
+	case "phone_number":
+		return startPhone
+	case "national_insurance_number", "iban", "health_identifier":
+		return startUpper
+	case "ip_address":
+		if strings.Contains(r.re.src, "A-Fa-f") {
+			return startHex
+		}
+		return startDigit
+	}
+	return startAny
+}
+
+// preCheck is the rule's cheap necessary check at a start (detect_pre.go);
+// key-name rules keep theirs.
+func preCheck(r *rule) func(t string, p int) bool {
+	if r.family == famKeyname {
+		return r.pre
+	}
+	src := r.re.src
+	switch {
+	case r.dt == "ssn":
+		return preSSN
+	case r.dt == "sin":
+		return preSIN
+	case r.dt == "credit_card":
+		return preCard
+	case r.dt == "phone_number":
+		return prePhone
+	case r.dt == "ip_address" && r.starts == startHex:
+		return preIPv6
+	case r.dt == "ip_address":
+		return preIPv4
+	case r.dt == "national_insurance_number":
+		return preNINO
+	case r.dt == "iban":
+		return preIBAN
+	case r.dt == "health_identifier" && strings.HasPrefix(src, `(?:NAM`):
+		return preHealthSpaced
+	case r.dt == "health_identifier" && !isMRN(r):
+		return preHealthID
+	case r.key == "address" && strings.Contains(src, "Street"):
+		return preStreet
+	case r.key == "address":
+		return preRue
+	case r.key == "postal_code":
+		return prePostal
+	case r.dt == "person_name":
+		return preName
+	case r.dt == "client_identifier":
+		return preClientID
+	}
+	return r.pre
+}
+
+// triggerWords are the words (lower case) a keyword-anchored rule's match
+// begins at.
+func triggerWords(r *rule) []string {
+	switch {
+	case r.family == famKeyname:
+		return r.triggers
+	case isMRN(r):
+		return []string{"mrn", "medical record", "health"}
+	case r.family == famHealthcare && r.dt == "health_condition":
+		return conditionWords
+	case r.family == famHealthcare && r.dt == "medication":
+		return medicationWords
+	case r.starts == startAny:
+		return ruleTriggers[r.dt]
+	}
+	return nil
+}
+
+// matchWindow is how many bytes from its start a rule's match can reach,
+// plus one (0 for no limit).
+func matchWindow(r *rule) int {
+	if r.family == famKeyname {
+		return 0
+	}
+	if r.key == "postal_code" {
+		return 32
+	}
+	switch r.dt {
+	case "ssn", "sin", "ip_address":
+		return 64
+	case "credit_card", "iban", "national_insurance_number":
+		return 160
+	case "phone_number":
+		return 96
+	case "health_condition", "medication", "internal_note", "sick_leave", "disciplinary_action", "employment_status", "private_key":
+		// Literal words (at most 35 bytes): the window still shows the
+		// character after the longest, for the closing \b.
+		return 64
+	}
+	return 0
 }
 
 // Cheap necessary conditions at a start position. Any byte above 0x7f
@@ -536,80 +579,10 @@ func isSpaceOrHigh(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c >= 0x80
 }
 
-// digitsIn counts ASCII digits in t[p:p+w]; hi reports a byte above 0x7f.
-func digitsIn(t string, p, w int) (n int, hi bool) {
-	for i := p; i < len(t) && i < p+w; i++ {
-		if isDigit(t[i]) {
-			n++
-		} else if t[i] >= 0x80 {
-			hi = true
-		}
-	}
-	return n, hi
-}
-
-var preChecks = map[string]func(t string, p int) bool{
-	"ssn": func(t string, p int) bool {
-		n := asciiRun(t, p, isDigit)
-		return n == 3 && byteAt(t, p+3) == '-' || t[p] >= 0x80 || n == 3 && byteAt(t, p+3) >= 0x80
-	},
-	"sin": func(t string, p int) bool {
-		n := asciiRun(t, p, isDigit)
-		c := byteAt(t, p+3)
-		return t[p] >= 0x80 || n == 3 && (c == '-' || c == ' ' || c >= 0x80)
-	},
-	"credit_card": func(t string, p int) bool {
-		n, hi := digitsIn(t, p, 40)
-		return n >= 13 || hi
-	},
-	"phone_number": func(t string, p int) bool {
-		n, hi := digitsIn(t, p, 30)
-		return n >= 10 || hi
-	},
-	"ip_dot": func(t string, p int) bool {
-		n := asciiRun(t, p, isDigit)
-		return t[p] >= 0x80 || n >= 1 && n <= 3 && byteAt(t, p+n) == '.'
-	},
-	"ip_colon": func(t string, p int) bool {
-		n := asciiRun(t, p, func(c byte) bool { return isDigit(c) || (c|0x20)-'a' < 6 })
-		return n >= 1 && n <= 4 && byteAt(t, p+n) == ':'
-	},
-	"address": func(t string, p int) bool {
-		if t[p] >= 0x80 {
-			return true
-		}
-		n := asciiRun(t, p, isDigit)
-		if n < 1 || n > 5 {
-			return false
-		}
-		i := p + n
-		if c := byteAt(t, i); c == '-' || c == ' ' {
-			if k := asciiRun(t, i+1, isDigit); k >= 1 {
-				i += 1 + k
-			}
-		}
-		sp := 0
-		for i < len(t) && isSpaceOrHigh(t[i]) && t[i] < 0x80 {
-			i++
-			sp++
-		}
-		c := byteAt(t, i)
-		return c >= 0x80 || sp > 0 && (c|0x20)-'a' < 26
-	},
-	"postal_code": func(t string, p int) bool {
-		c1 := byteAt(t, p+1)
-		return c1 >= 0x80 || isDigit(c1) && (byteAt(t, p+2)|0x20)-'a' < 26
-	},
-	"national_insurance_number": func(t string, p int) bool {
-		c := byteAt(t, p+2)
-		return isUpper(byteAt(t, p+1)) && (isDigit(c) || isSpaceOrHigh(c))
-	},
-	"iban": func(t string, p int) bool {
-		return isUpper(byteAt(t, p+1)) && isDigit(byteAt(t, p+2)) && isDigit(byteAt(t, p+3))
-	},
-	"health_identifier": func(t string, p int) bool {
-		return isUpper(byteAt(t, p+1)) && isUpper(byteAt(t, p+2))
-	},
+// prePostal: a letter, a digit (or a byte above 0x7f), a letter.
+func prePostal(t string, p int) bool {
+	c1 := byteAt(t, p+1)
+	return c1 >= 0x80 || isDigit(c1) && (byteAt(t, p+2)|0x20)-'a' < 26
 }
 
 // keyPre: a key name is followed, after letters, spaces, `_`, `-` or quotes,
@@ -692,328 +665,6 @@ func (r *rule) nonASCII(t string, m []int) bool {
 	return r.wordHead && !unicodeBound(t, m[0]) || r.wordTail && !unicodeBound(t, m[1])
 }
 
-// runRules runs the enabled rules over text the way Python's finditer does:
-// left to right, each match starting at or after the end of the previous
-// one. Each rule is tried only where it can start (a character class or a
-// trigger word found by one automaton pass), anchored there, within a window.
-func (ps *patternSet) runRules(text, lower string, emit emitFunc) {
-	if foldsToASCII(text) {
-		ps.runPlain(text, emit)
-		return
-	}
-	st := ps.state
-	for i := range st.cands {
-		st.cands[i] = st.cands[i][:0]
-	}
-	trigMatcher.each(unsafe.Slice(unsafe.StringData(lower), len(lower)), func(id, p, _ int) {
-		for _, ri := range trigRules[id] {
-			r := &engineRules[ri]
-			if !ps.on[ri] {
-				continue
-			}
-			c := st.cands[ri]
-			if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
-				c = append(c, p-1)
-			}
-			if p > 0 && text[p-1] >= 0x80 {
-				_, n := utf8.DecodeLastRuneInString(text[:p])
-				c = append(c, p-n)
-			}
-			if r.family != famKeyname || unicodeBound(text, p) {
-				c = append(c, p)
-			}
-			st.cands[ri] = c
-		}
-	})
-	st.classes(text)
-	for i := range engineRules {
-		if !ps.on[i] {
-			continue
-		}
-		r := &engineRules[i]
-		var cands []int
-		if len(r.triggers) > 0 {
-			cands = st.cands[i]
-			if len(cands) == 0 {
-				continue
-			}
-			sort.Ints(cands)
-		} else {
-			cands = st.cls[r.starts]
-		}
-		prevEnd, last := -1, -1
-		for _, p := range cands {
-			if p < prevEnd {
-				// An address's local part may begin inside the previous
-				// match: the search goes on from where that match ended.
-				if r.starts != startEmail || strings.IndexByte(text[prevEnd:], '@') < 0 || !localRun(text, p, prevEnd) {
-					continue
-				}
-				p = prevEnd
-			}
-			if p == last {
-				continue
-			}
-			last = p
-			if r.wordHead && !unicodeBound(text, p) {
-				continue
-			}
-			end := len(text)
-			if r.window > 0 && p+r.window < end {
-				end = p + r.window
-			}
-			if r.pre != nil && !r.pre(text, p) {
-				continue
-			}
-			var m []int
-			got := -1
-			if r.match != nil {
-				m = st.m[:2] // hand matches report the whole match only
-				got = r.match(text, p, m)
-			}
-			switch got {
-			case 0:
-				continue
-			case -1:
-				if m = r.anchored.get().FindStringSubmatchIndex(text[p:end]); m == nil {
-					continue
-				}
-				for k := range m {
-					if m[k] >= 0 {
-						m[k] += p
-					}
-				}
-			}
-			if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
-				continue
-			}
-			prevEnd = m[1]
-			if m[1] == m[0] {
-				prevEnd++
-			}
-			if r.keep != nil && !r.keep(text, m) {
-				continue
-			}
-			v := text[m[2*r.group]:m[2*r.group+1]]
-			if r.value != nil {
-				if v = r.value(v); v == "" {
-					continue
-				}
-			}
-			emit(r.dt, r.key, r.family, v)
-		}
-	}
-}
-
-// localRun: t[p:e] is part of one email local part that goes on to an '@'.
-func localRun(t string, p, e int) bool {
-	for i := p; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c == '@':
-			return i > e
-		case isWordByte(c) && c < 0x80, c == '.', c == '+', c == '-':
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-// foldsToASCII: the text holds the Kelvin sign or the long s, which
-// case-insensitive rules read as k and s but the lower-cased trigger search
-// does not see.
-func foldsToASCII(t string) bool {
-	return strings.Contains(t, "\u212a") || strings.Contains(t, "\u017f")
-}
-
-// runPlain is the reference path: every enabled rule's own regular
-// expression searched over the whole text, left to right, the way Python's
-// finditer walks it (a match that a lookaround or a check refuses lets the
-// search go on one character later); no trigger words, character classes,
-// windows or necessary checks. The fast path is held to it by a differential
-// test, and it serves the rare texts the fast path does not handle.
-func (ps *patternSet) runPlain(text string, emit emitFunc) {
-	for i := range engineRules {
-		r := &engineRules[i]
-		if !ps.on[i] {
-			continue
-		}
-		for p := 0; p <= len(text); {
-			m := r.re.get().FindStringSubmatchIndex(text[p:])
-			if m == nil {
-				break
-			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += p
-				}
-			}
-			q := m[0]
-			next := q + 1
-			if q < len(text) {
-				_, n := utf8.DecodeRuneInString(text[q:])
-				next = q + n
-			}
-			if q == p && p > 0 {
-				// The search began at p, so a \b there was judged without
-				// the character before it: the anchored form decides, and
-				// the checks below judge the boundary with it.
-				if m = r.anchored.get().FindStringSubmatchIndex(text[q:]); m == nil {
-					p = next
-					continue
-				}
-				for k := range m {
-					if m[k] >= 0 {
-						m[k] += q
-					}
-				}
-			}
-			if r.wordHead && !unicodeBound(text, q) || r.family == famKeyname && !keyStart(text, q) ||
-				r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
-				p = next
-				continue
-			}
-			p = m[1]
-			if m[1] == m[0] {
-				p = next
-			}
-			if r.keep != nil && !r.keep(text, m) {
-				continue
-			}
-			v := text[m[2*r.group]:m[2*r.group+1]]
-			if r.value != nil {
-				if v = r.value(v); v == "" {
-					continue
-				}
-			}
-			emit(r.dt, r.key, r.family, v)
-		}
-	}
-}
-
-// keyStart: a key-name match starts at a quote or where Python's \b holds.
-func keyStart(t string, q int) bool {
-	if q < len(t) && (t[q] == '"' || t[q] == '\'') {
-		return true
-	}
-	return unicodeBound(t, q)
-}
-
-// ruleState is the per-event scratch of runRules.
-type ruleState struct {
-	m     [8]int  // a hand match's indexes
-	lower []byte  // the event text, ASCII lower case
-	cands [][]int // per rule: trigger positions
-	cls   [startEmail + 1][]int
-}
-
-func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
-
-// classes lists the start positions of every character class in one pass.
-// A class holds only the positions its rules' first characters allow
-// (upper-case starts are two capitals, letter starts a letter and a digit,
-// hex starts a short hex run and a colon): a superset of where its rules
-// can match, and far fewer positions than every word start.
-func (st *ruleState) classes(t string) {
-	for i := range st.cls {
-		st.cls[i] = st.cls[i][:0]
-	}
-	n := len(t)
-	prevWord, prevDigit := false, false
-	for i := 0; i < n; {
-		c := t[i]
-		if c-'a' < 26 {
-			// A run of lower-case letters: only its first letter can start
-			// a rule (a postal code, an IPv6 group).
-			if !prevWord {
-				st.letterStart(t, i)
-			}
-			i++
-			for i < n && t[i]-'a' < 26 {
-				i++
-			}
-			prevWord, prevDigit = true, false
-			continue
-		}
-		if c == ' ' {
-			prevWord, prevDigit = false, false
-			i++
-			continue
-		}
-		if c < 0x80 {
-			digit := isDigit(c)
-			word := digit || isUpper(c) || c == '_'
-			if !prevWord && word {
-				switch {
-				case digit:
-					st.cls[startDigit] = append(st.cls[startDigit], i)
-					if hexColon(t, i) {
-						st.cls[startHex] = append(st.cls[startHex], i)
-					}
-				case c != '_':
-					if isUpper(byteAt(t, i+1)) {
-						st.cls[startUpper] = append(st.cls[startUpper], i)
-					}
-					st.letterStart(t, i)
-				}
-			}
-			if !prevDigit && (digit || c == '+' || c == '(') {
-				st.cls[startPhone] = append(st.cls[startPhone], i)
-			}
-			prevWord, prevDigit = word, digit
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(t[i:])
-		digit := unicode.IsDigit(r)
-		if digit && !prevWord {
-			st.cls[startDigit] = append(st.cls[startDigit], i)
-		}
-		if digit && !prevDigit {
-			st.cls[startPhone] = append(st.cls[startPhone], i)
-		}
-		prevWord, prevDigit = isWordRune(r), digit
-		i += w
-	}
-	for off := 0; ; {
-		k := strings.IndexByte(t[off:], '@')
-		if k < 0 {
-			break
-		}
-		at := off + k
-		off = at + 1
-		s := at
-		for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
-			s--
-		}
-		if s < at {
-			st.cls[startEmail] = append(st.cls[startEmail], s)
-		}
-	}
-}
-
-// letterStart files an ASCII letter at a word start: a postal code begins
-// with a letter and a digit (any Unicode digit), an IPv6 group with a short
-// hex run and a colon.
-func (st *ruleState) letterStart(t string, i int) {
-	if c1 := byteAt(t, i+1); isDigit(c1) || c1 >= 0x80 {
-		st.cls[startLetter] = append(st.cls[startLetter], i)
-	}
-	if (t[i]|0x20)-'a' < 6 && hexColon(t, i) {
-		st.cls[startHex] = append(st.cls[startHex], i)
-	}
-}
-
-// hexColon: one to four hex digits at i, then a colon.
-func hexColon(t string, i int) bool {
-	k := 0
-	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
-		k++
-	}
-	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
-}
-
 // digitBefore and digitAt: Python's \d (any decimal digit) just before or at i.
 func digitBefore(t string, i int) bool {
 	if i <= 0 {
@@ -1041,11 +692,11 @@ func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
 
-// trigMatcher finds the trigger words of engineRules in one pass;
+// trigTrie finds the trigger words of engineRules where a word can begin;
 // trigRules maps a trigger word id to the indexes of its rules.
-var trigMatcher, trigRules = buildTriggers()
+var trigTrie, trigRules = buildTriggers()
 
-func buildTriggers() (*matcher, [][]int) {
+func buildTriggers() (*triggerTrie, [][]int) {
 	idx := map[string]int{}
 	var words []string
 	var rules [][]int
@@ -1063,7 +714,7 @@ func buildTriggers() (*matcher, [][]int) {
 			}
 		}
 	}
-	return newMatcher(words), rules
+	return newTriggerTrie(words), rules
 }
 
 // caseVariants spells a lower-case trigger word with each of its non-ASCII

@@ -17,14 +17,16 @@ import (
 // encoding/json on traces and allocates little.
 
 type fastParser struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	scratch *[]Event // reused list the events are read into (nil: none)
 }
 
 // fastDecodeTrace decodes data (which it keeps: the caller must not reuse
-// it) and reports false when the slow path must decide.
-func fastDecodeTrace(data []byte, t *Trace) bool {
-	p := fastParser{b: data}
+// it) and reports false when the slow path must decide; scratch, when not
+// nil, is a list of events it may reuse from call to call.
+func fastDecodeTrace(data []byte, t *Trace, scratch *[]Event) bool {
+	p := fastParser{b: data, scratch: scratch}
 	p.ws()
 	ok := p.object(func(key string) bool {
 		switch key {
@@ -101,24 +103,33 @@ func (p *fastParser) events(t *Trace) bool {
 	if !p.eat('[') {
 		return false
 	}
-	t.Events = t.Events[:0]
-	if t.Events == nil {
-		t.Events = []Event{} // `events: []` is a trace with no events, not a missing key
-	}
+	// Not nil: `events: []` is a trace with no events, not a missing key.
+	t.Events = []Event{}
 	p.ws()
 	if p.eat(']') {
 		return true
 	}
+	// The events are read into the reader's scratch list and copied into
+	// one slice of their number: growing a slice per trace, or guessing
+	// its size, was a share of the garbage.
+	var local []Event
+	evs := &local
+	if p.scratch != nil {
+		evs = p.scratch
+	}
+	*evs = (*evs)[:0]
 	for {
 		p.ws()
-		t.Events = append(t.Events, Event{})
-		if !p.event(&t.Events[len(t.Events)-1]) {
+		*evs = append(*evs, Event{})
+		if !p.event(&(*evs)[len(*evs)-1]) {
 			return false
 		}
 		p.ws()
 		if p.eat(',') {
 			continue
 		}
+		t.Events = append(make([]Event, 0, len(*evs)), *evs...)
+		clear(*evs) // keep no earlier trace alive
 		return p.eat(']')
 	}
 }
@@ -248,7 +259,7 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 		default:
 			// Jump to the next quote or backslash.
 			j := p.i + 1
-			for j < len(p.b) && p.b[j] != '"' && p.b[j] != '\\' && p.b[j] >= 0x20 {
+			for j < len(p.b) && strPlain[p.b[j]] {
 				j++
 			}
 			p.i = j
@@ -256,6 +267,15 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 	}
 	return start, esc, false
 }
+
+// strPlain marks the bytes a JSON string holds as they are (not a quote,
+// a backslash or a control character).
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // skip moves past one JSON value, checking its syntax.
 func (p *fastParser) skip(depth int) bool {

@@ -14,7 +14,47 @@ import (
 // caller's encoder (json.Marshal escapes them, report.JSONLine does not).
 // TestResultJSONMatchesReflection holds it to encoding/json.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 256+160*len(r.Findings))
+	b := make([]byte, 0, r.jsonSize())
+	b = r.appendScores(b)
+	b = append(b, `,"findings":`...)
+	b = appendFindings(b, r.Findings)
+	if len(r.BlockReasons) > 0 {
+		b = append(b, `,"block_reasons":[`...)
+		for i, s := range r.BlockReasons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		b = append(b, ']')
+	}
+	if v := r.Vault; v != nil {
+		b = append(b, `,"vault":`...)
+		b = v.appendJSON(b)
+	}
+	return append(b, '}'), nil
+}
+
+// jsonSize is about the length of the result's JSON, so that it is written
+// into one buffer without growing it: the fixed keys plus the strings.
+func (r *Result) jsonSize() int {
+	n := 300 + len(r.ScenarioID) + len(r.RunID) + 40*len(r.RIByChannel)
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		n += 150 + len(f.EventID) + len(f.Channel) + len(f.DataType) + len(f.Value) + len(f.Redacted) + len(f.Severity) + len(f.Detector) + len(f.Tier)
+	}
+	for _, s := range r.BlockReasons {
+		n += 4 + len(s)
+	}
+	if v := r.Vault; v != nil {
+		n += 120 + len(v.Key) + 30*len(v.LeaksByChannel)
+	}
+	return n
+}
+
+// appendScores opens the result's object with its scores, up to the
+// channels' risks.
+func (r *Result) appendScores(b []byte) []byte {
 	b = append(b, `{"scenario_id":`...)
 	b = appendJSONString(b, r.ScenarioID)
 	b = append(b, `,"run_id":`...)
@@ -38,62 +78,54 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	b = append(b, `,"vault_secrets":`...)
 	b = strconv.AppendInt(b, int64(r.VaultSecrets), 10)
 	b = append(b, `,"ri_by_channel":`...)
-	ch, _ := r.RIByChannel.MarshalJSON()
-	b = append(b, ch...)
-	b = append(b, `,"findings":`...)
-	if r.Findings == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Findings {
+	return r.RIByChannel.appendJSON(b)
+}
+
+func appendFindings(b []byte, fs []Finding) []byte {
+	if fs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fs[i].appendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// appendJSON writes the vault summary as an object, its channels in key
+// order as encoding/json writes a map.
+func (v *VaultStat) appendJSON(b []byte) []byte {
+	b = append(b, `{"key":`...)
+	b = appendJSONString(b, v.Key)
+	b = append(b, `,"fields":`...)
+	b = strconv.AppendInt(b, int64(v.Fields), 10)
+	b = append(b, `,"fields_leaked":`...)
+	b = strconv.AppendInt(b, int64(v.FieldsLeaked), 10)
+	b = append(b, `,"leak_share":`...)
+	b = appendJSONFloat(b, v.LeakShare)
+	b = append(b, `,"canaries_hit":`...)
+	b = strconv.AppendInt(b, int64(v.CanariesHit), 10)
+	if len(v.LeaksByChannel) > 0 {
+		keys := make([]string, 0, len(v.LeaksByChannel))
+		for k := range v.LeaksByChannel {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, `,"leaks_by_channel":{`...)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = r.Findings[i].appendJSON(b)
-		}
-		b = append(b, ']')
-	}
-	if len(r.BlockReasons) > 0 {
-		b = append(b, `,"block_reasons":[`...)
-		for i, s := range r.BlockReasons {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		b = append(b, ']')
-	}
-	if v := r.Vault; v != nil {
-		b = append(b, `,"vault":{"key":`...)
-		b = appendJSONString(b, v.Key)
-		b = append(b, `,"fields":`...)
-		b = strconv.AppendInt(b, int64(v.Fields), 10)
-		b = append(b, `,"fields_leaked":`...)
-		b = strconv.AppendInt(b, int64(v.FieldsLeaked), 10)
-		b = append(b, `,"leak_share":`...)
-		b = appendJSONFloat(b, v.LeakShare)
-		b = append(b, `,"canaries_hit":`...)
-		b = strconv.AppendInt(b, int64(v.CanariesHit), 10)
-		if len(v.LeaksByChannel) > 0 {
-			keys := make([]string, 0, len(v.LeaksByChannel))
-			for k := range v.LeaksByChannel {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			b = append(b, `,"leaks_by_channel":{`...)
-			for i, k := range keys {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONString(b, k)
-				b = append(b, ':')
-				b = strconv.AppendInt(b, int64(v.LeaksByChannel[k]), 10)
-			}
-			b = append(b, '}')
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(v.LeaksByChannel[k]), 10)
 		}
 		b = append(b, '}')
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 func (f *Finding) appendJSON(b []byte) []byte {

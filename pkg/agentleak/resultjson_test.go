@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -91,4 +92,26 @@ func TestResultJSONMatchesReflection(t *testing.T) {
 		}
 	}
 	t.Logf("%d scanned results encode alike", n)
+}
+
+// TestRedactASCII holds Redact's one-byte-a-character path to the rune path.
+func TestRedactASCII(t *testing.T) {
+	runes := func(v string) string {
+		r := []rune(v)
+		if len(r) <= 4 {
+			return strings.Repeat("*", len(r))
+		}
+		return string(r[:2]) + strings.Repeat("*", len(r)-4) + string(r[len(r)-2:])
+	}
+	for n := 0; n < 200; n++ {
+		v := strings.Repeat("ab1-", n)[:n]
+		if got, want := Redact(v), runes(v); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", v, got, want)
+		}
+	}
+	for _, v := range []string{"é", "jöhn.doe@example.org", "日本語テキスト", "ab\u00e9cd"} {
+		if got, want := Redact(v), runes(v); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", v, got, want)
+		}
+	}
 }

@@ -38,7 +38,11 @@ type ChannelRisk struct {
 
 // MarshalJSON writes the channels as one object, highest risk first.
 func (c ChannelRisks) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
+	return c.appendJSON(nil), nil
+}
+
+func (c ChannelRisks) appendJSON(b []byte) []byte {
+	b = append(b, '{')
 	for i, r := range c {
 		if i > 0 {
 			b = append(b, ',')
@@ -47,7 +51,7 @@ func (c ChannelRisks) MarshalJSON() ([]byte, error) {
 		b = append(b, ':')
 		b = strconv.AppendFloat(b, r.RI, 'f', -1, 64)
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // VaultStat is the leak summary of the vault a trace was scanned with.
@@ -115,8 +119,11 @@ type Scanner struct {
 	// the trace's scenario id.
 	VaultKey string
 
-	lower []byte
-	seen  map[findingKey]struct{}
+	lower   []byte
+	evStart int                     // the current event's first finding in res.Findings
+	seen    map[findingKey]struct{} // an event's findings, once it has many
+	seenOn  bool
+	found   []Finding // the findings of the trace being scanned
 
 	// Per-trace state.
 	res        *Result
@@ -135,8 +142,7 @@ type Scanner struct {
 	emitFn     emitFunc
 	canaryFn   func(id, s, e int)
 	collectFn  func(id, s, e int)
-	combined   map[*Vault]*matcher // keywords + the vault's values, one pass
-	khits      []hit
+	combined   map[*Vault]*matcher // the vault's values, one pass
 	vhits      []hit
 }
 
@@ -157,7 +163,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 		cfg = DefaultConfig()
 	}
 	sc := &Scanner{
-		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors), seen: map[findingKey]struct{}{},
+		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors),
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
 	}
 	sc.init()
@@ -165,30 +171,25 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 }
 
 func (sc *Scanner) init() {
+	sc.seen = map[findingKey]struct{}{}
 	sc.emitFn = sc.emitPattern
 	sc.canaryFn = sc.emitCanary
 	sc.collectFn = sc.collect
 	sc.combined = map[*Vault]*matcher{}
 }
 
-// collect sorts the matches of a combined automaton into keyword and
-// vault hits, so that they are reported in the usual order.
+// collect keeps a match of a vault's values, reported after the pass.
 func (sc *Scanner) collect(id, s, e int) {
-	if n := len(sc.ps.words); id < n {
-		sc.khits = append(sc.khits, hit{int32(id), int32(s), int32(e)})
-	} else {
-		sc.vhits = append(sc.vhits, hit{int32(id - n), int32(s), int32(e)})
-	}
+	sc.vhits = append(sc.vhits, hit{int32(id), int32(s), int32(e)})
 }
 
-// combinedFor returns the automaton of the keywords and v's values
-// (built once per vault and scanner).
+// combinedFor returns the automaton of v's values (built once per vault
+// and scanner).
 func (sc *Scanner) combinedFor(v *Vault) *matcher {
 	if m, ok := sc.combined[v]; ok {
 		return m
 	}
-	pats := make([]string, 0, len(sc.ps.words)+len(v.fields))
-	pats = append(pats, sc.ps.words...)
+	pats := make([]string, 0, len(v.fields))
 	for i := range v.fields {
 		pats = append(pats, v.fields[i].lower)
 	}
@@ -206,7 +207,7 @@ func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
 	ps.state = newRuleState() // the rules' scratch is per scanner
 	c := &Scanner{
-		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, seen: map[findingKey]struct{}{},
+		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
 	}
 	c.init()
@@ -229,10 +230,9 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 		level = lv
 	}
 	fk := findingKey{dt, value}
-	if _, dup := sc.seen[fk]; dup {
+	if sc.seenInEvent(fk) {
 		return
 	}
-	sc.seen[fk] = struct{}{}
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
@@ -257,6 +257,34 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 		sec.leaked = true
 		sec.chans |= sc.chanBit
 	}
+}
+
+// seenInEvent reports whether the current event already has a finding of
+// fk's data type and value, and notes fk when it does not. Most events
+// have a few findings: looking through them beats a map cleared every
+// event; past 32 a map takes over.
+func (sc *Scanner) seenInEvent(fk findingKey) bool {
+	fs := sc.res.Findings[sc.evStart:]
+	if len(fs) < 32 {
+		for i := range fs {
+			if fs[i].DataType == fk.dt && fs[i].Value == fk.value {
+				return true
+			}
+		}
+		return false
+	}
+	if !sc.seenOn {
+		clear(sc.seen)
+		for i := range fs {
+			sc.seen[findingKey{fs[i].DataType, fs[i].Value}] = struct{}{}
+		}
+		sc.seenOn = true
+	}
+	if _, dup := sc.seen[fk]; dup {
+		return true
+	}
+	sc.seen[fk] = struct{}{}
+	return false
 }
 
 func (sc *Scanner) emitPattern(dt, typeKey, family, value string) {
@@ -291,7 +319,10 @@ func (sc *Scanner) emitVault(id, s, end int) {
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
-	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: []Finding{}}
+	// Findings are collected in the scanner's list and copied into one
+	// slice of their number at the end: growing a slice per trace, or
+	// guessing its size, was a share of the garbage.
+	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: sc.found[:0]}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
 		key = sc.VaultKey
@@ -314,6 +345,9 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 			return nil, err
 		}
 	}
+	sc.found = res.Findings
+	res.Findings = append(make([]Finding, 0, len(sc.found)), sc.found...)
+	clear(sc.found) // keep no earlier trace's values alive
 	leakedL4 := sc.score(res)
 	sc.block(res, leakedL4)
 	if v != nil {
@@ -360,7 +394,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = isBaseline(e.Channel)
 		sc.chanBit = channelBit(e.Channel)
-		clear(sc.seen)
+		sc.evStart, sc.seenOn = len(sc.res.Findings), false
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {
 				v.canaries.each(unsafe.Slice(unsafe.StringData(txt), len(txt)), sc.canaryFn)
@@ -374,18 +408,17 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 				}
 			}
 		}
-		sc.lower = lowerASCII(sc.lower, txt)
 		if v != nil && v.values != nil && !sc.baseline {
-			// One pass finds the keywords and the vault's values.
-			sc.khits, sc.vhits = sc.khits[:0], sc.vhits[:0]
+			// Vault values match in any ASCII case: one pass over the
+			// lowered text.
+			sc.lower = lowerASCII(sc.lower, txt)
+			sc.vhits = sc.vhits[:0]
 			sc.combinedFor(v).each(sc.lower, sc.collectFn)
 			for _, h := range sc.vhits {
 				sc.emitVault(int(h.id), int(h.s), int(h.e))
 			}
-			sc.ps.scanWithHits(txt, sc.emitFn, sc.khits)
-		} else {
-			sc.ps.scan(txt, sc.lower, sc.emitFn)
 		}
+		sc.ps.runRules(txt, sc.emitFn)
 		for ci := range cfg.Custom {
 			cd := &cfg.Custom[ci]
 			for _, m := range cd.re.FindAllString(txt, -1) {
@@ -513,11 +546,36 @@ func round4(x float64) float64 {
 
 // Redact keeps the first two and last two characters of a value.
 func Redact(v string) string {
+	if n := len(v); isASCII(v) {
+		// One byte a character: one allocation.
+		if n <= 4 {
+			return stars[:n]
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(v[:2])
+		for k := n - 4; k > 0; k -= len(stars) {
+			b.WriteString(stars[:min(k, len(stars))])
+		}
+		b.WriteString(v[n-2:])
+		return b.String()
+	}
 	r := []rune(v)
 	if len(r) <= 4 {
 		return strings.Repeat("*", len(r))
 	}
 	return string(r[:2]) + strings.Repeat("*", len(r)-4) + string(r[len(r)-2:])
+}
+
+const stars = "****************************************************************"
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // RedactFindings fills Redacted and, unless keep, clears raw values.

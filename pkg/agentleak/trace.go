@@ -71,6 +71,7 @@ type TraceReader struct {
 	done    bool
 	decided bool
 	buf     []byte
+	events  []Event // scratch list of the fast decoder
 }
 
 // NewTraceReader reads traces from r; file names it in messages.
@@ -124,7 +125,7 @@ func (tr *TraceReader) Next() (*Trace, error) {
 				return tr.nextDoc()
 			}
 		}
-		return decodeTrace(tr.file, tr.line, trim)
+		return decodeTrace(tr.file, tr.line, trim, &tr.events)
 	}
 }
 
@@ -159,7 +160,7 @@ func (tr *TraceReader) nextDoc() (*Trace, error) {
 			return nil, err
 		}
 	}
-	t, err := decodeTrace(tr.file, 0, raw)
+	t, err := decodeTrace(tr.file, 0, raw, nil)
 	if t != nil {
 		t.InDoc = true
 		if tr.arr {
@@ -210,10 +211,11 @@ func jsonMsg(err error) string {
 // decodeTrace decodes and checks one trace. The fast path decodes the whole
 // line at once; only a failing trace is decoded again piece by piece to say
 // which event and field is wrong.
-func decodeTrace(file string, line int, data []byte) (*Trace, error) {
+// events is the reader's scratch list for the fast path (nil: none).
+func decodeTrace(file string, line int, data []byte, events *[]Event) (*Trace, error) {
 	t := &Trace{File: file, Line: line}
 	own := append([]byte(nil), data...) // the reader reuses data
-	if !fastDecodeTrace(own, t) {
+	if !fastDecodeTrace(own, t, events) {
 		*t = Trace{File: file, Line: line}
 		if err := json.Unmarshal(data, t); err != nil {
 			return nil, locate(file, line, data, err)

@@ -1,0 +1,54 @@
+package agentleak
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkScanFile scans the trace file named by LF_BENCH_TRACES (with
+// the vault files LF_BENCH_VAULTS, a path list) the way `lf agentleak
+// scan --no-record --workers 1 -o jsonl` does: one worker, redaction and a
+// JSON line per trace. It profiles the whole scan of a large input
+// (`task bench:agentleak` builds a 92 MB one).
+func BenchmarkScanFile(b *testing.B) {
+	path := os.Getenv("LF_BENCH_TRACES")
+	if path == "" {
+		b.Skip("LF_BENCH_TRACES names no trace file")
+	}
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ds := vs.add(p, data); ds.HasErrors() {
+			b.Fatal(ds)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		job := &Job{Scanner: NewScanner(nil, vs), Workers: 1, OnResult: func(r *Result) error {
+			RedactFindings(r, false)
+			out, err := r.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			_, err = io.Discard.Write(append(out, '\n'))
+			return err
+		}}
+		if _, err := job.Run(context.Background(), []Input{{Path: path, Display: path}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(st.Size())*float64(b.N)/cpu/1e6, "MB/cpu-s")
+	}
+}

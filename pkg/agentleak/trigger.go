@@ -1,0 +1,198 @@
+package agentleak
+
+import "sort"
+
+// triggerTrie finds the rules' trigger words where a word can begin. The
+// keyword-anchored rules all start with \b (or, for key names, a quote or
+// \b), so a trigger word that begins inside a run of ASCII letters, digits
+// or underscores can never start a match: only the first byte of such a
+// run, and bytes outside runs, are tried. A walk from one position follows
+// a trie (not an automaton with fail links) and stops at the first byte no
+// word continues with, usually after one or two bytes. ASCII case is
+// folded by the byte classes, so the text needs no lowered copy.
+// TestTriggerWordsStartWords checks the rules this relies on, and the
+// differential test holds the result to the plain expressions.
+type triggerTrie struct {
+	class  [256]uint8 // byte -> class; 0: no word holds the byte
+	nclass int
+	next   []uint16  // state*nclass + class -> state (| outMark where words end); 0: no word goes on
+	out    [][]int32 // per state: the words ending there
+	first  [256]bool // bytes a word can begin with
+	// pairs has a bit for every two bytes a word can begin with (both ASCII
+	// cases); short is set when a word has one byte, and the test is off.
+	pairs [1 << 16 / 64]uint64
+	short bool
+}
+
+// startsAt reports whether a word can begin at p, judged by its first two
+// bytes: most word starts of a text fail it, and the walk is skipped.
+func (t *triggerTrie) startsAt(text string, p int) bool {
+	if p+1 >= len(text) {
+		return t.short || p < len(text) && t.first[text[p]]
+	}
+	k := int(text[p])<<8 | int(text[p+1])
+	return t.short || t.pairs[k>>6]&(1<<(k&63)) != 0
+}
+
+func caseForms(c byte) []byte {
+	if isLetter(c) {
+		return []byte{c | 0x20, c &^ 0x20}
+	}
+	return []byte{c}
+}
+
+// asciiWord marks the bytes of Go's ASCII \w.
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c < 0x80 && isWordByte(byte(c))
+	}
+	return t
+}()
+
+func foldASCII(c byte) byte {
+	if isUpper(c) {
+		return c + 32
+	}
+	return c
+}
+
+func newTriggerTrie(words []string) *triggerTrie {
+	t := &triggerTrie{nclass: 1}
+	for _, w := range words {
+		for i := 0; i < len(w); i++ {
+			c := foldASCII(w[i])
+			if t.class[c] == 0 {
+				t.class[c] = uint8(t.nclass)
+				t.nclass++
+			}
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t.class[c] = t.class[c+32]
+	}
+	size := trieSize(words)
+	if size >= outMark {
+		panic("agentleak: too many trigger word states for the trie's table")
+	}
+	t.next = make([]uint16, size*t.nclass)
+	t.out = make([][]int32, 1, size)
+	t.insert(words)
+	for k, v := range t.next {
+		if v != 0 && len(t.out[v]) > 0 {
+			t.next[k] |= outMark
+		}
+	}
+	for _, w := range words {
+		t.first[w[0]] = true
+		t.first[foldASCII(w[0])] = true
+		if isLower(w[0]) {
+			t.first[w[0]-32] = true
+		}
+		if len(w) < 2 {
+			t.short = true
+			continue
+		}
+		for _, a := range caseForms(w[0]) {
+			for _, b := range caseForms(w[1]) {
+				k := int(a)<<8 | int(b)
+				t.pairs[k>>6] |= 1 << (k & 63)
+			}
+		}
+	}
+	return t
+}
+
+// outMark flags a transition into a state where words end.
+const outMark = 1 << 15
+
+// insert adds the words level by level, so that states are numbered
+// breadth first: the states of the first two bytes, where almost every walk
+// ends, share a few kilobytes of the table.
+func (t *triggerTrie) insert(words []string) {
+	cur := make([]int, len(words))
+	for d := 0; ; d++ {
+		more := false
+		for id, w := range words {
+			if d >= len(w) {
+				continue
+			}
+			more = true
+			k := cur[id]*t.nclass + int(t.class[w[d]])
+			if t.next[k] == 0 {
+				t.next[k] = uint16(len(t.out))
+				t.out = append(t.out, nil)
+			}
+			cur[id] = int(t.next[k])
+			if d == len(w)-1 {
+				t.out[cur[id]] = append(t.out[cur[id]], int32(id))
+			}
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// trieSize counts the states of the words' trie (the root and one per
+// distinct prefix, ASCII case folded), so that its table is allocated once.
+func trieSize(words []string) int {
+	folded := make([]string, len(words))
+	for i, w := range words {
+		folded[i] = string(lowerASCII(nil, w))
+	}
+	sort.Strings(folded)
+	n, prev := 1, ""
+	for _, w := range folded {
+		k := 0
+		for k < len(w) && k < len(prev) && w[k] == prev[k] {
+			k++
+		}
+		n += len(w) - k
+		prev = w
+	}
+	return n
+}
+
+// each calls fn(id, p) for every word that begins at a position of text
+// where a word can begin: the first byte of a run of ASCII word bytes, or
+// any other byte. (The scanner does the same inside its pass over the
+// text, patternSet.findStarts.)
+func (t *triggerTrie) each(text string, fn func(id, p int)) {
+	var ids []int32
+	n := len(text)
+	for i := 0; i < n; {
+		c := text[i]
+		if t.first[c] && t.startsAt(text, i) {
+			ids = t.walk(text, i, ids[:0])
+			for _, id := range ids {
+				fn(int(id), i)
+			}
+		}
+		i++
+		if asciiWord[c] {
+			for i < n && asciiWord[text[i]] {
+				i++
+			}
+		}
+	}
+}
+
+// walk appends to ids the words that begin at p.
+func (t *triggerTrie) walk(text string, p int, ids []int32) []int32 {
+	s := 0
+	for i := p; i < len(text); i++ {
+		c := t.class[text[i]]
+		if c == 0 {
+			break
+		}
+		v := t.next[s*t.nclass+int(c)]
+		if v == 0 {
+			break
+		}
+		s = int(v &^ outMark)
+		if v&outMark != 0 {
+			ids = append(ids, t.out[s]...)
+		}
+	}
+	return ids
+}

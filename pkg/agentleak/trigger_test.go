@@ -1,0 +1,144 @@
+package agentleak
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestTriggerWordsStartWords checks what triggerTrie relies on: a rule
+// whose trigger word begins with an ASCII word byte starts with \b, or is
+// a key-name rule (which keeps a trigger only where Python's \b holds), so
+// a trigger inside a run of ASCII word bytes cannot start its match.
+func TestTriggerWordsStartWords(t *testing.T) {
+	for i := range engineRules {
+		r := &engineRules[i]
+		if r.wordHead || r.family == famKeyname {
+			continue
+		}
+		for _, w := range r.triggers {
+			if asciiWord[w[0]] {
+				t.Errorf("rule %d (%s): trigger %q begins with a word byte but the rule does not start with \\b", i, r.dt, w)
+			}
+		}
+	}
+}
+
+// TestTriggerTrieMatchesAutomaton compares the trie's words with every
+// occurrence an automaton over the lowered text finds, on the positions
+// where the trie looks.
+func TestTriggerTrieMatchesAutomaton(t *testing.T) {
+	var words []string
+	for ri := range engineRules {
+		for _, w := range engineRules[ri].triggers {
+			words = append(words, caseVariants(w)...)
+		}
+	}
+	ac, trie := newMatcher(words), newTriggerTrie(words)
+	if len(trie.out) != cap(trie.out) {
+		t.Errorf("trieSize: room for %d states, %d used", cap(trie.out), len(trie.out))
+	}
+	rng := rand.New(rand.NewSource(3))
+	for n := 0; n < 3000; n++ {
+		text := randomText(rng)
+		var want, got []string
+		ac.each(lowerASCII(nil, text), func(id, s, _ int) {
+			if s == 0 || !asciiWord[text[s-1]] || !asciiWord[text[s]] {
+				want = append(want, fmt.Sprint(words[id], "@", s))
+			}
+		})
+		trie.each(text, func(id, p int) { got = append(got, fmt.Sprint(words[id], "@", p)) })
+		sortStrings(want)
+		sortStrings(got)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("%q:\nautomaton: %v\ntrie:      %v", text, want, got)
+		}
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// TestFastRulesMatchPlainOnMutations mutates the shared packs' texts (a
+// letter, digit, quote, space or non-ASCII letter inserted or a byte
+// dropped next to a trigger word or a digit, the case of a run flipped)
+// and holds the fast path to the plain expressions on each.
+func TestFastRulesMatchPlainOnMutations(t *testing.T) {
+	texts := packTexts(t)
+	rng := rand.New(rand.NewSource(11))
+	inserts := []string{"x", "X", "7", "_", "'", "\"", " ", "é", "É", "٣", "\u00a0", "-", ":", "=", "K", "ſ"}
+	n := 4000
+	if testing.Short() {
+		n = 400
+	}
+	all := familySets()[:1]
+	for k := 0; k < n; k++ {
+		s := texts[rng.Intn(len(texts))]
+		if len(s) > 600 {
+			o := rng.Intn(len(s) - 600)
+			s = s[o : o+600]
+		}
+		b := []byte(s)
+		for m := 0; m < 1+rng.Intn(4) && len(b) > 0; m++ {
+			i := rng.Intn(len(b))
+			switch rng.Intn(4) {
+			case 0, 1:
+				b = append(b[:i], append([]byte(inserts[rng.Intn(len(inserts))]), b[i:]...)...)
+			case 2:
+				b = append(b[:i], b[i+1:]...)
+			default:
+				j := i + rng.Intn(12)
+				if j > len(b) {
+					j = len(b)
+				}
+				copy(b[i:j], strings.ToUpper(string(b[i:j])))
+			}
+		}
+		text := strings.ToValidUTF8(string(b), "?")
+		for _, fam := range all {
+			fast, plain := fastRules(fam, text), plainRulesList(fam, text)
+			if !reflect.DeepEqual(fast, plain) {
+				t.Fatalf("mutation %d: %q\nfast:  %q\nplain: %q", k, text, fast, plain)
+			}
+		}
+	}
+}
+
+// TestManyFindingsInOneEvent: past 32 findings an event's duplicates are
+// found through a map; each data type and value is still reported once.
+func TestManyFindingsInOneEvent(t *testing.T) {
+	var b strings.Builder
+	for r := 0; r < 2; r++ {
+		for i := 0; i < 50; i++ {
+			fmt.Fprintf(&b, "user%d@example.org, ", i)
+		}
+	}
+	tr := &Trace{ScenarioID: "s", Events: []Event{{EventID: "e1", Channel: "final_output", Content: []byte(fmt.Sprintf("%q", b.String()))}}}
+	res, err := NewScanner(nil, nil).Scan(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, f := range res.Findings {
+		seen[f.DataType+"="+f.Value]++
+	}
+	emails := 0
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s reported %d times", k, n)
+		}
+		if strings.HasPrefix(k, "email=") {
+			emails++
+		}
+	}
+	if emails != 50 {
+		t.Errorf("%d emails, want 50", emails)
+	}
+}
