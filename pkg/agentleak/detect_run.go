@@ -88,17 +88,23 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 		if m[1] == m[0] {
 			prevEnd++
 		}
-		if r.keep != nil && !r.keep(text, m) {
-			continue
-		}
-		v := text[m[2*r.group]:m[2*r.group+1]]
-		if r.value != nil {
-			if v = r.value(v); v == "" {
-				continue
-			}
-		}
-		emit(r.dt, r.key, r.family, v)
+		r.report(text, m, emit)
 	}
+}
+
+// report emits the value of match m unless the rule's keep check refuses
+// it or its value function leaves nothing.
+func (r *rule) report(text string, m []int, emit emitFunc) {
+	if r.keep != nil && !r.keep(text, m) {
+		return
+	}
+	v := text[m[2*r.group]:m[2*r.group+1]]
+	if r.value != nil {
+		if v = r.value(v); v == "" {
+			return
+		}
+	}
+	emit(r.dt, r.key, r.family, v)
 }
 
 // matchAt returns r's match anchored at p (submatch indexes into text), or
@@ -213,16 +219,7 @@ func (ps *patternSet) runPlain(text string, emit emitFunc) {
 			if m[1] == m[0] {
 				p = next
 			}
-			if r.keep != nil && !r.keep(text, m) {
-				continue
-			}
-			v := text[m[2*r.group]:m[2*r.group+1]]
-			if r.value != nil {
-				if v = r.value(v); v == "" {
-					continue
-				}
-			}
-			emit(r.dt, r.key, r.family, v)
+			r.report(text, m, emit)
 		}
 	}
 }

@@ -99,15 +99,7 @@ func TestLiveVerdictMatchesRecalculation(t *testing.T) {
 // to the stored score, keeping the earlier tierSince of the same tier.
 func TestRefreshKeepsNewerLiveScores(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, testConfig(t, ""))
 	defer s.Close(ctx)
 	now := time.Now().UTC()
 	if _, err := s.engine.Ingest(ctx, []agentrisk.Event{{Timestamp: now.Add(-time.Minute), TenantID: "t1", AgentID: "a", Tool: "read_file"}}); err != nil {
@@ -258,15 +250,7 @@ func TestFollowerRefreshComparesWithStoredScoreTime(t *testing.T) {
 // left such events out until the next recalculation.
 func TestLiveScoresEventOfThisSecond(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, testConfig(t, ""))
 	defer s.Close(ctx)
 	now := time.Date(2026, 12, 3, 12, 0, 0, 700_000_000, time.UTC)
 	s.now = func() time.Time { return now }

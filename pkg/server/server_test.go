@@ -68,7 +68,9 @@ type testServer struct {
 	done   chan error
 }
 
-func startServer(t *testing.T, cfg *Config) *testServer {
+// newServer opens a store in a temporary folder and a Server on it with
+// cfg, without a listener; both are closed when the test ends.
+func newServer(t *testing.T, cfg *Config) *Server {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
@@ -80,6 +82,13 @@ func startServer(t *testing.T, cfg *Config) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func startServer(t *testing.T, cfg *Config) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	s := newServer(t, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

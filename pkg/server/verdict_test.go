@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/lfcli/lf/pkg/store"
 )
 
 // TestVerdictFastPathMatchesEncodingJSON sends the same bodies through the
@@ -17,15 +15,7 @@ import (
 // be identical, for good bodies and for every kind of bad one.
 func TestVerdictFastPathMatchesEncodingJSON(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, testConfig(t, ""))
 	defer s.Close(ctx)
 	h := s.Handler()
 	bodies := []string{
@@ -143,15 +133,7 @@ func TestVerdictAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir()+"/lf.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, err := New(ctx, testConfig(t, ""), st, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, testConfig(t, ""))
 	defer s.Close(ctx)
 	h := s.Handler()
 	body := []byte(`{"tenantId":"t1","agentId":"agent-1","method":"tools/call"}`)
