@@ -45,11 +45,14 @@ for i in $(seq "$rounds"); do
 	psql -q -d "$db" -c "DROP TABLE IF EXISTS events" -c "CREATE TABLE events (
 		ts timestamptz, tenant_id text, agent_id text, agent_name text, session_id text, method text, tool text,
 		resource text, high_impact boolean, decision text, rule text, injection_score double precision, request_id text)"
-	# The server process that runs the COPY is not ours to pin; its CPU time
-	# (utime + stime in clock ticks, from /proc) is read before and after.
+	# The server process that runs the COPY is pinned to the same core as lf
+	# when we may (the two cores of a VM need not be equal: pinning only one
+	# side compares cores, not programs); its CPU time (utime + stime in
+	# clock ticks, from /proc) is read before and after.
 	out=$(taskset -c "$cpu" psql -q -At -d "$db" <<-SQL
 		SELECT pg_backend_pid() AS pid \\gset
 		\\setenv PGPID :pid
+		\\! taskset -p -c $cpu \$PGPID >/dev/null 2>&1 || true
 		\\! awk '{print \$14 + \$15}' /proc/\$PGPID/stat
 		\\! date +%s.%N
 		\\copy events FROM '$csv' WITH (FORMAT csv)
