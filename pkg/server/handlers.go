@@ -447,7 +447,11 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
-	res, err := liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
+	var res agentrisk.IngestResult
+	var err error
+	runBulk(func() { // bgwork.go: below the verdicts' priority
+		res, err = liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
+	})
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
