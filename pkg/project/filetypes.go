@@ -12,11 +12,11 @@ type FileType struct {
 	Name        string   // e.g. "entities"
 	Description string   // for messages, e.g. "a run file"
 	Schema      string   // schemas/<Schema>.schema.json
-	Keys        []string // top-level keys that identify it (any one)
+	Keys        []string // top-level keys that identify it (any one); entity files: their schema's sections
 }
 
 // EntityFileType is the type of files that hold entities.
-var EntityFileType = FileType{Name: "entities", Description: "an entity file", Schema: "project", Keys: sectionOrder}
+var EntityFileType = FileType{Name: "entities", Description: "an entity file", Schema: "project"}
 
 var (
 	markerType = FileType{Name: "lf", Description: "the project's lf.yaml", Schema: "lf"}
@@ -42,7 +42,7 @@ func Classify(path string, doc *yamlsrc.Doc) *FileType {
 	if !ok {
 		return &EntityFileType
 	}
-	for _, k := range EntityFileType.Keys {
+	for _, k := range orders().section {
 		if _, ok := top[k]; ok {
 			return &EntityFileType
 		}
@@ -68,11 +68,19 @@ func Recognised(f *File) bool {
 		return false
 	}
 	for _, t := range append([]*FileType{&EntityFileType}, fileTypes...) {
-		for _, k := range t.Keys {
+		for _, k := range t.identifying() {
 			if _, ok := top[k]; ok {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// identifying returns the top-level keys that identify files of the type.
+func (t *FileType) identifying() []string {
+	if t == &EntityFileType {
+		return orders().section
+	}
+	return t.Keys
 }

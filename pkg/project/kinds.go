@@ -2,6 +2,7 @@ package project
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
@@ -48,16 +49,24 @@ func KindNames() string {
 // it is declared once. Keys not listed (config, values_mapping and metrics
 // entries) are written in sorted order. TestSchemaAndGoTypesAgree checks
 // that the schema and the Go types name the same fields.
-var (
-	projectSchema    = schemaDoc("project")
-	methodologyOrder = mustKeys(projectSchema, "/$defs/methodology/properties")
-	paramOrder       = mustKeys(projectSchema, "/$defs/param/properties")
-	scorerOrder      = mustKeys(projectSchema, "/$defs/risk_scorer/properties")
-	scopeOrder       = mustKeys(projectSchema, "/$defs/scope/oneOf/1/properties")
-	runOrder         = mustKeys(projectSchema, "/$defs/evaluation_run/properties")
-	resultOrder      = mustKeys(projectSchema, "/$defs/evaluation_run/properties/results/items/properties")
-	sectionOrder     = mustKeys(projectSchema, "/properties")
-)
+type keyOrders struct {
+	methodology, param, scorer, scope, run, result, section []string
+}
+
+// orders reads the key orders from the schema the first time one is
+// needed, not at start-up: most commands never write canonical YAML.
+var orders = sync.OnceValue(func() keyOrders {
+	doc := schemaDoc("project")
+	return keyOrders{
+		methodology: mustKeys(doc, "/$defs/methodology/properties"),
+		param:       mustKeys(doc, "/$defs/param/properties"),
+		scorer:      mustKeys(doc, "/$defs/risk_scorer/properties"),
+		scope:       mustKeys(doc, "/$defs/scope/oneOf/1/properties"),
+		run:         mustKeys(doc, "/$defs/evaluation_run/properties"),
+		result:      mustKeys(doc, "/$defs/evaluation_run/properties/results/items/properties"),
+		section:     mustKeys(doc, "/properties"),
+	}
+})
 
 // schemaDoc parses schemas/<name>.schema.json keeping its key order.
 func schemaDoc(name string) *yamlsrc.Doc {
@@ -85,29 +94,30 @@ func mustKeys(doc *yamlsrc.Doc, pointer string) []string {
 // kind at pointer rel (relative to the entity).
 func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 	var order []string
+	o := orders()
 	parts := strings.Split(strings.TrimPrefix(rel, "/"), "/")
 	switch {
 	case rel == "":
 		switch kind {
 		case model.KindMethodology:
-			order = methodologyOrder
+			order = o.methodology
 		case model.KindRiskScorer:
-			order = scorerOrder
+			order = o.scorer
 		case model.KindEvaluationRun:
-			order = runOrder
+			order = o.run
 		}
 	case kind == model.KindMethodology && len(parts) == 2 && parts[0] == "config_spec":
-		order = paramOrder
+		order = o.param
 	case kind == model.KindRiskScorer && rel == "/scope":
-		order = scopeOrder
+		order = o.scope
 	case kind == model.KindEvaluationRun && len(parts) == 2 && parts[0] == "results":
-		order = resultOrder
+		order = o.result
 	}
 	return applyOrder(order, keys)
 }
 
 // SectionOrder orders the top-level sections of a file.
-func SectionOrder(keys []string) []string { return applyOrder(sectionOrder, keys) }
+func SectionOrder(keys []string) []string { return applyOrder(orders().section, keys) }
 
 func applyOrder(order, keys []string) []string {
 	if order == nil {

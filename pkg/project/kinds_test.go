@@ -18,12 +18,12 @@ func TestSchemaAndGoTypesAgree(t *testing.T) {
 		typ   any
 		order []string
 	}{
-		{"methodology", model.Methodology{}, methodologyOrder},
-		{"param", model.Param{}, paramOrder},
-		{"risk scorer", model.RiskScorer{}, scorerOrder},
-		{"scope", model.Scope{}, scopeOrder},
-		{"evaluation run", model.EvaluationRun{}, runOrder},
-		{"result", model.Result{}, resultOrder},
+		{"methodology", model.Methodology{}, orders().methodology},
+		{"param", model.Param{}, orders().param},
+		{"risk scorer", model.RiskScorer{}, orders().scorer},
+		{"scope", model.Scope{}, orders().scope},
+		{"evaluation run", model.EvaluationRun{}, orders().run},
+		{"result", model.Result{}, orders().result},
 	} {
 		var fields []string
 		rt := reflect.TypeOf(c.typ)
@@ -40,7 +40,7 @@ func TestSchemaAndGoTypesAgree(t *testing.T) {
 			t.Errorf("%s: Go fields %v, schema properties %v", c.name, fields, schema)
 		}
 	}
-	if want := []string{"key", "display_name", "description", "domain", "risk_scoring_methodology_key", "scope", "config", "metric", "aggregation", "tags"}; !reflect.DeepEqual(scorerOrder, want) {
-		t.Errorf("risk scorer key order %v, documented %v", scorerOrder, want)
+	if want := []string{"key", "display_name", "description", "domain", "risk_scoring_methodology_key", "scope", "config", "metric", "aggregation", "tags"}; !reflect.DeepEqual(orders().scorer, want) {
+		t.Errorf("risk scorer key order %v, documented %v", orders().scorer, want)
 	}
 }

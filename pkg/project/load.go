@@ -238,7 +238,7 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 			if explicit[p] || p == "-" {
 				diags = append(diags, diag.Diagnostic{
 					File: f.Rel, Line: 1, Col: 1,
-					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(sectionOrder, ", ")),
+					Msg: fmt.Sprintf("not an entity file (it looks like %s); entity files hold %s", f.Type.Description, strings.Join(orders().section, ", ")),
 				})
 			}
 			continue

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/risk"
@@ -21,13 +22,16 @@ import (
 //go:embed report.html.tmpl
 var page string
 
-var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f2":         func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-	"f4":         func(f float64) string { return strconv.FormatFloat(f, 'f', 4, 64) },
-	"deref":      func(f *float64) float64 { return *f },
-	"levelColor": func(l risk.Level) string { return LevelColor[string(l)] },
-	"add":        func(a, b int) int { return a + b },
-}).Parse(page))
+// tmpl parses the page the first time a report is written, not at start-up.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"f2":         func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+		"f4":         func(f float64) string { return strconv.FormatFloat(f, 'f', 4, 64) },
+		"deref":      func(f *float64) float64 { return *f },
+		"levelColor": func(l risk.Level) string { return LevelColor[string(l)] },
+		"add":        func(a, b int) int { return a + b },
+	}).Parse(page))
+})
 
 // CSP is the page's Content-Security-Policy: nothing may be fetched or run;
 // only the inline style element applies.
@@ -46,7 +50,7 @@ var tierColor = map[string]string{"normal": "#4caf50", "elevated": "#f2c94c", "h
 
 // Write renders d as the HTML report on w.
 func Write(w io.Writer, d *riskreport.Data) error {
-	return tmpl.Execute(w, view(d))
+	return tmpl().Execute(w, view(d))
 }
 
 type pageView struct {
