@@ -195,7 +195,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		}
 		defer in.close()
 		done = in
-		in.keep = keep
+		in.keep, in.expect = keep, len(events)
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
@@ -272,6 +272,7 @@ type ingester struct {
 	lastTenant *tenantIngest
 	order      []*tenantIngest // the tenants in order of first event
 	batch      batchSize       // of the events held
+	expect     int             // the number of events, when known (Ingest): buffers are sized for it
 }
 
 // maxRecords bounds the records held between folds (24 bytes each), kept
@@ -487,6 +488,11 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		// The hashes of the events before the hour sets are gone.
 		t.horizon = max(t.horizon, in.legacy.Until+1)
 	}
+	if len(in.order) == 0 && in.expect > 0 {
+		// Most requests are of one tenant: its buffers at their size.
+		t.held.evs = make([]pending, 0, min(in.expect, batchEvents))
+		t.held.arena = make([]byte, 0, min(in.expect*64, batchArena))
+	}
 	in.tenants[id] = t
 	in.lastTenant = t
 	in.order = append(in.order, t)
@@ -598,7 +604,11 @@ func (in *ingester) addNow(t *tenantIngest, hour int64, ev *Event, h evHash) err
 	in.res.New++
 	r := in.recordOf(in.agent(t, ev), hour, ev)
 	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
-		in.recs = append(in.recs, make([]record, 0, recordChunk))
+		size := recordChunk
+		if in.expect > 0 {
+			size = min(size, in.expect) // a request of 500 events: 12 KB, not 768
+		}
+		in.recs = append(in.recs, make([]record, 0, size))
 	}
 	last := &in.recs[len(in.recs)-1]
 	*last = append(*last, r)
