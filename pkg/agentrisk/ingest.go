@@ -797,7 +797,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	if !ok {
 		a = in.folder.newAgg()
 	} else {
-		if a, err = decodeAgg(row.Agg, true); err != nil {
+		if a, err = decodeAggAliased(row.Agg); err != nil {
 			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 		}
 		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
