@@ -221,3 +221,40 @@ func TestHourChunksAndCompaction(t *testing.T) {
 		t.Errorf("%d sets cached, want the current hour's", len(e.hours.sets))
 	}
 }
+
+// TestHourCacheConcurrentRequests ingests requests into one engine from
+// several goroutines at once, each request twice: every event is new
+// exactly once, whichever ingest took the cached set.
+func TestHourCacheConcurrentRequests(t *testing.T) {
+	e, _ := twoWriters(t, "sqlite")
+	hour := time.Now().UTC().Truncate(time.Hour)
+	const workers, requests = 4, 6
+	news := make(chan int, workers*requests*2)
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for k := 0; k < requests*2; k++ {
+				res, err := e.Ingest(context.Background(), requestEvents(hour, (w*requests+k/2), 40))
+				if err != nil {
+					errs <- err
+					return
+				}
+				news <- res.New
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(news)
+	total := 0
+	for n := range news {
+		total += n
+	}
+	if total != workers*requests*40 {
+		t.Fatalf("%d new events, want %d", total, workers*requests*40)
+	}
+}
