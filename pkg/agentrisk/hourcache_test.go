@@ -258,3 +258,51 @@ func TestHourCacheConcurrentRequests(t *testing.T) {
 		t.Fatalf("%d new events, want %d", total, workers*requests*40)
 	}
 }
+
+// TestHourChunksMigration checks migration 70 on a store whose hour sets
+// were one blob per hour (schema 60): each becomes chunk 0 of its hour, and
+// the events stay known.
+func TestHourChunksMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(st)
+	evs := genSampleEvents()
+	mustIngest(t, e, evs)
+	want := aggRows(t, e)
+	for _, q := range []string{
+		`CREATE TABLE old_hours (tenant_id TEXT NOT NULL, hour INTEGER NOT NULL, hashes BLOB NOT NULL, PRIMARY KEY (tenant_id, hour))`,
+		`INSERT INTO old_hours SELECT tenant_id, hour, group_concat(hashes, '') FROM
+			(SELECT * FROM agentrisk_seen_hours ORDER BY tenant_id, hour, chunk) GROUP BY tenant_id, hour`,
+		`DROP TABLE agentrisk_seen_hours`,
+		`ALTER TABLE old_hours RENAME TO agentrisk_seen_hours`,
+		`DELETE FROM schema_migrations WHERE version LIKE '70_%'`,
+	} {
+		if _, err := st.DB.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	st.Close()
+	st, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e = NewEngine(st)
+	var rows, nonZero int
+	if err := st.DB.QueryRow(`SELECT count(*), count(*) FILTER (WHERE chunk <> 0) FROM agentrisk_seen_hours`).Scan(&rows, &nonZero); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || nonZero != 0 {
+		t.Fatalf("after migration 70: %d rows, %d not chunk 0", rows, nonZero)
+	}
+	if res := mustIngest(t, e, evs); res.New != 0 || res.Duplicates+res.Expired != len(evs) {
+		t.Fatalf("re-ingest after migration 70: %+v", res)
+	}
+	if !reflect.DeepEqual(want, aggRows(t, e)) {
+		t.Fatal("aggregates changed")
+	}
+}
