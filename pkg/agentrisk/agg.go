@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // agg is everything recalculation needs about one agent, folded at ingest:
@@ -322,8 +323,9 @@ func appendStrings(b []byte, ss []string) []byte {
 var errCorrupt = errors.New("agentrisk: corrupt agent aggregate in the store")
 
 type decoder struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	alias bool // strings alias b instead of copying it
 }
 
 func (d *decoder) u() uint64 {
@@ -358,7 +360,13 @@ func (d *decoder) s() string {
 		d.err = errCorrupt
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	switch {
+	case d.alias && n > 0:
+		s = unsafe.String(&d.b[0], int(n))
+	default:
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }
@@ -375,7 +383,19 @@ func (d *decoder) count(per int) int {
 // decodeAgg reads an encoded agg. withMaps builds the lookup maps needed to
 // merge more events into it (ingest); scoring does without them.
 func decodeAgg(b []byte, withMaps bool) (*agg, error) {
-	d := &decoder{b: b}
+	return decodeWith(&decoder{b: b}, withMaps)
+}
+
+// decodeAggAliased is decodeAgg with maps whose strings alias b (no copy
+// of each tool, session and pattern name): b must not change while the agg
+// or a string of it is in use. Ingest decodes each stored aggregate it
+// merges this way: the blob is its own copy of what the store returned,
+// never written to, and dropped with the agg once the merge is encoded.
+func decodeAggAliased(b []byte) (*agg, error) {
+	return decodeWith(&decoder{b: b, alias: true}, true)
+}
+
+func decodeWith(d *decoder, withMaps bool) (*agg, error) {
 	if d.u() != aggVersion {
 		return nil, errCorrupt
 	}

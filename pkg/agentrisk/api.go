@@ -226,6 +226,7 @@ type IngestResult struct {
 // concurrent use by several goroutines (writes are serialised by the store).
 type Engine struct {
 	st         *store.Store
+	hours      hourCache    // the open hours' hash sets, between ingests (hourcache.go)
 	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
 	recalcAt   atomic.Int64 // and its score time
 }

@@ -119,12 +119,14 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 	var res IngestResult
 	var diags diag.List
 	errBad := errors.New("bad input")
+	var done *ingester
 	err := e.st.Update(ctx, func(tx store.Tx) error {
-		in, err := newIngester(ctx, tx)
+		in, err := newIngester(ctx, tx, &e.hours)
 		if err != nil {
 			return err
 		}
 		defer in.close()
+		done = in
 		var failed error
 		for _, src := range srcs {
 			d := scanEvents(src.Name, src.R, true, func(ev *Event) error {
@@ -155,6 +157,7 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 	if err != nil {
 		return IngestResult{}, nil, err
 	}
+	e.hours.keep(done.hours, done.now)
 	return res, diags, nil
 }
 
@@ -184,13 +187,15 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 	}
 	var res IngestResult
 	var rows []store.AgentRow
+	var done *ingester
 	err := e.st.Update(ctx, func(tx store.Tx) error {
-		in, err := newIngester(ctx, tx)
+		in, err := newIngester(ctx, tx, &e.hours)
 		if err != nil {
 			return err
 		}
 		defer in.close()
-		in.keep = keep
+		done = in
+		in.keep, in.expect = keep, len(events)
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
@@ -203,6 +208,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 	if err != nil {
 		return IngestResult{}, nil, err
 	}
+	e.hours.keep(done.hours, done.now) // committed: its sets are the store's
 	return res, rows, nil
 }
 
@@ -241,6 +247,7 @@ func unixHour(t time.Time) int64 {
 type ingester struct {
 	ctx     context.Context
 	ins     store.EventIngest
+	cache   *hourCache // of the engine: sets of open hours between ingests
 	tenants map[string]*tenantIngest
 	hours   map[tenantHour]*hourSet
 	h       hasher
@@ -265,6 +272,7 @@ type ingester struct {
 	lastTenant *tenantIngest
 	order      []*tenantIngest // the tenants in order of first event
 	batch      batchSize       // of the events held
+	expect     int             // the number of events, when known (Ingest): buffers are sized for it
 }
 
 // maxRecords bounds the records held between folds (24 bytes each), kept
@@ -347,12 +355,28 @@ type tenantIngest struct {
 // stored), and its table goes back to the pool for the next hour's: events
 // mostly come in time order, so a million events need a few dozen tables
 // rather than one per tenant and hour.
+//
+// The store keeps an hour's hashes in numbered chunks (store.EventIngest):
+// an ingest adds the hashes it stored as the next chunk of the hour, so
+// that a request into the current hour writes its own hashes only. An hour
+// is rewritten as one chunk (compacted) when it would have more than
+// maxChunks chunks, and when an ingest writes to an hour before the
+// previous one (a closed hour: late events).
 type hourSet struct {
 	seen     hashTable // the stored hashes and the new ones, unless packed
 	packed   []byte
 	isPacked bool
-	dirty    bool // new ones were added
+	dirty    bool   // new ones were added
+	last     int64  // the highest chunk number stored (-1: none)
+	chunks   int    // the number of chunks stored (an estimate once others compacted)
+	added    []byte // the new hashes, when they go into a chunk of their own
 }
+
+// maxChunks bounds the chunks of an hour: at 20 requests a second, the
+// current hour is compacted about every 13 s, each request's share of the
+// rewrite 1/256 of the hour's set; an ingest without the set cached reads
+// at most 256 rows for it.
+var maxChunks = 256
 
 func (s *hourSet) size() int {
 	if s.isPacked {
@@ -416,13 +440,13 @@ func (p *tablePool) put(s []evHash) {
 	p.free[len(s)] = append(p.free[len(s)], s)
 }
 
-func newIngester(ctx context.Context, tx store.Tx) (*ingester, error) {
+func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester, error) {
 	ins, err := tx.EventIngest(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
 	in := &ingester{
-		ctx: ctx, ins: ins, now: nowHour(),
+		ctx: ctx, ins: ins, now: nowHour(), cache: cache,
 		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
 		patOf: map[[2]string]uint32{},
 	}
@@ -466,6 +490,11 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 		// The hashes of the events before the hour sets are gone.
 		t.horizon = max(t.horizon, in.legacy.Until+1)
 	}
+	if len(in.order) == 0 && in.expect > 0 {
+		// Most requests are of one tenant: its buffers at their size.
+		t.held.evs = make([]pending, 0, min(in.expect, batchEvents))
+		t.held.arena = make([]byte, 0, min(in.expect*64, batchArena))
+	}
 	in.tenants[id] = t
 	in.lastTenant = t
 	in.order = append(in.order, t)
@@ -485,20 +514,53 @@ func (in *ingester) hourSet(t *tenantIngest, hour int64) (*hourSet, error) {
 	s := in.hours[k]
 	switch {
 	case s == nil:
-		var b []byte
-		if t.hasSets && hour <= t.setsUpTo {
-			var err error
-			if b, err = in.ins.HashSet(in.ctx, t.id, hour); err != nil {
-				return nil, fmt.Errorf("agentrisk: ingest: %w", err)
-			}
+		var err error
+		if s, err = in.loadSet(t, k, hint); err != nil {
+			return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 		}
-		s = &hourSet{}
-		s.load(b, max(len(b)/16, hint), &in.pool)
 		in.hours[k] = s
 	case s.isPacked:
 		s.unpack(&in.pool)
 	}
 	t.lastSet, t.setHour = s, hour
+	return s, nil
+}
+
+// loadSet returns the set of a tenant's hour as stored: the engine's cached
+// set brought up to date with the chunks stored since (see hourCache), or
+// every chunk read; a new set starts sized for hint hashes.
+func (in *ingester) loadSet(t *tenantIngest, k tenantHour, hint int) (*hourSet, error) {
+	stored := t.hasSets && k.hour <= t.setsUpTo
+	if cacheable(k.hour, in.now) {
+		if c := in.cache.take(k); c != nil && stored {
+			b, last, n, err := in.ins.HashChunks(in.ctx, t.id, k.hour, c.last)
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 { // still there: add what others stored since
+				c.seen.pool = &in.pool
+				c.seen.reserve(c.seen.n + len(b)/16)
+				for i := 0; i+16 <= len(b); i += 16 {
+					c.seen.insert(evHash(b[i : i+16]))
+				}
+				c.last, c.chunks = last, c.chunks+n-1
+				return c, nil
+			}
+		}
+	}
+	s := &hourSet{last: -1}
+	var b []byte
+	if stored {
+		var n int
+		var err error
+		if b, s.last, n, err = in.ins.HashChunks(in.ctx, t.id, k.hour, -1); err != nil {
+			return nil, err
+		}
+		if s.chunks = n; n == 0 {
+			s.last = -1
+		}
+	}
+	s.load(b, max(len(b)/16, hint), &in.pool)
 	return s, nil
 }
 
@@ -544,7 +606,11 @@ func (in *ingester) addNow(t *tenantIngest, hour int64, ev *Event, h evHash) err
 	in.res.New++
 	r := in.recordOf(in.agent(t, ev), hour, ev)
 	if len(in.recs) == 0 || len(in.recs[len(in.recs)-1]) == cap(in.recs[len(in.recs)-1]) {
-		in.recs = append(in.recs, make([]record, 0, recordChunk))
+		size := recordChunk
+		if in.expect > 0 {
+			size = min(size, in.expect) // a request of 500 events: 12 KB, not 768
+		}
+		in.recs = append(in.recs, make([]record, 0, size))
 	}
 	last := &in.recs[len(in.recs)-1]
 	*last = append(*last, r)
@@ -600,6 +666,9 @@ func (in *ingester) fresh(t *tenantIngest, hour int64, ev *Event, h evHash) (boo
 		}
 	}
 	hs.dirty = true
+	if hs.last >= 0 && hour >= in.now-1 {
+		hs.added = append(hs.added, h[:]...) // see writeSet
+	}
 	return true, nil
 }
 
@@ -730,7 +799,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	if !ok {
 		a = in.folder.newAgg()
 	} else {
-		if a, err = decodeAgg(row.Agg, true); err != nil {
+		if a, err = decodeAggAliased(row.Agg); err != nil {
 			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 		}
 		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
@@ -831,7 +900,7 @@ func (in *ingester) writeHashSets() error {
 		if k.hour < latest[k.tenant]-DedupHours+1 {
 			continue // pruned below anyway
 		}
-		if err := in.ins.PutHashSet(in.ctx, k.tenant, k.hour, in.hours[k].hashes()); err != nil {
+		if err := in.writeSet(k, in.hours[k]); err != nil {
 			return err
 		}
 	}
@@ -851,6 +920,27 @@ func (in *ingester) writeHashSets() error {
 		return in.ins.DropLegacyHashes(in.ctx)
 	}
 	return nil
+}
+
+// writeSet stores the hashes the set of k gained: as the next chunk of its
+// hour, or as the hour's one chunk when it has none yet, would have more
+// than maxChunks, or is closed (before the previous hour).
+func (in *ingester) writeSet(k tenantHour, s *hourSet) error {
+	next := s.last + 1
+	var err error
+	switch {
+	case s.last < 0:
+		err = in.ins.AddHashChunk(in.ctx, k.tenant, k.hour, 0, s.hashes())
+		s.chunks = 1
+	case s.chunks+1 > maxChunks || k.hour < in.now-1:
+		err = in.ins.PutHashSet(in.ctx, k.tenant, k.hour, next, s.hashes())
+		s.chunks = 1
+	default:
+		err = in.ins.AddHashChunk(in.ctx, k.tenant, k.hour, next, s.added)
+		s.chunks++
+	}
+	s.last, s.dirty, s.added = next, false, nil
+	return err
 }
 
 // hashTable is a set of event hashes: open addressing on the hash's own

@@ -386,13 +386,13 @@ func TestIngestMigratesOldStore(t *testing.T) {
 	ingestText(t, e, jsonl(t, evs))
 	want := aggRows(t, e)
 	// Make it what the earlier ingest left: every hash in agentrisk_seen,
-	// no hour sets, migration 60 not applied.
+	// no hour sets, migrations 60 and 70 (chunks) not applied.
 	for i := range evs {
 		if _, err := st.DB.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, q := range []string{`DROP TABLE agentrisk_seen_hours`, `DROP TABLE agentrisk_seen_legacy`, `DELETE FROM schema_migrations WHERE version LIKE '60_%'`} {
+	for _, q := range []string{`DROP TABLE agentrisk_seen_hours`, `DROP TABLE agentrisk_seen_legacy`, `DELETE FROM schema_migrations WHERE version LIKE '60_%' OR version LIKE '70_%'`} {
 		if _, err := st.DB.Exec(q); err != nil {
 			t.Fatal(err)
 		}

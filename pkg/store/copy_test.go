@@ -27,7 +27,11 @@ func fill(t *testing.T, st *store.Store) {
 			return err
 		}
 		defer in.Close()
-		if err := in.PutHashSet(ctx, "acme", 493000, []byte{0, 1, 2, 255}); err != nil {
+		if err := in.PutHashSet(ctx, "acme", 493000, 0, []byte{0, 1, 2, 255}); err != nil {
+			return err
+		}
+		// An hour in two chunks: both are copied.
+		if err := in.AddHashChunk(ctx, "acme", 493000, 1, []byte{3, 4}); err != nil {
 			return err
 		}
 		if err := in.PutAgent(ctx, backend.AgentRow{TenantID: "acme", AgentID: "a", Agg: []byte{9, 0, 9}, FirstEventAt: backend.FormatTime(at), LastEventAt: backend.FormatTime(at)}); err != nil {
@@ -125,7 +129,8 @@ func TestCopySQLitePostgresAndBack(t *testing.T) {
 	if got := rowsOf(backAgain)["agentrisk_seen_legacy"]; got != [2]int64{1, 1} {
 		t.Errorf("a table without a key copied twice into SQLite: %v", got)
 	}
-	if m := rowsOf(there); m["metric_values"] != [2]int64{6, 6} || m["latest_runs"][1] != 1 || m["agentrisk_seen_legacy"] != [2]int64{1, 1} {
+	if m := rowsOf(there); m["metric_values"] != [2]int64{6, 6} || m["latest_runs"][1] != 1 || m["agentrisk_seen_legacy"] != [2]int64{1, 1} ||
+		m["agentrisk_seen_hours"] != [2]int64{2, 2} {
 		t.Errorf("counts = %v", m)
 	}
 	// What scoring reads is the same at both ends.

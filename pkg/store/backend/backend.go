@@ -159,19 +159,29 @@ type BulkRuns interface {
 // EventIngest folds agent events into aggregates inside a Tx.
 //
 // Idempotence: the content hash of every ingested event (16 bytes) goes into
-// the hash set of its tenant and hour (Unix hour, seconds / 3600), stored as
-// one value: the hashes concatenated, in no particular order. Ingest loads
-// the sets of the hours its events fall in, and prunes the sets that fell
-// out of the dedup window (see pkg/agentrisk/ingest.go).
+// the hash set of its tenant and hour (Unix hour, seconds / 3600), stored in
+// numbered chunks, each the hashes concatenated in no particular order. An
+// ingest adds the hashes it stored as a new chunk numbered above the hour's
+// highest, and may replace an hour's chunks by one (compaction) numbered at
+// least as high as the highest it replaces: chunk numbers only grow within
+// an hour, so a reader that holds the union of the chunks up to number n
+// stays right by reading the chunks above n. Ingest prunes the sets that
+// fell out of the dedup window (see pkg/agentrisk/ingest.go).
 //
 // Stores from before the hour sets (SQLite schema 60) keep their old hashes
 // in one legacy set with no hours, consulted for events up to its Until
 // hour until the window has passed it.
 type EventIngest interface {
-	// HashSet returns the hashes of a tenant's hour (nil when none).
-	HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error)
-	// PutHashSet creates or replaces the hashes of a tenant's hour.
-	PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error
+	// HashChunks returns the hashes of the chunks of a tenant's hour
+	// numbered above after (every chunk: after -1), in chunk order, the
+	// hour's highest chunk number, and how many chunks are numbered after
+	// or above (0: none; the hour has no chunk when after is -1).
+	HashChunks(ctx context.Context, tenantID string, hour, after int64) (hashes []byte, last int64, n int, err error)
+	// AddHashChunk stores hashes as chunk number chunk (above the highest) of a tenant's hour.
+	AddHashChunk(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error
+	// PutHashSet replaces every chunk of a tenant's hour by one, numbered
+	// chunk (at least the highest it replaces).
+	PutHashSet(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error
 	// LatestHashHour returns the latest hour with a hash set of the tenant; ok is false when it has none.
 	LatestHashHour(ctx context.Context, tenantID string) (hour int64, ok bool, err error)
 	// PruneHashSets deletes the tenant's hash sets of the hours before hour.

@@ -24,8 +24,8 @@ type EventIngest struct {
 	t            *Tx
 	agents       map[[2]string]backend.AgentRow // written aggregates, by tenant and agent
 	agentTenants map[string]bool                // the tenants of those
-	sets         map[hourKey][]byte             // written hash sets
-	order        []any                          // keys of agents and sets in write order
+	sets         map[hourKey]bool               // hours with chunk writes buffered
+	order        []any                          // keys of agents and chunk writes, in write order
 
 	aheadAgents agentWindow
 	aheadSets   map[string]*setWindow // by tenant
@@ -47,8 +47,23 @@ func (w *agentWindow) covers(tenant, agent string) bool {
 // setWindow holds the stored hash sets of one tenant for hours [lo, hi).
 type setWindow struct {
 	lo, hi     int64
-	sets       map[int64][]byte
+	sets       map[int64]storedSet
 	size, used int64
+}
+
+// storedSet is an hour's chunks read: their hashes, highest number and count.
+type storedSet struct {
+	hashes []byte
+	last   int64
+	n      int
+}
+
+// chunkWrite is a buffered chunk write; replace: the hour's other chunks go.
+type chunkWrite struct {
+	key     hourKey
+	chunk   int64
+	replace bool
+	hashes  []byte
 }
 
 const (
@@ -82,7 +97,7 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(ingestLock)); err != nil {
 		return nil, t.st.errf("ingest", err)
 	}
-	in := &EventIngest{t: t, agents: map[[2]string]backend.AgentRow{}, sets: map[hourKey][]byte{}, aheadSets: map[string]*setWindow{}}
+	in := &EventIngest{t: t, agents: map[[2]string]backend.AgentRow{}, sets: map[hourKey]bool{}, aheadSets: map[string]*setWindow{}}
 	t.beforeCommit = append(t.beforeCommit, in.flush)
 	return in, nil
 }
@@ -102,9 +117,12 @@ func (in *EventIngest) flush(ctx context.Context) error {
 				ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
 					first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`,
 				r.TenantID, r.AgentID, r.AgentName, r.Agg, r.FirstEventAt, r.LastEventAt)
-		case hourKey:
-			b.Queue(`INSERT INTO agentrisk_seen_hours (tenant_id, hour, hashes) VALUES ($1, $2, $3)
-				ON CONFLICT (tenant_id, hour) DO UPDATE SET hashes = excluded.hashes`, k.tenant, k.hour, in.sets[k])
+		case *chunkWrite:
+			if k.replace {
+				b.Queue(`DELETE FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour = $2`, k.key.tenant, k.key.hour)
+			}
+			b.Queue(`INSERT INTO agentrisk_seen_hours (tenant_id, hour, chunk, hashes) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (tenant_id, hour, chunk) DO UPDATE SET hashes = excluded.hashes`, k.key.tenant, k.key.hour, k.chunk, k.hashes)
 		}
 	}
 	in.order = in.order[:0]
@@ -119,10 +137,19 @@ func (in *EventIngest) flush(ctx context.Context) error {
 	return nil
 }
 
-// HashSet returns the hashes of a tenant's hour (nil when none).
-func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error) {
-	if b, ok := in.sets[hourKey{tenantID, hour}]; ok {
-		return b, nil
+// HashChunks returns the hashes of the chunks of a tenant's hour numbered
+// above after, in chunk order, the hour's highest chunk number and how many
+// chunks are numbered after or above. All of an hour's chunks (after -1)
+// are read ahead with the next hours'.
+func (in *EventIngest) HashChunks(ctx context.Context, tenantID string, hour, after int64) ([]byte, int64, int, error) {
+	if in.sets[hourKey{tenantID, hour}] {
+		if err := in.flush(ctx); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	if after >= 0 {
+		s, err := in.readChunks(ctx, tenantID, hour, after)
+		return s.hashes, s.last, s.n, err
 	}
 	w := in.aheadSets[tenantID]
 	if w == nil || hour < w.lo || hour >= w.hi {
@@ -130,39 +157,88 @@ func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64)
 		if w != nil {
 			size = nextSize(w.size, w.used, maxSetAhead)
 		}
-		w = &setWindow{lo: hour, hi: hour + size, size: size, sets: map[int64][]byte{}}
-		rows, err := in.t.tx.Query(ctx, `SELECT hour, hashes FROM agentrisk_seen_hours
-			WHERE tenant_id = $1 AND hour >= $2 AND hour < $3`, tenantID, w.lo, w.hi)
-		if err != nil {
-			return nil, in.t.st.errf("ingest", err)
-		}
-		for rows.Next() {
-			var h int64
-			var b []byte
-			if err := rows.Scan(&h, &b); err != nil {
-				rows.Close()
-				return nil, in.t.st.errf("ingest", err)
-			}
-			w.sets[h] = b
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, in.t.st.errf("ingest", err)
+		w = &setWindow{lo: hour, hi: hour + size, size: size}
+		var err error
+		if w.sets, err = in.readHours(ctx, tenantID, w.lo, w.hi); err != nil {
+			return nil, 0, 0, err
 		}
 		in.aheadSets[tenantID] = w
 	}
 	w.used++
-	return w.sets[hour], nil
+	s := w.sets[hour]
+	return s.hashes, s.last, s.n, nil
 }
 
-// PutHashSet creates or replaces the hashes of a tenant's hour.
-func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error {
-	k := hourKey{tenantID, hour}
-	if _, ok := in.sets[k]; !ok {
-		in.order = append(in.order, k)
+// readChunks reads the chunks of one hour numbered after or above (the
+// hashes of those above after).
+func (in *EventIngest) readChunks(ctx context.Context, tenantID string, hour, after int64) (storedSet, error) {
+	rows, err := in.t.tx.Query(ctx, `SELECT chunk, CASE WHEN chunk > $1 THEN hashes END FROM agentrisk_seen_hours
+		WHERE tenant_id = $2 AND hour = $3 AND chunk >= $1 ORDER BY chunk`, after, tenantID, hour)
+	if err != nil {
+		return storedSet{}, in.t.st.errf("ingest", err)
 	}
-	in.sets[k] = hashes
+	defer rows.Close()
+	var s storedSet
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&s.last, &b); err != nil {
+			return storedSet{}, in.t.st.errf("ingest", err)
+		}
+		s.hashes = append(s.hashes, b...)
+		s.n++
+	}
+	if err := rows.Err(); err != nil {
+		return storedSet{}, in.t.st.errf("ingest", err)
+	}
+	return s, nil
+}
+
+// readHours reads every chunk of a tenant's hours [lo, hi).
+func (in *EventIngest) readHours(ctx context.Context, tenantID string, lo, hi int64) (map[int64]storedSet, error) {
+	rows, err := in.t.tx.Query(ctx, `SELECT hour, chunk, hashes FROM agentrisk_seen_hours
+		WHERE tenant_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour, chunk`, tenantID, lo, hi)
+	if err != nil {
+		return nil, in.t.st.errf("ingest", err)
+	}
+	defer rows.Close()
+	sets := map[int64]storedSet{}
+	for rows.Next() {
+		var h, c int64
+		var b []byte
+		if err := rows.Scan(&h, &c, &b); err != nil {
+			return nil, in.t.st.errf("ingest", err)
+		}
+		s := sets[h]
+		if s.hashes == nil {
+			s.hashes = b
+		} else {
+			s.hashes = append(s.hashes, b...)
+		}
+		s.last = c
+		s.n++
+		sets[h] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, in.t.st.errf("ingest", err)
+	}
+	return sets, nil
+}
+
+// AddHashChunk stores hashes as chunk number chunk of a tenant's hour.
+func (in *EventIngest) AddHashChunk(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error {
+	in.queueChunk(&chunkWrite{key: hourKey{tenantID, hour}, chunk: chunk, hashes: hashes})
 	return nil
+}
+
+// PutHashSet replaces every chunk of a tenant's hour by one, numbered chunk.
+func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error {
+	in.queueChunk(&chunkWrite{key: hourKey{tenantID, hour}, chunk: chunk, replace: true, hashes: hashes})
+	return nil
+}
+
+func (in *EventIngest) queueChunk(w *chunkWrite) {
+	in.sets[w.key] = true
+	in.order = append(in.order, w)
 }
 
 // LatestHashHour returns the latest hour with a hash set of the tenant.

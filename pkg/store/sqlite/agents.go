@@ -11,8 +11,9 @@ import (
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
-// Agent risk tables (schema/20_agentrisk.sql, 60_agentrisk_hashsets.sql):
-// the seen-event hashes per tenant and hour, one
+// Agent risk tables (schema/20_agentrisk.sql, 60_agentrisk_hashsets.sql,
+// 70_agentrisk_hashchunks.sql): the seen-event hashes per tenant and hour
+// (in chunks), one
 // aggregate per (tenant, agent), the latest score of each agent with its
 // components and baseline, the score history and the tenants' risk
 // configs. Aggregates, components, baselines and configs are the domain's
@@ -299,11 +300,12 @@ func (w *ScoreWriter) Close() {
 }
 
 // EventIngest folds events into agents inside a Tx: it loads and writes the
-// per-(tenant, hour) hash sets that make ingest idempotent and the agents'
-// aggregates.
+// per-(tenant, hour) hash sets, in chunks, that make ingest idempotent and
+// the agents' aggregates.
 type EventIngest struct {
-	t                            *Tx
-	set, putSet, get, up, legacy *sql.Stmt
+	t                                     *Tx
+	chunks, addChunk, dropChunks, get, up *sql.Stmt
+	legacy                                *sql.Stmt
 }
 
 // EventIngest prepares an ingest; Close it.
@@ -313,9 +315,13 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 		st **sql.Stmt
 		q  string
 	}{
-		{&in.set, `SELECT hashes FROM agentrisk_seen_hours WHERE tenant_id = ? AND hour = ?`},
-		{&in.putSet, `INSERT INTO agentrisk_seen_hours (tenant_id, hour, hashes) VALUES (?, ?, ?)
-			ON CONFLICT (tenant_id, hour) DO UPDATE SET hashes = excluded.hashes`},
+		// The chunk numbered after is read too (without its hashes) to
+		// tell "nothing new" from "the hour is gone".
+		{&in.chunks, `SELECT chunk, CASE WHEN chunk > ?1 THEN hashes END FROM agentrisk_seen_hours
+			WHERE tenant_id = ?2 AND hour = ?3 AND chunk >= ?1 ORDER BY chunk`},
+		{&in.addChunk, `INSERT INTO agentrisk_seen_hours (tenant_id, hour, chunk, hashes) VALUES (?, ?, ?, ?)
+			ON CONFLICT (tenant_id, hour, chunk) DO UPDATE SET hashes = excluded.hashes`},
+		{&in.dropChunks, `DELETE FROM agentrisk_seen_hours WHERE tenant_id = ? AND hour = ?`},
 		{&in.up, `INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
@@ -333,25 +339,43 @@ func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
 	return in, nil
 }
 
-// HashSet returns the hashes of a tenant's hour (nil when none).
-func (in *EventIngest) HashSet(ctx context.Context, tenantID string, hour int64) ([]byte, error) {
-	var b []byte
-	err := in.set.QueryRowContext(ctx, tenantID, hour).Scan(&b)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, in.t.st.errf("ingest", err)
+// HashChunks returns the hashes of the chunks of a tenant's hour numbered
+// above after, in chunk order, the hour's highest chunk number and how many
+// chunks are numbered after or above.
+func (in *EventIngest) HashChunks(ctx context.Context, tenantID string, hour, after int64) (hashes []byte, last int64, n int, err error) {
+	rows, err := in.chunks.QueryContext(ctx, after, tenantID, hour)
+	if err != nil {
+		return nil, 0, 0, in.t.st.errf("ingest", err)
 	}
-	return b, nil
+	defer rows.Close()
+	for rows.Next() {
+		var b sql.RawBytes
+		if err := rows.Scan(&last, &b); err != nil {
+			return nil, 0, 0, in.t.st.errf("ingest", err)
+		}
+		hashes = append(hashes, b...)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, 0, in.t.st.errf("ingest", err)
+	}
+	return hashes, last, n, nil
 }
 
-// PutHashSet creates or replaces the hashes of a tenant's hour.
-func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour int64, hashes []byte) error {
-	if _, err := in.putSet.ExecContext(ctx, tenantID, hour, hashes); err != nil {
+// AddHashChunk stores hashes as chunk number chunk of a tenant's hour.
+func (in *EventIngest) AddHashChunk(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error {
+	if _, err := in.addChunk.ExecContext(ctx, tenantID, hour, chunk, hashes); err != nil {
 		return in.t.st.errf("ingest", err)
 	}
 	return nil
+}
+
+// PutHashSet replaces every chunk of a tenant's hour by one, numbered chunk.
+func (in *EventIngest) PutHashSet(ctx context.Context, tenantID string, hour, chunk int64, hashes []byte) error {
+	if _, err := in.dropChunks.ExecContext(ctx, tenantID, hour); err != nil {
+		return in.t.st.errf("ingest", err)
+	}
+	return in.AddHashChunk(ctx, tenantID, hour, chunk, hashes)
 }
 
 // LatestHashHour returns the latest hour with a hash set of the tenant.
@@ -437,7 +461,7 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 
 // Close releases the statements.
 func (in *EventIngest) Close() {
-	for _, st := range []*sql.Stmt{in.set, in.putSet, in.get, in.up, in.legacy} {
+	for _, st := range []*sql.Stmt{in.chunks, in.addChunk, in.dropChunks, in.get, in.up, in.legacy} {
 		if st != nil {
 			st.Close()
 		}

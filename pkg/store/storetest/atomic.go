@@ -28,7 +28,7 @@ func testAtomic(t *testing.T, st backend.Backend) {
 			return err
 		}
 		defer in.Close()
-		if err := in.PutHashSet(ctx, "acme", 10, []byte{1}); err != nil {
+		if err := in.PutHashSet(ctx, "acme", 10, 0, []byte{1}); err != nil {
 			return err
 		}
 		if err := in.PutAgent(ctx, backend.AgentRow{TenantID: "acme", AgentID: "a", Agg: []byte{1}, FirstEventAt: backend.FormatTime(at), LastEventAt: backend.FormatTime(at)}); err != nil {
@@ -56,7 +56,7 @@ func testAtomic(t *testing.T, st backend.Backend) {
 			return err
 		}
 		defer in.Close()
-		if b, err := in.HashSet(ctx, "acme", 10); err != nil || b != nil {
+		if b, err := hashSet(in, "acme", 10); err != nil || b != nil {
 			t.Errorf("hash set after the failed Update = %v, %v", b, err)
 		}
 		return nil
@@ -172,7 +172,7 @@ func testIngestReads(t *testing.T, st backend.Backend) {
 			}
 		}
 		for h := int64(100); h < 140; h += 2 {
-			if err := in.PutHashSet(ctx, "acme", h, []byte{byte(h)}); err != nil {
+			if err := in.PutHashSet(ctx, "acme", h, 0, []byte{byte(h)}); err != nil {
 				return err
 			}
 		}
@@ -200,7 +200,7 @@ func testIngestReads(t *testing.T, st backend.Backend) {
 			}
 		}
 		for h := int64(100); h < 140; h++ {
-			b, err := in.HashSet(ctx, "acme", h)
+			b, err := hashSet(in, "acme", h)
 			if err != nil {
 				return err
 			}
@@ -208,10 +208,10 @@ func testIngestReads(t *testing.T, st backend.Backend) {
 				t.Errorf("hour %d: set %v", h, b)
 			}
 		}
-		if b, _ := in.HashSet(ctx, "globex", 100); b != nil {
+		if b, _ := hashSet(in, "globex", 100); b != nil {
 			t.Errorf("another tenant's hour: %v", b)
 		}
-		if err := in.PutHashSet(ctx, "acme", 200, []byte{9, 9}); err != nil {
+		if err := in.PutHashSet(ctx, "acme", 200, 0, []byte{9, 9}); err != nil {
 			return err
 		}
 		// Written in this ingest, before and after the backend sends it.
@@ -224,10 +224,10 @@ func testIngestReads(t *testing.T, st backend.Backend) {
 		if r, ok, _ := in.Agent(ctx, "acme", "a06"); !ok || string(r.Agg) != "\x06x" {
 			t.Errorf("a06 after prune = %v %+v", ok, r)
 		}
-		if b, _ := in.HashSet(ctx, "acme", 200); len(b) != 2 {
+		if b, _ := hashSet(in, "acme", 200); len(b) != 2 {
 			t.Errorf("hour 200 after prune = %v", b)
 		}
-		if b, _ := in.HashSet(ctx, "acme", 100); b != nil {
+		if b, _ := hashSet(in, "acme", 100); b != nil {
 			t.Errorf("pruned hour 100 = %v", b)
 		}
 		return nil

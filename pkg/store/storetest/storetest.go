@@ -36,6 +36,9 @@ func Run(t *testing.T, open Opener) {
 		{"LargeStreamedRun", testLargeStreamedRun},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"IngestReads", testIngestReads},
+		{"HashChunks", testHashChunks},
+		{"HashChunksRolledBack", testHashChunksRolledBack},
+		{"HashChunksConcurrentWriters", testHashChunksConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := open(t)
@@ -309,23 +312,23 @@ func testAgents(t *testing.T, st backend.Backend) {
 // whole, pruned by hour, none in another tenant, no legacy hashes.
 func checkHashSets(t *testing.T, in backend.EventIngest) error {
 	for _, hour := range []int64{100, 101, 102} {
-		if err := in.PutHashSet(ctx, "acme", hour, []byte{byte(hour)}); err != nil {
+		if err := in.PutHashSet(ctx, "acme", hour, 0, []byte{byte(hour)}); err != nil {
 			return err
 		}
 	}
-	if err := in.PutHashSet(ctx, "acme", 101, []byte{1, 2}); err != nil {
+	if err := in.PutHashSet(ctx, "acme", 101, 0, []byte{1, 2}); err != nil {
 		return err
 	}
-	if b, err := in.HashSet(ctx, "acme", 101); err != nil || !reflect.DeepEqual(b, []byte{1, 2}) {
+	if b, err := hashSet(in, "acme", 101); err != nil || !reflect.DeepEqual(b, []byte{1, 2}) {
 		t.Errorf("hash set 101 = %v, %v", b, err)
 	}
-	if b, err := in.HashSet(ctx, "globex", 101); err != nil || b != nil {
+	if b, err := hashSet(in, "globex", 101); err != nil || b != nil {
 		t.Errorf("hash set of another tenant = %v, %v", b, err)
 	}
 	if err := in.PruneHashSets(ctx, "acme", 102); err != nil {
 		return err
 	}
-	if b, _ := in.HashSet(ctx, "acme", 101); b != nil {
+	if b, _ := hashSet(in, "acme", 101); b != nil {
 		t.Errorf("pruned hash set kept: %v", b)
 	}
 	if h, ok, err := in.LatestHashHour(ctx, "acme"); err != nil || !ok || h != 102 {
