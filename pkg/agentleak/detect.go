@@ -5,17 +5,19 @@ package agentleak
 
 // patternSet is the built-in detectors enabled by a config.
 type patternSet struct {
+	*ruleEngine
 	fam   map[string]bool
 	on    []bool     // per engine rule: its family is enabled
 	state *ruleState // per-event scratch of the rules
 }
 
 func newPatternSet(enabled map[string]bool) *patternSet {
-	on := make([]bool, len(engineRules))
-	for i := range engineRules {
-		on[i] = enabled[engineRules[i].family]
+	e := builtin()
+	on := make([]bool, len(e.rules))
+	for i := range e.rules {
+		on[i] = enabled[e.rules[i].family]
 	}
-	return &patternSet{fam: enabled, on: on, state: newRuleState()}
+	return &patternSet{ruleEngine: e, fam: enabled, on: on, state: newRuleState(len(e.rules))}
 }
 
 // hit is one automaton match: pattern id and span.

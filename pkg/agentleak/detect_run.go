@@ -18,7 +18,7 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 		return
 	}
 	ps.findStarts(text)
-	for i := range engineRules {
+	for i := range ps.rules {
 		if ps.on[i] {
 			ps.runRule(i, text, emit)
 		}
@@ -29,7 +29,7 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 // rules: p, and the quote or the non-ASCII character just before it.
 func (ps *patternSet) addTrigger(text string, id, p int) {
 	st := ps.state
-	for _, ri := range trigRules[id] {
+	for _, ri := range ps.trigRules[id] {
 		if !ps.on[ri] {
 			continue
 		}
@@ -41,7 +41,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			_, n := utf8.DecodeLastRuneInString(text[:p])
 			c = append(c, p-n)
 		}
-		if engineRules[ri].family != famKeyname || unicodeBound(text, p) {
+		if ps.rules[ri].family != famKeyname || unicodeBound(text, p) {
 			c = append(c, p)
 		}
 		st.cands[ri] = c
@@ -50,7 +50,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 
 // candidates returns where rule i may start, in order.
 func (ps *patternSet) candidates(i int) []int {
-	r := &engineRules[i]
+	r := &ps.rules[i]
 	if len(r.triggers) == 0 {
 		return ps.state.cls[r.starts]
 	}
@@ -65,7 +65,7 @@ func (ps *patternSet) candidates(i int) []int {
 
 // runRule reports rule i's matches in text.
 func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
-	r := &engineRules[i]
+	r := &ps.rules[i]
 	prevEnd, last := -1, -1
 	for _, p := range ps.candidates(i) {
 		if p < prevEnd {
@@ -175,8 +175,8 @@ func foldsToASCII(t string) bool {
 // windows or necessary checks. The fast path is held to it by a differential
 // test, and it serves the rare texts the fast path does not handle.
 func (ps *patternSet) runPlain(text string, emit emitFunc) {
-	for i := range engineRules {
-		r := &engineRules[i]
+	for i := range ps.rules {
+		r := &ps.rules[i]
 		if !ps.on[i] {
 			continue
 		}
@@ -240,7 +240,7 @@ type ruleState struct {
 	cls   [startEmail + 1][]int
 }
 
-func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
+func newRuleState(rules int) *ruleState { return &ruleState{cands: make([][]int, rules)} }
 
 // findStarts lists, in one pass over the text, the start positions of
 // every character class and of every trigger word. A class holds only the
@@ -261,8 +261,8 @@ func (ps *patternSet) findStarts(t string) {
 	prevWord, prevDigit := false, false
 	for i := 0; i < n; {
 		c := t[i]
-		if trigTrie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trigTrie.startsAt(t, i) {
-			st.ids = trigTrie.walk(t, i, st.ids[:0])
+		if ps.trie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && ps.trie.startsAt(t, i) {
+			st.ids = ps.trie.walk(t, i, st.ids[:0])
 			for _, id := range st.ids {
 				ps.addTrigger(t, int(id), i)
 			}

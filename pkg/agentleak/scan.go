@@ -205,7 +205,7 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 // detectors (all read-only) with its own per-trace state.
 func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
-	ps.state = newRuleState() // the rules' scratch is per scanner
+	ps.state = newRuleState(len(ps.rules)) // the rules' scratch is per scanner
 	c := &Scanner{
 		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
