@@ -733,6 +733,9 @@ func buildTriggers(rs []rule) (*triggerTrie, [][]int) {
 // letters in every case (the text is searched with only ASCII lowered, and
 // the rules are case-insensitive: DÉPRESSION is dépression).
 func caseVariants(w string) []string {
+	if isASCII(w) {
+		return []string{w}
+	}
 	out := []string{""}
 	for _, r := range w {
 		forms := []rune{r}

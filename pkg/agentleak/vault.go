@@ -146,11 +146,17 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 		}
 		raw = res.Values[0]
 	}
+	if len(vs.byKey) == 0 {
+		vs.byKey = make(map[string]*Vault, len(raw.Vaults))
+	}
 	for vi, rv := range raw.Vaults {
-		v := &Vault{Key: rv.Key, fieldKey: map[findingKey]int{}}
-		allowed := map[string]bool{}
-		for _, a := range rv.AllowedFields {
-			allowed[a] = true
+		v := &Vault{Key: rv.Key}
+		var allowed map[string]bool
+		if len(rv.AllowedFields) > 0 {
+			allowed = make(map[string]bool, len(rv.AllowedFields))
+			for _, a := range rv.AllowedFields {
+				allowed[a] = true
+			}
 		}
 		for ri, rec := range rv.Records {
 			names := make([]string, 0, len(rec.Fields))
@@ -175,21 +181,30 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 				if level < 1 || level > 4 {
 					level = 4
 				}
+				if v.fieldKey == nil {
+					v.fieldKey = map[findingKey]int{}
+				}
 				v.fieldKey[key] = level
 				v.levels[level-1]++
 				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), key: key, level: level})
 			}
 		}
-		for _, tier := range []string{"obvious", "realistic", "semantic"} {
-			for _, c := range rv.Canaries[tier] {
+		for _, tier := range canaryTiers {
+			for _, c := range rv.Canaries[tier.name] {
 				if c != "" {
-					v.canaryList = append(v.canaryList, canary{c, tier, "canary_" + tier})
+					v.canaryList = append(v.canaryList, canary{c, tier.name, tier.tier})
 				}
 			}
 		}
 		vs.byKey[v.Key] = v
 	}
 	return ds
+}
+
+// canaryTiers are the canary tiers in the order they are searched, with
+// the tier their findings report.
+var canaryTiers = [...]struct{ name, tier string }{
+	{"obvious", "canary_obvious"}, {"realistic", "canary_realistic"}, {"semantic", "canary_semantic"},
 }
 
 // fewCanaries is how many canaries are searched one by one rather than

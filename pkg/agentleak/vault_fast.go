@@ -26,13 +26,13 @@ func fastVaults(data []byte) (rawVaults, bool) {
 	if !bytes.HasPrefix(data, []byte("vaults:\n")) || bytes.IndexByte(data, '#') >= 0 || !plainText(data) || !utf8.Valid(data) {
 		return out, false
 	}
-	lines := strings.Split(string(data[len("vaults:\n"):]), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
+	rest := string(data[len("vaults:\n"):])
+	out.Vaults = make([]rawVault, 0, strings.Count(rest, "\n  - key: ")+1)
 	var cur *rawVault
 	inCanaries := false
-	for _, l := range lines {
+	for rest != "" {
+		l, r, _ := strings.Cut(rest, "\n")
+		rest = r
 		switch {
 		case strings.HasPrefix(l, "  - key: "):
 			if cur != nil && len(cur.Canaries) == 0 {
@@ -46,7 +46,7 @@ func fastVaults(data []byte) (rawVaults, bool) {
 			cur = &out.Vaults[len(out.Vaults)-1]
 			inCanaries = false
 		case l == "    canaries:" && cur != nil && cur.Canaries == nil:
-			cur.Canaries = map[string][]string{}
+			cur.Canaries = make(map[string][]string, 1)
 			inCanaries = true
 		case inCanaries && strings.HasPrefix(l, "      "):
 			tier, list, ok := strings.Cut(l[6:], ": ")
