@@ -34,6 +34,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			continue
 		}
 		c := st.cands[ri]
+		n := len(c)
 		if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
 			c = append(c, p-1)
 		}
@@ -43,6 +44,9 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 		}
 		if ps.rules[ri].family != famKeyname || unicodeBound(text, p) {
 			c = append(c, p)
+		}
+		if n > 0 && len(c) > n && c[n] < c[n-1] {
+			st.unsorted = true
 		}
 		st.cands[ri] = c
 	}
@@ -56,8 +60,8 @@ func (ps *patternSet) candidates(i int) []int {
 	}
 	c := ps.state.cands[i]
 	// findStarts files them left to right (a quote or character before a
-	// word never before the word filed last), so this is a check.
-	if !sort.IntsAreSorted(c) {
+	// word never before the word filed last); addTrigger notes it if not.
+	if ps.state.unsorted {
 		sort.Ints(c)
 	}
 	return c
@@ -237,7 +241,9 @@ type ruleState struct {
 	m     [8]int  // a hand match's indexes
 	cands [][]int // per rule: trigger positions
 	ids   []int32 // trigger words found at one position
-	cls   [startEmail + 1][]int
+	// unsorted: a rule's trigger positions were not filed in order
+	unsorted bool
+	cls      [startEmail + 1][]int
 }
 
 func newRuleState(rules int) *ruleState { return &ruleState{cands: make([][]int, rules)} }
@@ -254,6 +260,7 @@ func (ps *patternSet) findStarts(t string) {
 	for i := range st.cands {
 		st.cands[i] = st.cands[i][:0]
 	}
+	st.unsorted = false
 	for i := range st.cls {
 		st.cls[i] = st.cls[i][:0]
 	}

@@ -347,11 +347,27 @@ func (p *fastParser) skip(depth int) bool {
 // unquote decodes a JSON string literal (quotes included) that strSpan or
 // encoding/json already checked; ok is false on a malformed escape.
 func unquote(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	if len(raw) < 2 {
 		return "", false
 	}
+	out, ok := unquoteTo(make([]byte, 0, len(raw)-2), raw)
+	if !ok {
+		return "", false
+	}
+	if !utf8.Valid(out) {
+		return validUTF8(out), true
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// unquoteTo appends the bytes of the JSON string literal raw (quotes
+// included) to out, escapes decoded; ok is false on a malformed escape.
+// The bytes may not be valid UTF-8.
+func unquoteTo(out, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
 	s := raw[1 : len(raw)-1]
-	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		j := bytes.IndexByte(s[i:], '\\')
 		if j < 0 {
@@ -361,7 +377,7 @@ func unquote(raw []byte) (string, bool) {
 		out = append(out, s[i:i+j]...)
 		i += j
 		if i+1 >= len(s) {
-			return "", false
+			return nil, false
 		}
 		switch c := s[i+1]; c {
 		case '"', '\\', '/':
@@ -379,7 +395,7 @@ func unquote(raw []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(s, i+2)
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
@@ -395,14 +411,11 @@ func unquote(raw []byte) (string, bool) {
 			out = utf8.AppendRune(out, r)
 			continue
 		default:
-			return "", false
+			return nil, false
 		}
 		i += 2
 	}
-	if !utf8.Valid(out) {
-		return validUTF8(out), true
-	}
-	return unsafe.String(unsafe.SliceData(out), len(out)), true
+	return out, true
 }
 
 // validUTF8 replaces every byte of an invalid UTF-8 sequence with U+FFFD,
