@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -257,15 +258,36 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 		case c < 0x20:
 			return start, esc, false
 		default:
-			// Jump to the next quote or backslash.
-			j := p.i + 1
-			for j < len(p.b) && strPlain[p.b[j]] {
-				j++
-			}
-			p.i = j
+			// Jump to the next quote, backslash or control character.
+			p.i = plainRun(p.b, p.i+1)
 		}
 	}
 	return start, esc, false
+}
+
+// plainRun returns the index of the first byte from i on that a JSON
+// string does not hold as it is (see strPlain), or len(b): eight bytes at a
+// time while a word holds none, then byte by byte.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) && !specialInWord(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && strPlain[b[i]] {
+		i++
+	}
+	return i
+}
+
+// specialInWord reports whether one of the eight bytes of w is a quote, a
+// backslash or below 0x20. Each test is the exact "some byte is zero" /
+// "some byte is below n" bit trick (a borrow can only set a flag above a
+// byte that already matched), so a word without such a byte is never
+// reported.
+func specialInWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&highs != 0
 }
 
 // strPlain marks the bytes a JSON string holds as they are (not a quote,
