@@ -18,10 +18,21 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 		return
 	}
 	ps.findStarts(text)
-	for i := range ps.rules {
-		if ps.on[i] {
-			ps.runRule(i, text, emit)
+	st := ps.state
+	for i, src := range ps.src {
+		// Rules with no start in this text are passed over without
+		// touching them.
+		switch {
+		case src == srcOff:
+			continue
+		case src == srcTriggers:
+			if len(st.cands[i]) == 0 {
+				continue
+			}
+		case len(st.cls[src]) == 0:
+			continue
 		}
+		ps.runRule(i, text, emit)
 	}
 }
 
