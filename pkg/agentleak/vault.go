@@ -133,13 +133,16 @@ var VaultsFile = kind.Kind[rawVaults, struct{}]{
 	Schema: "vaults",
 }
 
-// ParseVaults parses one vault file's data.
+// ParseVaults parses one vault file's data. The vaults may refer to data's
+// bytes: the caller must not change them afterwards.
 func ParseVaults(file string, data []byte) (*Vaults, diag.List) {
 	vs := &Vaults{byKey: map[string]*Vault{}}
 	ds := vs.add(file, data)
 	return vs, ds
 }
 
+// add reads one vault file's data into vs; the vaults may refer to data's
+// bytes, which must not change afterwards.
 func (vs *Vaults) add(file string, data []byte) diag.List {
 	// The common shape (vault keys and canary lists, as the packs and the
 	// generator write them) is read directly, each vault's canaries when
