@@ -276,11 +276,12 @@ func (ps *patternSet) findStarts(t string) {
 		st.cls[i] = st.cls[i][:0]
 	}
 	n := len(t)
+	trie := ps.trie // one load, not two a byte
 	prevWord, prevDigit := false, false
 	for i := 0; i < n; {
 		c := t[i]
-		if ps.trie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && ps.trie.startsAt(t, i) {
-			st.ids = ps.trie.walk(t, i, st.ids[:0])
+		if trie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trie.startsAt(t, i) {
+			st.ids = trie.walk(t, i, st.ids[:0])
 			for _, id := range st.ids {
 				ps.addTrigger(t, int(id), i)
 			}
