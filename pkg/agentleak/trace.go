@@ -58,8 +58,9 @@ type Event struct {
 }
 
 // TraceReader streams traces from a JSONL file (one trace per line), a JSON
-// file holding one trace, or a JSON array of traces. It never holds more
-// than one trace in memory.
+// file holding one trace, or a JSON array of traces. It holds one block of
+// lines (blockReader) and the trace being decoded; a trace it returned
+// keeps its own block alive.
 type TraceReader struct {
 	file    string
 	br      blockReader
