@@ -241,7 +241,8 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	}
 	if sc.scratch {
 		// The event's text is reused for the next event: the finding keeps
-		// a copy of its value.
+		// a copy of its value. (seenInEvent's map may hold the uncopied
+		// value, but it is cleared before the next event uses it.)
 		value = strings.Clone(value)
 		fk.value = value
 	}
