@@ -1,6 +1,7 @@
 package agentleak
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,33 @@ func TestEscapedTextsKeepTheirValues(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestEscapedTextsManyFindings: events with escapes and more findings than
+// the per-event list search handles (the seen map takes over) keep every
+// value, in the event that found it.
+func TestEscapedTextsManyFindings(t *testing.T) {
+	var e1, e2 []string
+	for i := 0; i < 40; i++ {
+		e1 = append(e1, fmt.Sprintf("u%02d@a.co", i))
+		e2 = append(e2, fmt.Sprintf("v%02d@b.co", i))
+	}
+	ev := func(id string, vals []string) string {
+		return `{"event_id":"` + id + `","channel":"log","content":"` + strings.Join(vals, `\n`) + `\n` + vals[0] + `"}`
+	}
+	in := `{"scenario_id":"s","run_id":"r","events":[` + ev("e1", e1) + "," + ev("e2", e2) + "]}\n"
+	rs := scanAll(t, DefaultConfig(), nil, in)
+	got := map[string]int{}
+	for _, f := range rs[0].Findings {
+		got[f.EventID+" "+f.Value]++
+	}
+	for i := range e1 {
+		if got["e1 "+e1[i]] != 1 || got["e2 "+e2[i]] != 1 {
+			t.Fatalf("finding %d: %v", i, got)
+		}
+	}
+	if len(rs[0].Findings) != 80 {
+		t.Errorf("%d findings, want 80", len(rs[0].Findings))
 	}
 }
