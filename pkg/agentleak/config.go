@@ -2,13 +2,11 @@ package agentleak
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
@@ -65,20 +63,19 @@ type Policy struct {
 // DefaultConfig is the configuration used when no file is given, the
 // defaults of schemas/agentleak-config.schema.json: every channel and
 // detector on, AgentLeak's default scoring, values redacted.
+//
+// They are written out here rather than read from an empty file through the
+// schema: compiling the schema costs several milliseconds, a large part of
+// a small scan's start-up. TestDefaultsFromSchema holds this to what
+// ParseConfig makes of an empty file, so the schema stays the source.
 func DefaultConfig() *Config {
-	c := *defaultConfig()
-	c.Detectors = maps.Clone(c.Detectors)
-	return &c
-}
-
-// defaultConfig is an empty config file read once.
-var defaultConfig = sync.OnceValue(func() *Config {
-	c, ds, err := ParseConfig("defaults", nil)
-	if err != nil {
-		panic(fmt.Sprint("agentleak-config schema defaults: ", ds))
+	c := &Config{Detectors: make(map[string]bool, len(Families)), Redact: true}
+	for _, f := range Families {
+		c.Detectors[f] = true
 	}
+	c.Scoring = Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}
 	return c
-})
+}
 
 func (c *Config) channelOn(ch string) bool { return c.Channels == nil || c.Channels[ch] }
 

@@ -17,6 +17,13 @@ func TestDefaultsFromSchema(t *testing.T) {
 	if got := DefaultConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
 	}
+	empty, ds, err := ParseConfig("empty.yaml", nil)
+	if err != nil {
+		t.Fatal(ds)
+	}
+	if got := DefaultConfig(); !reflect.DeepEqual(got, empty) {
+		t.Errorf("DefaultConfig is not the schema's defaults (an empty file)\n got %+v\nwant %+v", got, empty)
+	}
 	a := DefaultConfig()
 	a.Detectors[famPII] = false
 	if !DefaultConfig().Detectors[famPII] {

@@ -5,18 +5,37 @@ package agentleak
 
 // patternSet is the built-in detectors enabled by a config.
 type patternSet struct {
+	*ruleEngine
 	fam   map[string]bool
 	on    []bool     // per engine rule: its family is enabled
+	src   []int8     // per engine rule: where its starts come from (srcOff, srcTriggers or a start class)
 	state *ruleState // per-event scratch of the rules
 }
 
 func newPatternSet(enabled map[string]bool) *patternSet {
-	on := make([]bool, len(engineRules))
-	for i := range engineRules {
-		on[i] = enabled[engineRules[i].family]
+	e := builtin()
+	on := make([]bool, len(e.rules))
+	src := make([]int8, len(e.rules))
+	for i := range e.rules {
+		r := &e.rules[i]
+		on[i] = enabled[r.family]
+		switch {
+		case !on[i]:
+			src[i] = srcOff
+		case len(r.triggers) > 0:
+			src[i] = srcTriggers
+		default:
+			src[i] = int8(r.starts)
+		}
 	}
-	return &patternSet{fam: enabled, on: on, state: newRuleState()}
+	return &patternSet{ruleEngine: e, fam: enabled, on: on, src: src, state: newRuleState(len(e.rules))}
 }
+
+// Sources of a rule's starts besides its start class (patternSet.src).
+const (
+	srcOff      int8 = -1 // the rule's family is off
+	srcTriggers int8 = -2 // its trigger words
+)
 
 // hit is one automaton match: pattern id and span.
 type hit struct{ id, s, e int32 }

@@ -154,8 +154,8 @@ func TestFastRulesMatchPlainRegexps(t *testing.T) {
 // TestRulesCompile compiles every rule's expressions, which the scanner
 // compiles only when first needed: a bad pattern fails here, not in a scan.
 func TestRulesCompile(t *testing.T) {
-	for i := range engineRules {
-		r := &engineRules[i]
+	for i := range builtin().rules {
+		r := &builtin().rules[i]
 		if r.re.get() == nil || r.anchored.get() == nil {
 			t.Errorf("rule %d (%s): no expression", i, r.dt)
 		}

@@ -172,7 +172,7 @@ const amountSep = `["'\s:=#-]*`
 
 // versionPrefix is the engine's version-keyword test on the 16 characters
 // before an IPv4 address (Python's \s: any Unicode space).
-var versionPrefix = regexp.MustCompile(pyClasses(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`))
+var versionPrefix = lazy(pyClasses(`(?i)\b(?:version|ver|build|release|rev)\b[\s:v.]*$`))
 
 // runesBefore returns the (up to) n characters of t that end at byte i.
 func runesBefore(t string, i, n int) string {
@@ -191,9 +191,9 @@ func runesBefore(t string, i, n int) string {
 var secretPlaceholders = map[string]bool{"none": true, "null": true, "true": true, "false": true, "redacted": true, "xxxxxx": true, "******": true}
 
 var (
-	secretReference = regexp.MustCompile(`(?i)^(?:os\.environ|os\.getenv|getenv|environ|.*\.get\(|.*\(|(?:self|settings|config|cfg|conf|env|os|process)\.)`)
-	constantRef     = regexp.MustCompile(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
-	trivialValue    = regexp.MustCompile(`(?i)^(?:none|null|n/?a|true|false|redacted|unknown|\?+|-+|x{3,}|\*{2,}|<[^>]*>|\{\{.*|\$\{.*)$`)
+	secretReference = lazy(`(?i)^(?:os\.environ|os\.getenv|getenv|environ|.*\.get\(|.*\(|(?:self|settings|config|cfg|conf|env|os|process)\.)`)
+	constantRef     = lazy(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	trivialValue    = lazy(`(?i)^(?:none|null|n/?a|true|false|redacted|unknown|\?+|-+|x{3,}|\*{2,}|<[^>]*>|\{\{.*|\$\{.*)$`)
 )
 
 // luhn checks 13 to 16 digits.
@@ -365,7 +365,7 @@ func addChecks(r *rule) {
 			r.keep = func(t string, m []int) bool {
 				v := t[m[0]:m[1]]
 				n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
-				for _, tight := range namTight.FindAllString(t, -1) {
+				for _, tight := range namTight.get().FindAllString(t, -1) {
 					if tight == n || tight == v {
 						return false
 					}
@@ -380,14 +380,14 @@ func addChecks(r *rule) {
 	case "secret_assignment":
 		r.keep = func(t string, m []int) bool {
 			v := t[m[4]:m[5]]
-			return !secretPlaceholders[strings.ToLower(v)] && !secretReference.MatchString(v) && !constantRef.MatchString(v)
+			return !secretPlaceholders[strings.ToLower(v)] && !secretReference.get().MatchString(v) && !constantRef.get().MatchString(v)
 		}
 	case "address":
 		r.value = strip
 	}
 	if r.dt == "ip_address" && strings.HasPrefix(r.re.src, `(?:(?:25`) {
 		r.keep = func(t string, m []int) bool {
-			return !versionPrefix.MatchString(runesBefore(t, m[0], 16))
+			return !versionPrefix.get().MatchString(runesBefore(t, m[0], 16))
 		}
 	}
 }
@@ -412,13 +412,27 @@ func keyValue(v string) string {
 	v = strings.TrimSpace(v)
 	v = strings.Trim(v, `"'`)
 	v = strings.TrimSpace(v)
-	if len([]rune(v)) < 2 || trivialValue.MatchString(v) {
+	if len([]rune(v)) < 2 || trivialValue.get().MatchString(v) {
 		return ""
 	}
 	return v
 }
 
-var engineRules = finishRules(buildRules())
+// ruleEngine is the built-in rule set and the trie of its rules' trigger
+// words.
+type ruleEngine struct {
+	rules     []rule
+	trie      *triggerTrie
+	trigRules [][]int // trigger word id -> indexes of its rules
+}
+
+// builtin builds the rule engine when a scan first needs it, not when the
+// package is initialised: every lf command would pay for it otherwise.
+var builtin = sync.OnceValue(func() *ruleEngine {
+	e := &ruleEngine{rules: finishRules(buildRules())}
+	e.trie, e.trigRules = buildTriggers(e.rules)
+	return e
+})
 
 // finishRules adds to each rule where and how the scanner tries it.
 func finishRules(rs []rule) []rule {
@@ -601,7 +615,7 @@ func keyPre(t string, p int) bool {
 	return false
 }
 
-var namTight = regexp.MustCompile(`\b[A-Z]{4}\d{8}\b`)
+var namTight = lazy(`\b[A-Z]{4}\d{8}\b`)
 
 // pyClasses widens \d and \s to Python's Unicode meaning (any decimal
 // digit, any Unicode space), inside and outside character classes.
@@ -692,16 +706,14 @@ func isWordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
 }
 
-// trigTrie finds the trigger words of engineRules where a word can begin;
-// trigRules maps a trigger word id to the indexes of its rules.
-var trigTrie, trigRules = buildTriggers()
-
-func buildTriggers() (*triggerTrie, [][]int) {
+// buildTriggers makes the trie that finds the rules' trigger words where a
+// word can begin, and maps a trigger word id to the indexes of its rules.
+func buildTriggers(rs []rule) (*triggerTrie, [][]int) {
 	idx := map[string]int{}
 	var words []string
 	var rules [][]int
-	for ri := range engineRules {
-		for _, t := range engineRules[ri].triggers {
+	for ri := range rs {
+		for _, t := range rs[ri].triggers {
 			for _, w := range caseVariants(t) {
 				id, ok := idx[w]
 				if !ok {
@@ -721,6 +733,9 @@ func buildTriggers() (*triggerTrie, [][]int) {
 // letters in every case (the text is searched with only ASCII lowered, and
 // the rules are case-insensitive: DÉPRESSION is dépression).
 func caseVariants(w string) []string {
+	if isASCII(w) {
+		return []string{w}
+	}
 	out := []string{""}
 	for _, r := range w {
 		forms := []rune{r}

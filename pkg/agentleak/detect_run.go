@@ -18,10 +18,21 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 		return
 	}
 	ps.findStarts(text)
-	for i := range engineRules {
-		if ps.on[i] {
-			ps.runRule(i, text, emit)
+	st := ps.state
+	for i, src := range ps.src {
+		// Rules with no start in this text are passed over without
+		// touching them.
+		switch {
+		case src == srcOff:
+			continue
+		case src == srcTriggers:
+			if len(st.cands[i]) == 0 {
+				continue
+			}
+		case len(st.cls[src]) == 0:
+			continue
 		}
+		ps.runRule(i, text, emit)
 	}
 }
 
@@ -29,11 +40,12 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 // rules: p, and the quote or the non-ASCII character just before it.
 func (ps *patternSet) addTrigger(text string, id, p int) {
 	st := ps.state
-	for _, ri := range trigRules[id] {
+	for _, ri := range ps.trigRules[id] {
 		if !ps.on[ri] {
 			continue
 		}
 		c := st.cands[ri]
+		n := len(c)
 		if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
 			c = append(c, p-1)
 		}
@@ -41,8 +53,11 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			_, n := utf8.DecodeLastRuneInString(text[:p])
 			c = append(c, p-n)
 		}
-		if engineRules[ri].family != famKeyname || unicodeBound(text, p) {
+		if ps.rules[ri].family != famKeyname || unicodeBound(text, p) {
 			c = append(c, p)
+		}
+		if n > 0 && len(c) > n && c[n] < c[n-1] {
+			st.unsorted = true
 		}
 		st.cands[ri] = c
 	}
@@ -50,14 +65,14 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 
 // candidates returns where rule i may start, in order.
 func (ps *patternSet) candidates(i int) []int {
-	r := &engineRules[i]
+	r := &ps.rules[i]
 	if len(r.triggers) == 0 {
 		return ps.state.cls[r.starts]
 	}
 	c := ps.state.cands[i]
 	// findStarts files them left to right (a quote or character before a
-	// word never before the word filed last), so this is a check.
-	if !sort.IntsAreSorted(c) {
+	// word never before the word filed last); addTrigger notes it if not.
+	if ps.state.unsorted {
 		sort.Ints(c)
 	}
 	return c
@@ -65,7 +80,7 @@ func (ps *patternSet) candidates(i int) []int {
 
 // runRule reports rule i's matches in text.
 func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
-	r := &engineRules[i]
+	r := &ps.rules[i]
 	prevEnd, last := -1, -1
 	for _, p := range ps.candidates(i) {
 		if p < prevEnd {
@@ -175,8 +190,8 @@ func foldsToASCII(t string) bool {
 // windows or necessary checks. The fast path is held to it by a differential
 // test, and it serves the rare texts the fast path does not handle.
 func (ps *patternSet) runPlain(text string, emit emitFunc) {
-	for i := range engineRules {
-		r := &engineRules[i]
+	for i := range ps.rules {
+		r := &ps.rules[i]
 		if !ps.on[i] {
 			continue
 		}
@@ -237,10 +252,12 @@ type ruleState struct {
 	m     [8]int  // a hand match's indexes
 	cands [][]int // per rule: trigger positions
 	ids   []int32 // trigger words found at one position
-	cls   [startEmail + 1][]int
+	// unsorted: a rule's trigger positions were not filed in order
+	unsorted bool
+	cls      [startEmail + 1][]int
 }
 
-func newRuleState() *ruleState { return &ruleState{cands: make([][]int, len(engineRules))} }
+func newRuleState(rules int) *ruleState { return &ruleState{cands: make([][]int, rules)} }
 
 // findStarts lists, in one pass over the text, the start positions of
 // every character class and of every trigger word. A class holds only the
@@ -254,15 +271,17 @@ func (ps *patternSet) findStarts(t string) {
 	for i := range st.cands {
 		st.cands[i] = st.cands[i][:0]
 	}
+	st.unsorted = false
 	for i := range st.cls {
 		st.cls[i] = st.cls[i][:0]
 	}
 	n := len(t)
+	trie := ps.trie // one load, not two a byte
 	prevWord, prevDigit := false, false
 	for i := 0; i < n; {
 		c := t[i]
-		if trigTrie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trigTrie.startsAt(t, i) {
-			st.ids = trigTrie.walk(t, i, st.ids[:0])
+		if trie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trie.startsAt(t, i) {
+			st.ids = trie.walk(t, i, st.ids[:0])
 			for _, id := range st.ids {
 				ps.addTrigger(t, int(id), i)
 			}

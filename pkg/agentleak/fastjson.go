@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -257,15 +258,36 @@ func (p *fastParser) strSpan() (start int, esc, ok bool) {
 		case c < 0x20:
 			return start, esc, false
 		default:
-			// Jump to the next quote or backslash.
-			j := p.i + 1
-			for j < len(p.b) && strPlain[p.b[j]] {
-				j++
-			}
-			p.i = j
+			// Jump to the next quote, backslash or control character.
+			p.i = plainRun(p.b, p.i+1)
 		}
 	}
 	return start, esc, false
+}
+
+// plainRun returns the index of the first byte from i on that a JSON
+// string does not hold as it is (see strPlain), or len(b): eight bytes at a
+// time while a word holds none, then byte by byte.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) && !specialInWord(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && strPlain[b[i]] {
+		i++
+	}
+	return i
+}
+
+// specialInWord reports whether one of the eight bytes of w is a quote, a
+// backslash or below 0x20. Each test is the exact "some byte is zero" /
+// "some byte is below n" bit trick (a borrow can only set a flag above a
+// byte that already matched), so a word without such a byte is never
+// reported.
+func specialInWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&highs != 0
 }
 
 // strPlain marks the bytes a JSON string holds as they are (not a quote,
@@ -347,11 +369,27 @@ func (p *fastParser) skip(depth int) bool {
 // unquote decodes a JSON string literal (quotes included) that strSpan or
 // encoding/json already checked; ok is false on a malformed escape.
 func unquote(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	if len(raw) < 2 {
 		return "", false
 	}
+	out, ok := unquoteTo(make([]byte, 0, len(raw)-2), raw)
+	if !ok {
+		return "", false
+	}
+	if !utf8.Valid(out) {
+		return validUTF8(out), true
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// unquoteTo appends the bytes of the JSON string literal raw (quotes
+// included) to out, escapes decoded; ok is false on a malformed escape.
+// The bytes may not be valid UTF-8.
+func unquoteTo(out, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
 	s := raw[1 : len(raw)-1]
-	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		j := bytes.IndexByte(s[i:], '\\')
 		if j < 0 {
@@ -361,7 +399,7 @@ func unquote(raw []byte) (string, bool) {
 		out = append(out, s[i:i+j]...)
 		i += j
 		if i+1 >= len(s) {
-			return "", false
+			return nil, false
 		}
 		switch c := s[i+1]; c {
 		case '"', '\\', '/':
@@ -379,7 +417,7 @@ func unquote(raw []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(s, i+2)
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
@@ -395,14 +433,11 @@ func unquote(raw []byte) (string, bool) {
 			out = utf8.AppendRune(out, r)
 			continue
 		default:
-			return "", false
+			return nil, false
 		}
 		i += 2
 	}
-	if !utf8.Valid(out) {
-		return validUTF8(out), true
-	}
-	return unsafe.String(unsafe.SliceData(out), len(out)), true
+	return out, true
 }
 
 // validUTF8 replaces every byte of an invalid UTF-8 sequence with U+FFFD,

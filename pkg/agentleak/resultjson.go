@@ -14,7 +14,12 @@ import (
 // caller's encoder (json.Marshal escapes them, report.JSONLine does not).
 // TestResultJSONMatchesReflection holds it to encoding/json.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, r.jsonSize())
+	return r.AppendJSON(make([]byte, 0, r.jsonSize())), nil
+}
+
+// AppendJSON appends the result's JSON (as MarshalJSON writes it) to b: a
+// writer of many results can reuse one buffer.
+func (r *Result) AppendJSON(b []byte) []byte {
 	b = r.appendScores(b)
 	b = append(b, `,"findings":`...)
 	b = appendFindings(b, r.Findings)
@@ -32,7 +37,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		b = append(b, `,"vault":`...)
 		b = v.appendJSON(b)
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // jsonSize is about the length of the result's JSON, so that it is written

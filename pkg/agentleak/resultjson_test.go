@@ -37,6 +37,10 @@ func encodeBoth(t *testing.T, r *Result) {
 	if raw, _ := r.MarshalJSON(); !bytes.Equal(append(raw, '\n'), b.Bytes()) {
 		t.Fatalf("MarshalJSON is not compact JSON as an Encoder writes it:\nraw  %s\nslow %s", raw, b.Bytes())
 	}
+	// AppendJSON into a used buffer appends the same bytes.
+	if got := r.AppendJSON([]byte("prev")); !bytes.Equal(got, append([]byte("prev"), bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)) {
+		t.Fatalf("AppendJSON differs from MarshalJSON:\n%s", got)
+	}
 	ia, _ := json.MarshalIndent(r, "  ", "  ")
 	ib, _ := json.MarshalIndent((*plainResult)(r), "  ", "  ")
 	if !bytes.Equal(ia, ib) {

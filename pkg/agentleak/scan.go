@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -119,7 +120,12 @@ type Scanner struct {
 	// the trace's scenario id.
 	VaultKey string
 
-	lower   []byte
+	lower []byte
+	// text holds the current event's text when its JSON string had escapes
+	// (decoded here instead of into a new allocation each time); scratch
+	// says the text is there, so a finding's value is copied out of it.
+	text    []byte
+	scratch bool
 	evStart int                     // the current event's first finding in res.Findings
 	seen    map[findingKey]struct{} // an event's findings, once it has many
 	seenOn  bool
@@ -205,7 +211,7 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 // detectors (all read-only) with its own per-trace state.
 func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
-	ps.state = newRuleState() // the rules' scratch is per scanner
+	ps.state = newRuleState(len(ps.rules)) // the rules' scratch is per scanner
 	c := &Scanner{
 		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
 		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
@@ -232,6 +238,13 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	fk := findingKey{dt, value}
 	if sc.seenInEvent(fk) {
 		return
+	}
+	if sc.scratch {
+		// The event's text is reused for the next event: the finding keeps
+		// a copy of its value. (seenInEvent's map may hold the uncopied
+		// value, but it is cleared before the next event uses it.)
+		value = strings.Clone(value)
+		fk.value = value
 	}
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
@@ -356,6 +369,19 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	return res, nil
 }
 
+// eventText is the text of an event's content (see eventText); a JSON
+// string with escapes is decoded into the scanner's reused buffer.
+func (sc *Scanner) eventText(raw []byte) (string, error) {
+	sc.scratch = false
+	if len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') >= 0 {
+		if out, ok := unquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
+			sc.text, sc.scratch = out, true
+			return unsafe.String(unsafe.SliceData(out), len(out)), nil
+		}
+	}
+	return eventText(raw, nil)
+}
+
 // readUserText keeps the lowercased text of the user's requests: vault
 // values already there are not leaks.
 func (sc *Scanner) readUserText(t *Trace) error {
@@ -383,7 +409,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 	if !cfg.channelOn(e.Channel) {
 		return nil
 	}
-	txt, err := eventText(e.Content, nil)
+	txt, err := sc.eventText(e.Content)
 	if err != nil {
 		return traceErr(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
 	}

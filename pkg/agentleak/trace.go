@@ -1,7 +1,6 @@
 package agentleak
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -59,24 +58,24 @@ type Event struct {
 }
 
 // TraceReader streams traces from a JSONL file (one trace per line), a JSON
-// file holding one trace, or a JSON array of traces. It never holds more
-// than one trace in memory.
+// file holding one trace, or a JSON array of traces. It holds one block of
+// lines (blockReader) and the trace being decoded; a trace it returned
+// keeps its own block alive.
 type TraceReader struct {
 	file    string
-	br      *bufio.Reader
+	br      blockReader
 	line    int
 	dec     *json.Decoder // whole-document mode
 	arr     bool
 	n       int // traces read from the array so far
 	done    bool
 	decided bool
-	buf     []byte
 	events  []Event // scratch list of the fast decoder
 }
 
 // NewTraceReader reads traces from r; file names it in messages.
 func NewTraceReader(file string, r io.Reader) *TraceReader {
-	return &TraceReader{file: file, br: bufio.NewReaderSize(r, 64<<10)}
+	return &TraceReader{file: file, br: blockReader{r: r}}
 }
 
 // Next returns the next trace, io.EOF at the end, or a diag.Diagnostic
@@ -90,7 +89,7 @@ func (tr *TraceReader) Next() (*Trace, error) {
 		return tr.nextDoc()
 	}
 	for {
-		line, err := tr.readLine()
+		line, err := tr.br.readLine()
 		if len(line) == 0 && err != nil {
 			tr.done = true
 			if errors.Is(err, io.EOF) {
@@ -113,7 +112,7 @@ func (tr *TraceReader) Next() (*Trace, error) {
 			// document (a trace, or an array of traces).
 			tr.decided = true
 			if trim[0] == '[' || (trim[0] == '{' && !json.Valid(trim)) {
-				rest := io.MultiReader(bytes.NewReader(append([]byte(nil), line...)), tr.br)
+				rest := io.MultiReader(bytes.NewReader(line), tr.br.rest())
 				tr.dec = json.NewDecoder(rest)
 				if trim[0] == '[' {
 					if _, err := tr.dec.Token(); err != nil {
@@ -129,17 +128,65 @@ func (tr *TraceReader) Next() (*Trace, error) {
 	}
 }
 
-func (tr *TraceReader) readLine() ([]byte, error) {
-	tr.buf = tr.buf[:0]
+// blockReader reads lines into blocks it never reuses: a trace decoded
+// from a line refers to the line's bytes instead of a copy of them (copying
+// every trace was a visible share of a scan).
+type blockReader struct {
+	r        io.Reader
+	blk      []byte
+	off, end int   // the unread bytes are blk[off:end]
+	err      error // the reader's error (io.EOF at the end), once seen
+}
+
+// blockSize is the size of a new block; a longer line gets a larger one.
+const blockSize = 128 << 10
+
+// readLine returns the next line with its '\n', or the last bytes with the
+// reader's error (io.EOF at the end).
+func (b *blockReader) readLine() ([]byte, error) {
+	scanned := b.off // blk[off:scanned] holds no '\n'
 	for {
-		chunk, err := tr.br.ReadSlice('\n')
-		tr.buf = append(tr.buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
+		if k := bytes.IndexByte(b.blk[scanned:b.end], '\n'); k >= 0 {
+			e := scanned + k + 1
+			line := b.blk[b.off:e:e]
+			b.off = e
+			return line, nil
 		}
-		return tr.buf, err
+		scanned = b.end
+		if b.err != nil {
+			line := b.blk[b.off:b.end:b.end]
+			b.off = b.end
+			return line, b.err
+		}
+		if b.end == len(b.blk) {
+			// The block is full: the line begun moves to a new block.
+			n := b.end - b.off
+			nb := make([]byte, max(blockSize, 2*n))
+			copy(nb, b.blk[b.off:b.end])
+			b.blk, b.off, b.end, scanned = nb, 0, n, n
+		}
+		m, err := b.r.Read(b.blk[b.end:])
+		b.end += m
+		if err != nil {
+			b.err = err
+		}
 	}
 }
+
+// rest reads what readLine has not returned yet.
+func (b *blockReader) rest() io.Reader {
+	left := bytes.NewReader(b.blk[b.off:b.end])
+	b.off = b.end
+	if b.err != nil {
+		return io.MultiReader(left, errReader{b.err})
+	}
+	return io.MultiReader(left, b.r)
+}
+
+// errReader returns err on every read.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func (tr *TraceReader) nextDoc() (*Trace, error) {
 	if tr.arr && !tr.dec.More() {
@@ -211,11 +258,12 @@ func jsonMsg(err error) string {
 // decodeTrace decodes and checks one trace. The fast path decodes the whole
 // line at once; only a failing trace is decoded again piece by piece to say
 // which event and field is wrong.
-// events is the reader's scratch list for the fast path (nil: none).
+// events is the reader's scratch list for the fast path (nil: none). The
+// trace refers to data's bytes, which the caller hands over and must not
+// change.
 func decodeTrace(file string, line int, data []byte, events *[]Event) (*Trace, error) {
 	t := &Trace{File: file, Line: line}
-	own := append([]byte(nil), data...) // the reader reuses data
-	if !fastDecodeTrace(own, t, events) {
+	if !fastDecodeTrace(data, t, events) {
 		*t = Trace{File: file, Line: line}
 		if err := json.Unmarshal(data, t); err != nil {
 			return nil, locate(file, line, data, err)

@@ -13,8 +13,8 @@ import (
 // a key-name rule (which keeps a trigger only where Python's \b holds), so
 // a trigger inside a run of ASCII word bytes cannot start its match.
 func TestTriggerWordsStartWords(t *testing.T) {
-	for i := range engineRules {
-		r := &engineRules[i]
+	for i := range builtin().rules {
+		r := &builtin().rules[i]
 		if r.wordHead || r.family == famKeyname {
 			continue
 		}
@@ -31,8 +31,8 @@ func TestTriggerWordsStartWords(t *testing.T) {
 // where the trie looks.
 func TestTriggerTrieMatchesAutomaton(t *testing.T) {
 	var words []string
-	for ri := range engineRules {
-		for _, w := range engineRules[ri].triggers {
+	for ri := range builtin().rules {
+		for _, w := range builtin().rules[ri].triggers {
 			words = append(words, caseVariants(w)...)
 		}
 	}

@@ -23,6 +23,9 @@ type Vault struct {
 	values     *matcher           // lowercased field values
 	canaryList []canary
 	canaries   *matcher // case-sensitive canaries
+	// lines are the canary lines of a vault read by indexVaults, read into
+	// canaryList when a trace first uses the vault.
+	lines string
 
 	ready sync.Once // the automata are built when a trace first uses the vault
 }
@@ -31,6 +34,12 @@ type Vault struct {
 // of vaults that the traces at hand never use).
 func (v *Vault) prepare() {
 	v.ready.Do(func() {
+		if v.lines != "" {
+			for t, items := range canaryLines(v.lines) {
+				v.addCanaries(t, items)
+			}
+			v.lines = ""
+		}
 		if len(v.fields) > 0 {
 			pats := make([]string, len(v.fields))
 			for i, f := range v.fields {
@@ -124,33 +133,47 @@ var VaultsFile = kind.Kind[rawVaults, struct{}]{
 	Schema: "vaults",
 }
 
-// ParseVaults parses one vault file's data.
+// ParseVaults parses one vault file's data. The vaults may refer to data's
+// bytes: the caller must not change them afterwards.
 func ParseVaults(file string, data []byte) (*Vaults, diag.List) {
 	vs := &Vaults{byKey: map[string]*Vault{}}
 	ds := vs.add(file, data)
 	return vs, ds
 }
 
+// add reads one vault file's data into vs; the vaults may refer to data's
+// bytes, which must not change afterwards.
 func (vs *Vaults) add(file string, data []byte) diag.List {
-	var ds diag.List
-	var doc *yamlsrc.Doc
 	// The common shape (vault keys and canary lists, as the packs and the
-	// generator write them) is read directly; anything else goes through
-	// the YAML parser and the schema.
-	raw, ok := fastVaults(data)
-	if !ok {
-		res := VaultsFile.Parse(file, data, struct{}{})
-		doc, ds = res.Doc, res.Diags
-		if ds.HasErrors() {
-			return ds
+	// generator write them) is read directly, each vault's canaries when
+	// it is first used; anything else goes through the YAML parser and the
+	// schema.
+	if idx, ok := indexVaults(data); ok {
+		if len(vs.byKey) == 0 {
+			vs.byKey = make(map[string]*Vault, len(idx))
 		}
-		raw = res.Values[0]
+		for _, vl := range idx {
+			vs.byKey[vl.key] = &Vault{Key: vl.key, lines: vl.lines}
+		}
+		return nil
+	}
+	res := VaultsFile.Parse(file, data, struct{}{})
+	doc, ds := res.Doc, res.Diags
+	if ds.HasErrors() {
+		return ds
+	}
+	raw := res.Values[0]
+	if len(vs.byKey) == 0 {
+		vs.byKey = make(map[string]*Vault, len(raw.Vaults))
 	}
 	for vi, rv := range raw.Vaults {
-		v := &Vault{Key: rv.Key, fieldKey: map[findingKey]int{}}
-		allowed := map[string]bool{}
-		for _, a := range rv.AllowedFields {
-			allowed[a] = true
+		v := &Vault{Key: rv.Key}
+		var allowed map[string]bool
+		if len(rv.AllowedFields) > 0 {
+			allowed = make(map[string]bool, len(rv.AllowedFields))
+			for _, a := range rv.AllowedFields {
+				allowed[a] = true
+			}
 		}
 		for ri, rec := range rv.Records {
 			names := make([]string, 0, len(rec.Fields))
@@ -175,21 +198,35 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 				if level < 1 || level > 4 {
 					level = 4
 				}
+				if v.fieldKey == nil {
+					v.fieldKey = map[findingKey]int{}
+				}
 				v.fieldKey[key] = level
 				v.levels[level-1]++
 				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), key: key, level: level})
 			}
 		}
-		for _, tier := range []string{"obvious", "realistic", "semantic"} {
-			for _, c := range rv.Canaries[tier] {
-				if c != "" {
-					v.canaryList = append(v.canaryList, canary{c, tier, "canary_" + tier})
-				}
-			}
+		for t, tier := range canaryTiers {
+			v.addCanaries(t, rv.Canaries[tier.name])
 		}
 		vs.byKey[v.Key] = v
 	}
 	return ds
+}
+
+// addCanaries adds the canaries of tier t (an index into canaryTiers).
+func (v *Vault) addCanaries(t int, items []string) {
+	for _, c := range items {
+		if c != "" {
+			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier})
+		}
+	}
+}
+
+// canaryTiers are the canary tiers in the order they are searched, with
+// the tier their findings report.
+var canaryTiers = [...]struct{ name, tier string }{
+	{"obvious", "canary_obvious"}, {"realistic", "canary_realistic"}, {"semantic", "canary_semantic"},
 }
 
 // fewCanaries is how many canaries are searched one by one rather than

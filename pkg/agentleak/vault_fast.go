@@ -2,9 +2,11 @@ package agentleak
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // fastVaults reads the common vault file shape without a YAML parser:
@@ -22,55 +24,138 @@ import (
 // and the caller uses the YAML parser, so the result is always what the
 // parser and the schema would give.
 func fastVaults(data []byte) (rawVaults, bool) {
-	var out rawVaults
-	if !bytes.HasPrefix(data, []byte("vaults:\n")) || bytes.IndexByte(data, '#') >= 0 || !plainText(data) || !utf8.Valid(data) {
-		return out, false
+	idx, ok := indexVaults(data)
+	if !ok {
+		return rawVaults{}, false
 	}
-	lines := strings.Split(string(data[len("vaults:\n"):]), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	var cur *rawVault
-	inCanaries := false
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "  - key: "):
-			if cur != nil && len(cur.Canaries) == 0 {
-				return out, false
+	out := rawVaults{Vaults: make([]rawVault, len(idx))}
+	for i, vl := range idx {
+		rv := &out.Vaults[i]
+		rv.Key, rv.Canaries = vl.key, map[string][]string{}
+		for t, items := range canaryLines(vl.lines) {
+			if items != nil {
+				rv.Canaries[canaryTiers[t].name] = items
 			}
-			k, ok := quoted(l[len("  - key: "):])
-			if !ok || k == "" {
-				return out, false
-			}
-			out.Vaults = append(out.Vaults, rawVault{Key: k})
-			cur = &out.Vaults[len(out.Vaults)-1]
-			inCanaries = false
-		case l == "    canaries:" && cur != nil && cur.Canaries == nil:
-			cur.Canaries = map[string][]string{}
-			inCanaries = true
-		case inCanaries && strings.HasPrefix(l, "      "):
-			tier, list, ok := strings.Cut(l[6:], ": ")
-			if !ok || (tier != "obvious" && tier != "realistic" && tier != "semantic") || cur.Canaries[tier] != nil {
-				return out, false
-			}
-			items, ok := quotedList(list)
-			if !ok {
-				return out, false
-			}
-			cur.Canaries[tier] = items
-		default:
-			return out, false
 		}
-	}
-	if cur == nil || len(cur.Canaries) == 0 {
-		return out, false
 	}
 	return out, true
 }
 
-// plainText: no control character but line feeds, no DEL.
+// vaultLines is one vault of the common shape: its key, and its canary
+// tier lines, checked but not yet read.
+type vaultLines struct {
+	key   string
+	lines string
+}
+
+// indexVaults checks that data has the common shape (see fastVaults) and
+// returns its vaults with their canary lines unread: a vault file may hold
+// thousands of vaults that the traces at hand never use, so a vault's
+// canaries are read when a trace first uses it (Vault.prepare).
+func indexVaults(data []byte) ([]vaultLines, bool) {
+	if !bytes.HasPrefix(data, []byte("vaults:\n")) || bytes.IndexByte(data, '#') >= 0 || !plainText(data) || !utf8.Valid(data) {
+		return nil, false
+	}
+	// The vaults refer to data's bytes (the caller hands them over):
+	// copying 500 KB into a string was a visible share of a small scan.
+	body := data[len("vaults:\n"):]
+	s := unsafe.String(unsafe.SliceData(body), len(body))
+	out := make([]vaultLines, 0, strings.Count(s, "\n  - key: ")+1)
+	var (
+		cur        *vaultLines
+		inCanaries bool
+		tiers      uint8 // the tiers seen in the current vault
+		first      int   // where the current vault's tier lines begin
+		items      []string
+	)
+	for pos := 0; pos < len(s); {
+		end, next := lineAt(s, pos)
+		l := s[pos:end]
+		switch {
+		case strings.HasPrefix(l, "  - key: "):
+			if cur != nil && tiers == 0 {
+				return nil, false
+			}
+			k, ok := quoted(l[len("  - key: "):])
+			if !ok || k == "" {
+				return nil, false
+			}
+			out = append(out, vaultLines{key: k})
+			cur, inCanaries, tiers = &out[len(out)-1], false, 0
+		case l == "    canaries:" && cur != nil && !inCanaries:
+			inCanaries, first = true, next
+		case inCanaries && strings.HasPrefix(l, "      "):
+			tier, list, ok := strings.Cut(l[6:], ": ")
+			t := tierIndex(tier)
+			if !ok || t < 0 || tiers&(1<<t) != 0 {
+				return nil, false
+			}
+			if items, ok = quotedList(list, items[:0]); !ok {
+				return nil, false
+			}
+			tiers |= 1 << t
+			cur.lines = s[first:end]
+		default:
+			return nil, false
+		}
+		pos = next
+	}
+	if cur == nil || tiers == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// lineAt returns the end of the line that starts at pos and where the next
+// one starts.
+func lineAt(s string, pos int) (end, next int) {
+	if k := strings.IndexByte(s[pos:], '\n'); k >= 0 {
+		return pos + k, pos + k + 1
+	}
+	return len(s), len(s)
+}
+
+// tierIndex is the index of a canary tier in canaryTiers, or -1.
+func tierIndex(name string) int {
+	for i := range canaryTiers {
+		if canaryTiers[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// canaryLines reads the tier lines indexVaults checked: the items of each
+// tier, in canaryTiers order (nil for an absent tier).
+func canaryLines(lines string) (out [len(canaryTiers)][]string) {
+	for lines != "" {
+		l, rest, _ := strings.Cut(lines, "\n")
+		lines = rest
+		tier, list, _ := strings.Cut(l[6:], ": ")
+		out[tierIndex(tier)], _ = quotedList(list, nil)
+	}
+	return out
+}
+
+// plainText: no control character but line feeds, no DEL. Eight bytes at
+// a time are passed when none is below 0x20 or DEL (exact bit tests, as in
+// specialInWord); a word with one is checked byte by byte.
 func plainText(data []byte) bool {
-	for _, c := range data {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		del := w ^ (ones * 0x7f)
+		if ((w-ones*0x20)&^w|(del-ones)&^del)&highs == 0 {
+			continue
+		}
+		for _, c := range data[i : i+8] {
+			if c < 0x20 && c != '\n' || c == 0x7f {
+				return false
+			}
+		}
+	}
+	for _, c := range data[i:] {
 		if c < 0x20 && c != '\n' || c == 0x7f {
 			return false
 		}
@@ -84,11 +169,13 @@ func quotedPrefix(s string) (val, rest string, ok bool) {
 	if len(s) < 2 || s[0] != '"' {
 		return "", "", false
 	}
-	i := 1
-	for i < len(s) && s[i] != '"' && s[i] != '\\' {
-		i++
+	i := len(s)
+	if q := strings.IndexByte(s[1:], '"'); q >= 0 {
+		i = q + 1
 	}
-	if i < len(s) && s[i] == '"' {
+	if b := strings.IndexByte(s[1:i], '\\'); b >= 0 {
+		i = b + 1
+	} else if i < len(s) {
 		return s[1:i], s[i+1:], true
 	}
 	b := []byte(s[1:i])
@@ -139,12 +226,12 @@ func quoted(s string) (string, bool) {
 	return v, ok && rest == ""
 }
 
-// quotedList reads `["a", "b"]` (at least one item; items may hold commas).
-func quotedList(s string) ([]string, bool) {
+// quotedList appends to items the items of `["a", "b"]` (at least one;
+// items may hold commas).
+func quotedList(s string, items []string) ([]string, bool) {
 	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' {
 		return nil, false
 	}
-	var items []string
 	rest := s[1 : len(s)-1]
 	for {
 		v, r, ok := quotedPrefix(rest)
