@@ -131,6 +131,7 @@ type scanWriter struct {
 	format string
 	show   bool
 	n      int
+	buf    []byte        // jsonl: a line, reused
 	ci     report.Writer // JUnit, SARIF or Markdown: collected, written on close
 }
 
@@ -142,13 +143,9 @@ func (s *scanWriter) write(r *agentleak.Result) error {
 	}
 	switch s.format {
 	case "jsonl":
-		// The result writes compact JSON itself; the same bytes as
-		// report.JSONLine without encoding/json's second pass over them.
-		b, err := r.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		_, err = s.w.Write(append(b, '\n'))
+		// The result writes compact JSON itself into one reused buffer.
+		s.buf = append(r.AppendJSON(s.buf[:0]), '\n')
+		_, err := s.w.Write(s.buf)
 		return err
 	case "json":
 		b, err := json.MarshalIndent(r, "  ", "  ")
