@@ -10,7 +10,10 @@
 #   bash scripts/bench-verdict.sh /tmp/lf-other ...   # also other lf binaries, interleaved
 #
 # LF_BENCH_ROUNDS (2) rounds; LF_BENCH_INGEST (10000) events/s in the loaded
-# run (0: verdicts only); LF_BENCH_PORT (18080).
+# run (0: verdicts only); LF_BENCH_PORT (18080); LF_BENCH_STATS=1 also prints
+# what the Go runtime of the server measured over the run (scheduler latency,
+# GC pauses and cycles, bytes allocated: LF_SERVE_RUNTIME_STATS, docs/serve.md).
+# GOGC, GOMEMLIMIT and GOMAXPROCS set for this script reach the server.
 set -euo pipefail
 
 rounds=${LF_BENCH_ROUNDS:-2}
@@ -32,7 +35,7 @@ run() { # label binary loadgen-args...
 	shift 2
 	local proj="$dir/project"
 	rm -rf "$proj" && cp -r "$root/project" "$proj"
-	(cd "$proj" && exec "$bin" serve --config "$root/examples/server/server.yaml" --addr "127.0.0.1:$port") >"$dir/serve.log" 2>&1 &
+	(cd "$proj" && LF_SERVE_RUNTIME_STATS=${LF_BENCH_STATS:-0} exec "$bin" serve --config "$root/examples/server/server.yaml" --addr "127.0.0.1:$port") >"$dir/serve.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
 	curl -s -o /dev/null -H "Authorization: Bearer $LF_KEY_ACME" -X PUT \
@@ -43,6 +46,9 @@ run() { # label binary loadgen-args...
 	"$dir/lfgen" loadgen -addr "127.0.0.1:$port" -key "$LF_KEY_ACME" -tenant acme "$@" || true
 	cpu1=$(awk '{print $14+$15}' "/proc/$pid/stat")
 	kill "$pid" && wait "$pid" 2>/dev/null || true
+	if [ "${LF_BENCH_STATS:-0}" = 1 ]; then
+		sed -n 's/.*lf serve: runtime over/server runtime over/p' "$dir/serve.log"
+	fi
 	# 22 s of load (2 s warm-up): 110,000 verdicts.
 	awk -v c=$((cpu1 - cpu0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "server CPU %.2f s, %.1f us per verdict (ingest included)\n", c/hz, c/hz/110000*1e6 }'
 }
