@@ -9,7 +9,7 @@ import (
 )
 
 // Runtime statistics of a serving period, for finding where verdict tail
-// latency goes (docs/serve.md "Where the time goes"). With
+// latency goes (docs/serve.md, "Verdicts while events are ingested"). With
 // LF_SERVE_RUNTIME_STATS=1, lf serve logs at shutdown what the Go runtime
 // measured between listening and shutting down: how long runnable
 // goroutines waited for a processor (/sched/latencies), the
