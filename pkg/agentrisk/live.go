@@ -28,11 +28,6 @@ type Live struct {
 	e       *Engine
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
-
-	// WriteLock, when set, is held while Update reads the aggregates back
-	// (a store transaction): the server serialises its own writers with it,
-	// so that they queue in Go instead of polling SQLite's busy handler.
-	WriteLock sync.Locker
 }
 
 // liveReloadHours is how far the window may move on before a tenant's live
@@ -92,13 +87,22 @@ func sortRefs(rs []AgentRef) {
 // scores, sorted by tenant and agent. Agents without an event at or before at
 // are left out.
 func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]LiveScore, error) {
-	at = at.UTC()
 	refs = append([]AgentRef(nil), refs...)
 	sortRefs(refs)
 	rows, err := l.readAggregates(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
+	return l.UpdateRows(ctx, rows, at)
+}
+
+// UpdateRows is Update for aggregates the caller already has: the rows an
+// ingest wrote (Engine.IngestWritten), one per agent, sorted by tenant and
+// agent; for an agent of several ingests, the row of the latest. It reads
+// nothing back (only a tenant's other agents on its first update), so the
+// live path costs no store transaction of its own.
+func (l *Live) UpdateRows(ctx context.Context, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+	at = at.UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []LiveScore
@@ -121,10 +125,6 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 // one transaction; unknown agents are skipped.
 func (l *Live) readAggregates(ctx context.Context, refs []AgentRef) ([]store.AgentRow, error) {
 	var rows []store.AgentRow
-	if l.WriteLock != nil {
-		l.WriteLock.Lock()
-		defer l.WriteLock.Unlock()
-	}
 	err := l.e.st.Update(ctx, func(tx store.Tx) error {
 		var prev AgentRef
 		for i, r := range refs {

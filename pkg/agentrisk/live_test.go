@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"sort"
 	"testing"
 	"time"
+
+	"github.com/lfcli/lf/pkg/store"
 )
 
 // randomStream is a long random event stream: several tenants and agents
@@ -104,9 +107,8 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		res := ingest(t, e, batch)
 		events += n
-		scores, err := live.Update(ctx, res.Touched, at)
+		scores, err := liveBatch(t, e, live, batch, at, batches%3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,6 +128,44 @@ func TestLiveMatchesFullRecalculation(t *testing.T) {
 		t.Fatalf("stream too short: %d events, %d comparisons", events, compared)
 	}
 	t.Logf("%d batches, %d events after %d of history, %d live scores equal to the full pass", batches, events, len(history), compared)
+}
+
+// liveBatch ingests batch and rescores it on the live path in one of the
+// three ways: 0 reads the aggregates back (Update); 1 scores the rows the
+// ingest wrote (UpdateRows, as lf serve does); 2 ingests the batch in two
+// calls and scores their rows together, the later row of an agent winning
+// (lf serve's coalesced update).
+func liveBatch(t *testing.T, e *Engine, live *Live, batch []Event, at time.Time, way int) ([]LiveScore, error) {
+	t.Helper()
+	ctx := context.Background()
+	if way == 0 {
+		return live.Update(ctx, ingest(t, e, batch).Touched, at)
+	}
+	parts := [][]Event{batch}
+	if way == 2 {
+		parts = [][]Event{batch[:len(batch)/2], batch[len(batch)/2:]}
+	}
+	latest := map[AgentRef]store.AgentRow{}
+	for _, p := range parts {
+		_, rows, err := e.IngestWritten(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			latest[AgentRef{r.TenantID, r.AgentID}] = r
+		}
+	}
+	rows := make([]store.AgentRow, 0, len(latest))
+	for _, r := range latest {
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].TenantID != rows[j].TenantID {
+			return rows[i].TenantID < rows[j].TenantID
+		}
+		return rows[i].AgentID < rows[j].AgentID
+	})
+	return live.UpdateRows(ctx, rows, at)
 }
 
 // fullScores is a full recalculation of every tenant at at, not stored.

@@ -55,3 +55,11 @@ func TestBulkWorkerRunsAtLowerPriority(t *testing.T) {
 		t.Errorf("the caller's nice changed from %s to %s", mine, nice())
 	}
 }
+
+// Starting the bulk worker adds a processor for it (bgwork.go).
+func TestBulkWorkerBringsItsOwnP(t *testing.T) {
+	runBulk(func() {})
+	if got := runtime.GOMAXPROCS(0); got != bulkProcs+1 {
+		t.Errorf("GOMAXPROCS %d with the bulk worker running, want %d+1", got, bulkProcs)
+	}
+}

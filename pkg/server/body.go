@@ -454,7 +454,7 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 	timeout := bodyReadTimeout + time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second
 	timeout = min(timeout, maxBodyTime)
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	b, err := readSized(http.MaxBytesReader(w, r.Body, limit), min(r.ContentLength, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
@@ -477,6 +477,30 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 		return nil, false
 	}
 	return b, true
+}
+
+// readSized reads r to the end into a buffer of the announced size n (the
+// request's Content-Length, at most the limit) instead of growing one from
+// 512 bytes: an ingest body of 500 events (130 KB) allocated twice its size
+// in copies before. n <= 0 (unknown) reads as io.ReadAll does.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	if n <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, n+1) // one spare byte: the read that sees the end needs no growth
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // firstByte is the first byte of b that is not white space or a BOM.

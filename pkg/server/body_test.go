@@ -85,3 +85,15 @@ func TestScanBodyLinear(t *testing.T) {
 		}
 	}
 }
+
+// readSized reads the whole body whatever the announced size: exact, too
+// small (the buffer grows), too large or unknown.
+func TestReadSized(t *testing.T) {
+	body := strings.Repeat("x", 1000)
+	for _, n := range []int64{-1, 0, 1, 999, 1000, 1001, 5000} {
+		b, err := readSized(strings.NewReader(body), n)
+		if err != nil || string(b) != body {
+			t.Errorf("announced %d: %d bytes, %v", n, len(b), err)
+		}
+	}
+}

@@ -448,10 +448,12 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 		}
 	}
 	var res agentrisk.IngestResult
+	var ticket liveTicket
 	var err error
 	runBulk(func() { // bgwork.go: below the verdicts' priority
-		res, err = liveIngester{s}.Ingest(r.Context(), events) // live.go: then the touched agents are rescored before we answer
+		res, ticket, err = s.ingestCommit(r.Context(), events) // live.go: the rows written go to the live path
 	})
+	s.waitLive(ticket) // answer once the touched agents' new scores are in the verdict state
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return

@@ -1,83 +1,128 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/store"
 )
 
-// liveUpdater runs the live path of POST /tenants/{id}/events: after an
-// ingest commits, the agents it touched are rescored (agentrisk.Live) and
-// their new score and tier go into the verdict state at once. Updates are
-// coalesced: one runs at a time, and the agents of every ingest that
-// committed meanwhile are rescored together in the next one, so that the
-// cost follows the number of updates, not of ingests. The ingest request
-// returns once an update that includes its agents has finished, so a verdict
-// asked after the ingest answered reflects its events.
+// liveUpdater runs the live path of POST /tenants/{id}/events: an ingest
+// hands over the aggregates it wrote (agentrisk.Engine.IngestWritten, after
+// the commit), the agents they belong to are rescored (agentrisk.Live) and
+// their new score and tier go into the verdict state at once.
+//
+// Updates run on a goroutine of their own, not on the bulk worker that
+// ingests (bgwork.go): the next ingest commits while the previous one's
+// agents are rescored. They are coalesced: one runs at a time, and the rows
+// of every ingest that committed meanwhile are rescored together in the next
+// one (for an agent in several, the row of the latest commit), so that the
+// cost follows the number of updates, not of ingests. An ingest request
+// returns once an update that includes its rows has finished, so a verdict
+// asked after the ingest answered reflects its events. Only committed rows
+// are handed over: an ingest that fails changes no score.
 type liveUpdater struct {
 	live *agentrisk.Live
 
-	// writeMu serialises the server's ingests and the live path's reads:
-	// SQLite takes one writer at a time, and writers that wait in its busy
-	// handler sleep up to 100 ms between tries; under 10,000 events/s of
-	// concurrent ingest requests that sleeping grew into 10 s timeouts.
+	// writeMu serialises the server's ingests (HTTP and the event stream),
+	// so that their rows reach pending in commit order: SQLite takes one
+	// writer at a time, and writers that wait in its busy handler sleep up
+	// to 100 ms between tries; under 10,000 events/s of concurrent ingest
+	// requests that sleeping grew into 10 s timeouts.
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending map[agentrisk.AgentRef]struct{}
-	queued  uint64 // ingests queued so far
-	done    uint64 // ingests whose agents an update has rescored
+	pending map[agentrisk.AgentRef]store.AgentRow
+	since   time.Time // when the oldest pending rows were committed
+	queued  uint64    // ingests queued so far
+	done    uint64    // ingests whose rows an update has applied
 	running bool
 }
 
 func newLiveUpdater(l *agentrisk.Live) *liveUpdater {
-	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]struct{}{}}
+	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]store.AgentRow{}}
 	u.cond = sync.NewCond(&u.mu)
-	l.WriteLock = &u.writeMu
 	return u
 }
 
-// liveIngested is the post-ingest hook: it rescores the agents an ingest
-// wrote (refs, after the commit) and waits until their scores are in the
-// verdict state.
-// A failed update is logged; the next recalculation catches up.
-func (s *Server) liveIngested(ctx context.Context, refs []agentrisk.AgentRef) {
+// liveTicket identifies one ingest in the live path's queue (0: nothing to
+// wait for).
+type liveTicket uint64
+
+// enqueue hands the rows one ingest wrote to the live path (call it with
+// writeMu held, right after the commit) and starts an update unless one is
+// running; the ticket is for waitLive.
+func (s *Server) enqueueLive(rows []store.AgentRow, committed time.Time) liveTicket {
 	u := s.state.live
-	ctx = context.WithoutCancel(ctx)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	for _, r := range refs {
-		u.pending[r] = struct{}{}
+	if len(u.pending) == 0 {
+		u.since = committed
+	}
+	for _, r := range rows {
+		u.pending[agentrisk.AgentRef{TenantID: r.TenantID, AgentID: r.AgentID}] = r
 	}
 	u.queued++
-	mine := u.queued
-	for u.done < mine {
-		if u.running {
-			u.cond.Wait()
-			continue
-		}
+	if !u.running {
 		u.running = true
-		batch := make([]agentrisk.AgentRef, 0, len(u.pending))
-		for r := range u.pending {
-			batch = append(batch, r)
+		go s.liveLoop()
+	}
+	return liveTicket(u.queued)
+}
+
+// waitLive returns once the update that includes ticket's rows has run.
+func (s *Server) waitLive(t liveTicket) {
+	u := s.state.live
+	u.mu.Lock()
+	for u.done < uint64(t) {
+		u.cond.Wait()
+	}
+	u.mu.Unlock()
+}
+
+// liveLoop runs updates until nothing is pending. A failed update is
+// logged; the next recalculation catches up.
+func (s *Server) liveLoop() {
+	u := s.state.live
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for len(u.pending) > 0 {
+		rows := make([]store.AgentRow, 0, len(u.pending))
+		for _, r := range u.pending {
+			rows = append(rows, r)
 		}
-		u.pending = map[agentrisk.AgentRef]struct{}{}
-		upto := u.queued
+		clear(u.pending)
+		read, upto := u.since, u.queued
 		u.mu.Unlock()
-		s.liveUpdate(ctx, batch)
+		sortRows(rows)
+		s.liveUpdate(context.Background(), rows, read)
 		u.mu.Lock()
-		u.running = false
 		u.done = upto
 		u.cond.Broadcast()
 	}
+	u.running = false
 }
 
-// liveUpdate rescores refs at the server's score time and applies the
-// scores to the verdict state.
-func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
+func sortRows(rows []store.AgentRow) {
+	slices.SortFunc(rows, func(a, b store.AgentRow) int {
+		if c := cmp.Compare(a.TenantID, b.TenantID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.AgentID, b.AgentID)
+	})
+}
+
+// liveUpdate rescores rows at the server's score time and applies the
+// scores to the verdict state. read is when the oldest of the rows was
+// committed: a recalculation that began reading after it may have seen
+// newer aggregates than some of the rows, so its stored scores win over
+// these (state.go, merge).
+func (s *Server) liveUpdate(ctx context.Context, rows []store.AgentRow, read time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.logf("live update: internal error: %v", v)
@@ -94,13 +139,12 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 			at = sec.Add(time.Second)
 		}
 	}
-	read := time.Now()
-	scores, err := s.state.live.live.Update(ctx, refs, at)
+	scores, err := s.state.live.live.UpdateRows(ctx, rows, at)
 	if err == nil {
 		err = s.state.applyLive(ctx, scores, read, s.now())
 	}
 	if err != nil {
-		s.logf("live update of %d agents: %v (the next recalculation catches up)", len(refs), err)
+		s.logf("live update of %d agents: %v (the next recalculation catches up)", len(rows), err)
 	}
 }
 
@@ -110,12 +154,20 @@ func (s *Server) liveUpdate(ctx context.Context, refs []agentrisk.AgentRef) {
 type liveIngester struct{ s *Server }
 
 func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, error) {
-	mu := &l.s.state.live.writeMu
-	mu.Lock()
-	res, err := l.s.engine.Ingest(ctx, events)
-	mu.Unlock()
-	if err == nil && len(res.Touched) > 0 {
-		l.s.liveIngested(ctx, res.Touched) // the agents with new events (duplicates change nothing)
-	}
+	res, t, err := l.s.ingestCommit(ctx, events)
+	l.s.waitLive(t)
 	return res, err
+}
+
+// ingestCommit ingests events and hands the rows written to the live path,
+// without waiting for it (the bulk worker goes on with the next ingest).
+func (s *Server) ingestCommit(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, liveTicket, error) {
+	mu := &s.state.live.writeMu
+	mu.Lock()
+	defer mu.Unlock()
+	res, rows, err := s.engine.IngestWritten(ctx, events)
+	if err != nil || len(rows) == 0 { // duplicates only change nothing
+		return res, 0, err
+	}
+	return res, s.enqueueLive(rows, time.Now()), nil
 }

@@ -276,3 +276,42 @@ func TestLiveScoresEventOfThisSecond(t *testing.T) {
 		t.Fatalf("the verdict right after the ingest does not reflect it: %s", out)
 	}
 }
+
+// An ingest that fails hands nothing to the live path: no update is queued
+// and the agent's verdict keeps its score. One that commits is reflected
+// once ingestCommit's ticket has been waited for.
+func TestFailedIngestChangesNoLiveScore(t *testing.T) {
+	at := time.Date(2026, 4, 16, 14, 20, 0, 0, time.UTC)
+	s := newServer(t, testConfig(t, "scoreTime: "+at.Format(time.RFC3339)+"\n"))
+	ctx := context.Background()
+	burst := func(agent string) []agentrisk.Event {
+		var evs []agentrisk.Event
+		for i := 0; i < 20; i++ {
+			inj := 0.97
+			evs = append(evs, agentrisk.Event{
+				Timestamp: at.Add(-time.Duration(i+1) * time.Second), TenantID: "t1", AgentID: agent,
+				Tool: "exec_shell", HighImpact: true, Decision: "deny", InjectionScore: &inj,
+			})
+		}
+		return evs
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, ticket, err := s.ingestCommit(canceled, burst("a1")); err == nil || ticket != 0 {
+		t.Fatalf("ingest with a canceled context: ticket %d, error %v; want an error and no ticket", ticket, err)
+	}
+	if q := s.state.live.queued; q != 0 {
+		t.Errorf("%d live updates queued after a failed ingest", q)
+	}
+	if e, err := s.state.agent(ctx, "t1", "a1"); err != nil || e.known {
+		t.Errorf("after a failed ingest the agent is %+v (%v), want unscored", e.state, err)
+	}
+	_, ticket, err := s.ingestCommit(ctx, burst("a2"))
+	if err != nil || ticket == 0 {
+		t.Fatalf("ingest: ticket %d, %v", ticket, err)
+	}
+	s.waitLive(ticket)
+	if e, err := s.state.agent(ctx, "t1", "a2"); err != nil || !e.known || e.state.Score == 0 {
+		t.Errorf("after the ingest answered the agent is %+v (%v), want its live score", e.state, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,11 +125,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	go func() { errc <- hs.Serve(ln) }()
 	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
 	s.logKeys()
+	stats := os.Getenv(rtStatsEnv) == "1" // rtstats.go
+	rt0 := readRuntimeStats()
 
 	var serveErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
+	}
+	if stats {
+		s.logf("lf serve: %s", readRuntimeStats().since(rt0))
 	}
 	s.logf("lf serve: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
