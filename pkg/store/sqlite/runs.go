@@ -154,13 +154,6 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 	return nil
 }
 
-// writeHeld inserts the values held in h in key order.
-func (w *valueWriter) writeHeld(ctx context.Context, h *runbatch.Held, evaluationKey, runID string) error {
-	return h.Each(func(metric string, rows []runbatch.Row) error {
-		return w.writeRows(ctx, evaluationKey, runID, metric, rows)
-	})
-}
-
 // writeRows inserts the values of one metric of run evaluationKey/runID,
 // rows in task and scorer order.
 func (w *valueWriter) writeRows(ctx context.Context, evaluationKey, runID, metric string, rows []valueRow) error {
@@ -286,11 +279,31 @@ func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) e
 
 // deleteRun removes a run and its metric values inside tx.
 func deleteRun(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id); err != nil {
-		return fmt.Errorf("store: %w", err)
+	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return refreshLatest(ctx, tx, app, evaluationKey)
+}
+
+// deleteValues removes the metric values of a run (rows and blocks) and
+// tells how many there were.
+func deleteValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) (int64, error) {
+	var inBlocks int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n_values), 0) FROM run_value_blocks WHERE app = ? AND evaluation_key = ? AND run_id = ?`,
+		app, evaluationKey, id).Scan(&inBlocks); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	if inBlocks > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM run_value_blocks WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id); err != nil {
+			return 0, fmt.Errorf("store: %w", err)
+		}
+	}
+	n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	return n + inBlocks, nil
 }

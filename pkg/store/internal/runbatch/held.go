@@ -1,6 +1,7 @@
 package runbatch
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -28,11 +29,18 @@ type Held struct {
 	cells   [][]heldCell // by metric index
 	tasks   []heldTask   // by result index
 	n       int          // values held
+	// Blocks already made of the run (Block with more): a hash of each
+	// (task, scorer) pair they hold, and how many values they held.
+	seen    map[uint64]struct{}
+	seed    maphash.Seed
+	spilled int
+	dupOf   int32 // the result of a value given twice (Block)
 	// Buffers of Each, kept from call to call.
 	byTask   []int32
 	rank     []int32
 	byMetric []int
 	rows     []Row
+	vals     []float64
 }
 
 type heldCell struct {
