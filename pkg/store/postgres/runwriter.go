@@ -115,6 +115,7 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 		if block, n, err = w.held.Block(false); err != nil {
 			return fmt.Errorf("store: run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
 		}
+		w.held = runbatch.Held{} // garbage while the block is written
 	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
 		if n > 0 {

@@ -129,6 +129,7 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 		if block, n, err = w.held.Block(false); err != nil {
 			return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 		}
+		w.held = runbatch.Held{} // garbage while the block is written
 	}
 	return w.st.withTx(ctx, func(tx *sql.Tx) error {
 		if n > 0 {

@@ -48,7 +48,11 @@ func (h *Held) Block(more bool) ([]byte, int, error) {
 	if err := h.checkSeen(groups, more); err != nil {
 		return nil, 0, err
 	}
-	buf := make([]byte, 0, 16+h.n*10+len(groups)*8)
+	size := 64 + h.n*(binary.MaxVarintLen32+8)
+	for _, i := range groups {
+		size += len(h.tasks[i].task) + 2*binary.MaxVarintLen32
+	}
+	buf := make([]byte, 0, size)
 	buf = append(buf, blockVersion)
 	buf = h.appendTasks(buf, groups)
 	h.sortMetrics()

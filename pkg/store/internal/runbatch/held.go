@@ -18,11 +18,8 @@ const HoldBatch = 64
 var HeldValues = 1 << 20
 
 // Held is the metric values of a run held in memory, compactly (a result
-// index and the value per metric value, 16 bytes), so that a writer can
-// store them in the order of the metric_values primary key (metric, task,
-// scorer within a run): values inserted in input order scatter over the
-// run's whole part of the B-tree and rewrite most of its pages again for
-// every batch.
+// index and the value per metric value, 16 bytes), until a writer stores
+// them as a block (Block) in task order.
 type Held struct {
 	metrics map[string]int // metric name -> index in names and cells
 	names   []string
@@ -35,11 +32,9 @@ type Held struct {
 	seed    maphash.Seed
 	spilled int
 	dupOf   int32 // the result of a value given twice (Block)
-	// Buffers of Each, kept from call to call.
+	// Buffers of Block, kept from call to call.
 	byTask   []int32
-	rank     []int32
 	byMetric []int
-	rows     []Row
 	vals     []float64
 }
 
@@ -94,34 +89,8 @@ func (h *Held) Reset() {
 	h.n = 0
 }
 
-// Each calls fn with the held values of every metric, metrics by name, each
-// metric's rows by task and scorer: the primary key's order. The rows are
-// valid until fn returns.
-func (h *Held) Each(fn func(metric string, rows []Row) error) error {
-	h.sortTasks()
-	h.byMetric = h.byMetric[:0]
-	for k := range h.names {
-		if len(h.cells[k]) > 0 {
-			h.byMetric = append(h.byMetric, k)
-		}
-	}
-	slices.SortFunc(h.byMetric, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
-	for _, k := range h.byMetric {
-		cells := h.cells[k]
-		slices.SortFunc(cells, func(a, b heldCell) int { return int(h.rank[a.result] - h.rank[b.result]) })
-		h.rows = h.rows[:0]
-		for _, c := range cells {
-			t := &h.tasks[c.result]
-			h.rows = append(h.rows, Row{t.task, t.scorer, c.value})
-		}
-		if err := fn(h.names[k], h.rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sortTasks ranks the held results by task and scorer.
+// sortTasks sorts the numbers of the held results by task and scorer into
+// h.byTask.
 func (h *Held) sortTasks() {
 	h.byTask = h.byTask[:0]
 	for i := range h.tasks {
@@ -134,8 +103,4 @@ func (h *Held) sortTasks() {
 		}
 		return strings.Compare(ta.scorer, tb.scorer)
 	})
-	h.rank = slices.Grow(h.rank[:0], len(h.tasks))[:len(h.tasks)]
-	for place, i := range h.byTask {
-		h.rank[i] = int32(place)
-	}
 }
