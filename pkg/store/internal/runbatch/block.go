@@ -29,9 +29,11 @@ import (
 //	tasks: count, then each task key and its scorer's number,
 //	       sorted by task key and scorer, each pair once
 //	metrics: count, then each in name order: name, byte length of the rest
-//	         of its section, count, then each value as the distance of its
-//	         task's number from the previous value's (the first from -1) and
-//	         the 8 bytes of the float64, little-endian
+//	         of its section, count, then each value: the distance of its
+//	         task's number from the previous value's (the first from -1),
+//	         doubled, plus 1 when a varint of the value follows (a whole
+//	         number from 0 to 2^31-1), else the 8 bytes of the float64,
+//	         little-endian
 const blockVersion = 1
 
 // ErrDuplicate is a task, scorer and metric given twice in one run (the
@@ -48,7 +50,7 @@ func (h *Held) Block(more bool) ([]byte, int, error) {
 	if err := h.checkSeen(groups, more); err != nil {
 		return nil, 0, err
 	}
-	size := 64 + h.n*(binary.MaxVarintLen32+8)
+	size := 64 + h.n*(binary.MaxVarintLen32+8) // at most
 	for _, i := range groups {
 		size += len(h.tasks[i].task) + 2*binary.MaxVarintLen32
 	}
@@ -76,8 +78,7 @@ func (h *Held) Block(more bool) ([]byte, int, error) {
 			if last[g] == 0 {
 				continue
 			}
-			section = binary.AppendUvarint(section, uint64(g-prev))
-			section = binary.LittleEndian.AppendUint64(section, math.Float64bits(vals[g]))
+			section = appendValue(section, g-prev, vals[g])
 			prev = g
 			n++
 		}
@@ -94,14 +95,16 @@ func (h *Held) Block(more bool) ([]byte, int, error) {
 // set in last; nil (with h.dupOf) when a group gets two values.
 func (h *Held) scatter(k int, groupOf []int32, last []int32) []float64 {
 	h.vals = slices.Grow(h.vals[:0], len(last))[:len(last)]
-	for _, c := range h.cells[k] {
-		g := groupOf[c.result]
-		if last[g] != 0 {
-			h.dupOf = c.result
-			return nil
+	for _, chunk := range h.cells[k].chunks {
+		for _, c := range chunk {
+			g := groupOf[c.result]
+			if last[g] != 0 {
+				h.dupOf = c.result
+				return nil
+			}
+			last[g] = 1
+			h.vals[g] = c.value
 		}
-		last[g] = 1
-		h.vals[g] = c.value
 	}
 	return h.vals
 }
@@ -174,11 +177,24 @@ func (h *Held) appendTasks(buf []byte, groups []int32) []byte {
 func (h *Held) sortMetrics() {
 	h.byMetric = h.byMetric[:0]
 	for k := range h.names {
-		if len(h.cells[k]) > 0 {
+		if h.cells[k].n > 0 {
 			h.byMetric = append(h.byMetric, k)
 		}
 	}
 	slices.SortFunc(h.byMetric, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
+}
+
+// appendValue appends a value and the distance of its task's number from
+// the previous value's: a whole number from 0 to 2^31-1 (counts, flags and
+// rates of 0 or 1, most of a scan's values) as a varint, any other float64
+// as its 8 bytes; the lowest bit of the distance tells which.
+func appendValue(buf []byte, distance int, v float64) []byte {
+	if v >= 0 && v <= math.MaxInt32 && v == math.Trunc(v) && !math.Signbit(v) {
+		buf = binary.AppendUvarint(buf, uint64(distance)<<1|1)
+		return binary.AppendUvarint(buf, uint64(v))
+	}
+	buf = binary.AppendUvarint(buf, uint64(distance)<<1)
+	return binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 }
 
 func appendString(buf []byte, s string) []byte {
@@ -291,8 +307,14 @@ func (d *decoded) each(i int, fn func(task int, v float64)) error {
 	r := &reader{s: d.sections[i]}
 	task := -1
 	for n := r.uvarint(); n > 0 && r.err == nil; n-- {
-		task += r.uvarint()
-		v := r.float()
+		step := r.uvarint()
+		task += step >> 1
+		var v float64
+		if step&1 == 1 {
+			v = float64(r.uvarint())
+		} else {
+			v = r.float()
+		}
 		if r.err == nil && (task < 0 || task >= len(d.tasks)) {
 			return errBadBlock
 		}

@@ -2,6 +2,7 @@ package runbatch
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -88,4 +89,27 @@ func TestBlockDuplicates(t *testing.T) {
 
 func mv(task, scorer string, v float64) model.MetricValue {
 	return model.MetricValue{TaskSpecificationKey: task, ScorerKey: scorer, Value: v}
+}
+
+// TestBlockValueBits: whole numbers go as varints, the rest as float64
+// bits, and every value reads back with the same bits.
+func TestBlockValueBits(t *testing.T) {
+	vals := []float64{0, 1, 7, math.MaxInt32, math.MaxInt32 + 1, -1, math.Copysign(0, -1), 0.5, 1e300, math.Inf(1), math.SmallestNonzeroFloat64}
+	var h Held
+	for i, v := range vals {
+		h.Add([]model.Result{{TaskSpecificationKey: fmt.Sprintf("t%02d", i), ScorerKey: "s", Metrics: map[string]float64{"m": v}}})
+	}
+	blk, _, err := h.Block(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AppendMetricValues(nil, [][]byte{blk}, "m")
+	if err != nil || len(got) != len(vals) {
+		t.Fatalf("%d values, %v", len(got), err)
+	}
+	for i, v := range vals {
+		if math.Float64bits(got[i].Value) != math.Float64bits(v) {
+			t.Errorf("value %d: %v read back as %v", i, v, got[i].Value)
+		}
+	}
 }
