@@ -23,9 +23,9 @@ var HeldValues = 1 << 20
 type Held struct {
 	metrics map[string]int // metric name -> index in names and cells
 	names   []string
-	cells   []cellList   // by metric index
-	tasks   []heldTask   // by result index
-	n       int          // values held
+	cells   []cellList // by metric index
+	tasks   []heldTask // by result index
+	n       int        // values held
 	// Blocks already made of the run (Block with more): a hash of each
 	// (task, scorer) pair they hold, and how many values they held.
 	seen    map[uint64]struct{}
