@@ -11,7 +11,7 @@ import (
 )
 
 // appTables are the tables whose rows belong to an app (50_apps.sql).
-var appTables = []string{"entities", "evaluation_runs", "metric_values", "latest_runs"}
+var appTables = []string{"entities", "evaluation_runs", "metric_values", "run_value_blocks", "latest_runs"}
 
 // App is the app this handle reads and writes.
 func (s *Store) App() string { return s.app }

@@ -34,11 +34,11 @@ func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 			if err != nil || tag.RowsAffected() == 0 {
 				return err
 			}
-			tag, err = tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, r.App, r.Key, r.ID)
+			n, err := deleteValues(ctx, tx, r.App, r.Key, r.ID)
 			if err != nil {
 				return s.errf("gc", err)
 			}
-			res.Values += tag.RowsAffected()
+			res.Values += n
 			if err := deleteRun(ctx, tx, r.App, r.Key, r.ID); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // runs lists the stored runs sorted by evaluation key and id. The value
@@ -18,14 +19,18 @@ import (
 // run.
 func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
 	out, err := rowset.RunRows(q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		coalesce(v.n, 0),
+		coalesce(v.n, 0)::bigint,
 		coalesce(b.j #>> '{metadata,tool}', ''),
 		coalesce(b.j #>> '{metadata,source_file}', ''),
 		coalesce(b.j #>> '{metadata,original_names,evaluation_key}', ''),
 		coalesce(b.j #>> '{metadata,original_names,id}', '')
 		FROM evaluation_runs r
 		CROSS JOIN LATERAL (SELECT r.body::jsonb AS j) b
-		LEFT JOIN (SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id) v
+		LEFT JOIN (SELECT evaluation_key, run_id, sum(n) AS n FROM (
+				SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id
+				UNION ALL
+				SELECT evaluation_key, run_id, sum(n_values) AS n FROM run_value_blocks WHERE app = $1 GROUP BY evaluation_key, run_id) u
+			GROUP BY evaluation_key, run_id) v
 			ON v.evaluation_key = r.evaluation_key AND v.run_id = r.id
 		WHERE r.app = $1
 		ORDER BY r.evaluation_key, r.id`, app))
@@ -45,13 +50,50 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	case err != nil:
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	blocks, err := runBlocks(ctx, q, app, evaluationKey, id)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := q.Query(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
-	return rowset.Run(body, evaluationKey, id, rows)
+	if len(blocks) == 0 {
+		return rowset.Run(body, evaluationKey, id, rows)
+	}
+	// A streamed run: its values are in blocks (and none in rows).
+	vals, err := rowset.Collect(rows, func(v *runbatch.Value) []any { return []any{&v.Task, &v.Scorer, &v.Metric, &v.Value} })
+	if err == nil {
+		vals, err = runbatch.AppendValues(vals, blocks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	}
+	return rowset.Run(body, evaluationKey, id, &runbatch.ValueRows{Values: vals})
+}
+
+// runBlocks reads the blocks of a run's values (run_value_blocks), in
+// order.
+func runBlocks(ctx context.Context, q querier, app, evaluationKey, id string) ([][]byte, error) {
+	rows, err := q.Query(ctx, `SELECT data FROM run_value_blocks WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY block`, app, evaluationKey, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return out, nil
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in
@@ -82,7 +124,8 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 	return out, rows.Err()
 }
 
-// Values returns the values of metric in run (what scoring reads).
+// Values returns the values of metric in run (what scoring reads), in task
+// and scorer order.
 func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
 		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 AND metric_key = $4`, s.app, run.EvaluationKey, run.ID, metric)
@@ -98,7 +141,17 @@ func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, s.errf("values", err)
+	}
+	blocks, err := runBlocks(ctx, s.Pool, s.app, run.EvaluationKey, run.ID)
+	if err != nil || len(blocks) == 0 {
+		return out, err
+	}
+	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
+	}
+	return out, nil
 }
 
 // RecordRun stores an evaluation run produced by an evaluation, replacing a
@@ -213,11 +266,26 @@ func deleteRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) er
 }
 
 func deleteValuesAndRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, app, evaluationKey, id); err != nil {
-		return fmt.Errorf("store: %w", err)
+	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// deleteValues removes the metric values of a run (rows and blocks) and
+// tells how many there were.
+func deleteValues(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) (int64, error) {
+	var inBlocks int64
+	if err := tx.QueryRow(ctx, `WITH d AS (DELETE FROM run_value_blocks WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 RETURNING n_values)
+		SELECT coalesce(sum(n_values), 0)::bigint FROM d`, app, evaluationKey, id).Scan(&inBlocks); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	tag, err := tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, app, evaluationKey, id)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	return tag.RowsAffected() + inBlocks, nil
 }

@@ -19,13 +19,14 @@ import (
 // that garbage collection removes (see CollectGarbage).
 //
 // As in the SQLite store, the writer holds the values (runbatch.Held) and
-// Finish copies them in primary-key order in the transaction that completes
-// the run; a run beyond runbatch.HeldValues values has them copied out, in
-// order, each time that many are held.
+// Finish writes them as one block of run_value_blocks (runbatch.Block) in
+// the transaction that completes the run; a run beyond runbatch.HeldValues
+// values has them written out as a block each time that many are held.
 type RunWriter struct {
 	*runbatch.Queue // Add, Written, ID
 	st              *Store
 	held            runbatch.Held
+	blocks          int       // blocks written so far
 	beat            time.Time // the last heartbeat
 }
 
@@ -58,7 +59,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 }
 
 // hold takes a batch of results into the held values; when they are many
-// it copies them out, and now and then it records the heartbeat.
+// it writes them out as a block, and now and then it records the heartbeat.
 func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 	w.held.Add(results)
 	full := w.held.Full()
@@ -66,9 +67,17 @@ func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 		return nil
 	}
 	w.beat = time.Now()
+	var block []byte
+	var n int
+	if full {
+		var err error
+		if block, n, err = w.held.Block(true); err != nil {
+			return fmt.Errorf("store: run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
+		}
+	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
 		if full {
-			if err := copyHeld(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID, &w.held); err != nil {
+			if err := w.writeBlock(ctx, tx, block, n); err != nil {
 				return err
 			}
 			w.held.Reset()
@@ -81,7 +90,17 @@ func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 	})
 }
 
-// Finish copies the values held and gives the run its final status
+// writeBlock stores the next block of the run's values.
+func (w *RunWriter) writeBlock(ctx context.Context, tx pgx.Tx, block []byte, n int) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO run_value_blocks (app, evaluation_key, run_id, block, n_values, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+		w.st.app, w.Run.EvaluationKey, w.Run.ID, w.blocks, n, block); err != nil {
+		return fmt.Errorf("store: insert metric values of run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
+	}
+	w.blocks++
+	return nil
+}
+
+// Finish writes the values held and gives the run its final status
 // (completed or failed) in the same transaction, which makes a completed
 // run visible to scorers with all its values.
 func (w *RunWriter) Finish(ctx context.Context, status string) error {
@@ -89,20 +108,40 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	// A writer that dies before its final status leaves its values behind
 	// (the store's tests simulate it).
 	abandon := os.Getenv(backend.AbandonEnv) == "1"
+	var block []byte
+	n := w.held.Len()
+	if n > 0 {
+		var err error
+		if block, n, err = w.held.Block(false); err != nil {
+			return fmt.Errorf("store: run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
+		}
+		w.held = runbatch.Held{} // garbage while the block is written
+	}
 	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := copyHeld(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID, &w.held); err != nil || abandon {
-			return err
+		if n > 0 {
+			if err := w.writeBlock(ctx, tx, block, n); err != nil {
+				return err
+			}
 		}
-		if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
-			return err
+		if abandon {
+			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
-			writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-			status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
-			return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
-		}
-		return refreshLatest(ctx, tx, w.st.app, w.Run.EvaluationKey)
+		return w.finish(ctx, tx, status)
 	})
+}
+
+// finish gives the run its final status and brings the evaluation's latest
+// run up to date.
+func (w *RunWriter) finish(ctx context.Context, tx pgx.Tx, status string) error {
+	if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
+		writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
+		status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
+		return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
+	}
+	return refreshLatest(ctx, tx, w.st.app, w.Run.EvaluationKey)
 }
 
 // Abort removes the run and what was written of it.
@@ -116,37 +155,3 @@ func (w *RunWriter) Abort(ctx context.Context) error {
 		return deleteRun(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID)
 	})
 }
-
-// copyHeld copies the values held in h into metric_values as run
-// evaluationKey/runID, in key order, copyBlock rows per COPY.
-func copyHeld(ctx context.Context, tx pgx.Tx, app, evaluationKey, runID string, h *runbatch.Held) error {
-	var rows [][]any
-	send := func() error {
-		if len(rows) == 0 {
-			return nil
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"metric_values"}, valueColumns, pgx.CopyFromRows(rows)); err != nil {
-			return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
-		}
-		rows = rows[:0]
-		return nil
-	}
-	err := h.Each(func(metric string, vals []runbatch.Row) error {
-		for _, v := range vals {
-			rows = append(rows, []any{app, evaluationKey, runID, metric, v.Task, v.Scorer, v.Value})
-			if len(rows) == copyBlock {
-				if err := send(); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return send()
-}
-
-// copyBlock is how many rows one COPY of a run's values carries.
-const copyBlock = 50_000

@@ -9,6 +9,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
 // putEntity upserts an entity inside tx.
@@ -63,7 +64,8 @@ func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]ba
 // runs lists the stored runs sorted by evaluation key and id.
 func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
 	out, err := rowset.RunRows(q.QueryContext(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id),
+		(SELECT count(*) FROM metric_values v WHERE v.app = r.app AND v.evaluation_key = r.evaluation_key AND v.run_id = r.id)
+		+ (SELECT coalesce(sum(b.n_values), 0) FROM run_value_blocks b WHERE b.app = r.app AND b.evaluation_key = r.evaluation_key AND b.run_id = r.id),
 		coalesce(json_extract(r.body, '$.metadata.tool'), ''),
 		coalesce(json_extract(r.body, '$.metadata.source_file'), ''),
 		coalesce(json_extract(r.body, '$.metadata.original_names.evaluation_key'), ''),
@@ -89,13 +91,50 @@ func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*mo
 	if len(bodies) == 0 {
 		return nil, nil
 	}
+	blocks, err := runBlocks(ctx, q, app, evaluationKey, id)
+	if err != nil {
+		return nil, err
+	}
 	vrows, err := q.QueryContext(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
 		WHERE app = ? AND evaluation_key = ? AND run_id = ? ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	defer vrows.Close()
-	return rowset.Run(bodies[len(bodies)-1], evaluationKey, id, vrows)
+	if len(blocks) == 0 {
+		return rowset.Run(bodies[len(bodies)-1], evaluationKey, id, vrows)
+	}
+	// A streamed run: its values are in blocks (and none in rows).
+	vals, err := rowset.Collect(vrows, func(v *runbatch.Value) []any { return []any{&v.Task, &v.Scorer, &v.Metric, &v.Value} })
+	if err == nil {
+		vals, err = runbatch.AppendValues(vals, blocks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
+	}
+	return rowset.Run(bodies[len(bodies)-1], evaluationKey, id, &runbatch.ValueRows{Values: vals})
+}
+
+// runBlocks reads the blocks of a run's values (run_value_blocks), in
+// order.
+func runBlocks(ctx context.Context, q querier, app, evaluationKey, id string) ([][]byte, error) {
+	rows, err := q.QueryContext(ctx, `SELECT data FROM run_value_blocks WHERE app = ? AND evaluation_key = ? AND run_id = ? ORDER BY block`, app, evaluationKey, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return out, nil
 }
 
 // LatestRuns returns the latest completed run of each evaluation key in
@@ -135,7 +174,8 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 	return out, nil
 }
 
-// Values returns the values of metric in run (what scoring reads).
+// Values returns the values of metric in run (what scoring reads), in task
+// and scorer order.
 func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	s.valuesOnce.Do(func() {
 		s.valuesStmt, s.valuesErr = s.DB.PrepareContext(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
@@ -157,5 +197,15 @@ func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	blocks, err := runBlocks(ctx, s.DB, s.app, run.EvaluationKey, run.ID)
+	if err != nil || len(blocks) == 0 {
+		return out, err
+	}
+	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
+	}
+	return out, nil
 }

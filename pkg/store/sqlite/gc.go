@@ -25,7 +25,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}
 		for _, r := range dead {
-			n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, r.App, r.Key, r.ID)
+			n, err := deleteValues(ctx, tx, r.App, r.Key, r.ID)
 			if err != nil {
 				return fmt.Errorf("store %s: gc: %w", s.Path, err)
 			}

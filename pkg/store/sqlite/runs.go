@@ -69,23 +69,16 @@ const insertValuesSQL = `INSERT OR FAIL INTO metric_values (app, evaluation_key,
 // valuesPerInsert rows: a 50 MB file of runs (7,645 runs of 100 values)
 // costs about 7,645 statement executions instead of 764,500.
 type valueWriter struct {
-	tx        *sql.Tx
-	prep      preparer // tx, or the connection of a run's stage
-	insertSQL string   // insertValuesSQL, or stageValuesSQL
-	app       string
-	stmts     map[string]*sql.Stmt // the per-run statements, by SQL text
-	inserts   map[int]*sql.Stmt    // the INSERTs of values, by row count
+	tx      *sql.Tx
+	app     string
+	stmts   map[string]*sql.Stmt // the per-run statements, by SQL text
+	inserts map[int]*sql.Stmt    // the INSERTs of values, by row count
 	// Reused from batch to batch: the metric names of a batch, its results
 	// in key order, the values of one metric, the parameters of one INSERT.
 	metrics []string
 	byTask  []int
 	rows    []valueRow
 	args    []any
-}
-
-// preparer prepares statements: a transaction, or a connection.
-type preparer interface {
-	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 type valueRow = runbatch.Row
@@ -95,7 +88,7 @@ func (w *valueWriter) stmt(ctx context.Context, query string) (*sql.Stmt, error)
 	if st, ok := w.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := w.prep.PrepareContext(ctx, query)
+	st, err := w.tx.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -116,24 +109,7 @@ func (w *valueWriter) exec(ctx context.Context, query string, args ...any) error
 }
 
 func newValueWriter(tx *sql.Tx, app string) *valueWriter {
-	return &valueWriter{tx: tx, prep: tx, insertSQL: insertValuesSQL, app: app}
-}
-
-// reset makes w write through tx, keeping its buffers; the statements of
-// the previous transaction closed with it.
-func (w *valueWriter) reset(tx *sql.Tx) {
-	w.tx, w.prep = tx, tx
-	clear(w.stmts)
-	clear(w.inserts)
-}
-
-// close closes w's statements (those of a connection stay open until then).
-func (w *valueWriter) close() {
-	for _, st := range w.stmts {
-		st.Close()
-	}
-	clear(w.stmts)
-	clear(w.inserts)
+	return &valueWriter{tx: tx, app: app}
 }
 
 // write inserts the values of results of run evaluationKey/runID.
@@ -152,13 +128,6 @@ func (w *valueWriter) write(ctx context.Context, evaluationKey, runID string, re
 		}
 	}
 	return nil
-}
-
-// writeHeld inserts the values held in h in key order.
-func (w *valueWriter) writeHeld(ctx context.Context, h *runbatch.Held, evaluationKey, runID string) error {
-	return h.Each(func(metric string, rows []runbatch.Row) error {
-		return w.writeRows(ctx, evaluationKey, runID, metric, rows)
-	})
 }
 
 // writeRows inserts the values of one metric of run evaluationKey/runID,
@@ -226,7 +195,7 @@ func (w *valueWriter) insert(ctx context.Context, evaluationKey, runID, metric s
 	st, ok := w.inserts[n]
 	if !ok {
 		var err error
-		if st, err = w.stmt(ctx, insertValuesQuery(w.insertSQL, n)); err != nil {
+		if st, err = w.stmt(ctx, insertValuesQuery(n)); err != nil {
 			return err
 		}
 		if w.inserts == nil {
@@ -242,11 +211,10 @@ func (w *valueWriter) insert(ctx context.Context, evaluationKey, runID, metric s
 	return err
 }
 
-// insertValuesQuery is the INSERT (insertSQL) of n values of one metric and
-// scorer.
-func insertValuesQuery(insertSQL string, n int) string {
+// insertValuesQuery is the INSERT of n values of one metric and scorer.
+func insertValuesQuery(n int) string {
 	var b strings.Builder
-	b.WriteString(insertSQL)
+	b.WriteString(insertValuesSQL)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
@@ -286,11 +254,31 @@ func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) e
 
 // deleteRun removes a run and its metric values inside tx.
 func deleteRun(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id); err != nil {
-		return fmt.Errorf("store: %w", err)
+	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return refreshLatest(ctx, tx, app, evaluationKey)
+}
+
+// deleteValues removes the metric values of a run (rows and blocks) and
+// tells how many there were.
+func deleteValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) (int64, error) {
+	var inBlocks int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n_values), 0) FROM run_value_blocks WHERE app = ? AND evaluation_key = ? AND run_id = ?`,
+		app, evaluationKey, id).Scan(&inBlocks); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	if inBlocks > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM run_value_blocks WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id); err != nil {
+			return 0, fmt.Errorf("store: %w", err)
+		}
+	}
+	n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	return n + inBlocks, nil
 }

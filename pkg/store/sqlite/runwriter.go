@@ -18,28 +18,23 @@ import (
 // that is still being written, and a process killed mid-run leaves a run
 // marked running, not a half-written completed one.
 //
-// The values go into metric_values in the order of its primary key (metric,
-// task, scorer within the run), so that they append to the B-tree at a few
-// places. Results arrive in input order, and inserting them batch by batch
-// scattered every batch over the run's whole part of the tree, rewriting
-// most of its pages each time: a recorded scan of 92 MB of traces cost 3.5
-// times an unrecorded one. So the writer holds the values, compactly (a
-// result index and the value, 16 bytes each), and Finish writes them sorted
-// in the transaction that completes the run. (Writing a small run's values
-// in a few batches while the scan goes on was tried: it cost more CPU and
-// more wall time on the 2-core test machine than one write at the end.) Beyond
-// runbatch.HeldValues values (a run of a few hundred megabytes of traces) it moves
-// them to a stage, a temporary table of the writer's own connection (not
-// journaled in the store's WAL, gone with the connection), and Finish moves
-// the stage into metric_values sorted by SQLite: memory stays bounded
-// however large the run.
+// The values go into run_value_blocks (migration 80), not metric_values: the
+// writer holds them compactly (runbatch.Held, 16 bytes a value) and Finish
+// encodes them as one block (runbatch.Block: the run's tasks once, then each
+// metric's values, about 12 bytes a value) and writes it in the transaction
+// that completes the run. As rows of metric_values, the 267,300 values of a
+// recorded scan of 92 MB of traces cost about a second of B-tree inserts
+// after the scan; as a block, a few milliseconds. Beyond runbatch.HeldValues
+// values (a run of a few hundred megabytes of traces) the held values are
+// written out as a block of their own, in a transaction of their own while
+// the run is still running, so that memory stays bounded however large the
+// run.
 type RunWriter struct {
 	*runbatch.Queue // Add, Written, ID
 	st              *Store
 	held            runbatch.Held
-	values          *valueWriter // its buffers serve every write
-	stage           *runStage    // nil until the run outgrows the held values
-	beat            time.Time    // the last heartbeat
+	blocks          int       // blocks written so far
+	beat            time.Time // the last heartbeat
 }
 
 // heartbeatEvery is how often a long run's writer records that it is alive.
@@ -66,40 +61,47 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 	}); err != nil {
 		return nil, err
 	}
-	w := &RunWriter{st: s, values: newValueWriter(nil, s.app), beat: time.Now()}
+	w := &RunWriter{st: s, beat: time.Now()}
 	w.Queue = runbatch.NewSized(head, runbatch.HoldBatch, w.hold)
 	return w, nil
 }
 
-// hold takes a batch of results into the writer's held values, staging
-// them when there are too many, and records the heartbeat now and then.
+// hold takes a batch of results into the writer's held values, writing
+// them out as a block when there are too many, and records the heartbeat
+// now and then.
 func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 	w.held.Add(results)
-	if w.held.Full() && w.st.Path != ":memory:" {
-		if err := w.spill(ctx); err != nil {
-			return err
-		}
-	}
-	if time.Since(w.beat) < heartbeatEvery {
+	full := w.held.Full()
+	if !full && time.Since(w.beat) < heartbeatEvery {
 		return nil
 	}
 	w.beat = time.Now()
-	return w.st.withTx(ctx, func(tx *sql.Tx) error { return w.heartbeat(ctx, tx) })
-}
-
-// spill moves the held values to the stage.
-func (w *RunWriter) spill(ctx context.Context) error {
-	if w.stage == nil {
-		stage, err := w.st.newStage(ctx)
-		if err != nil {
+	var block []byte
+	var n int
+	if full {
+		var err error
+		if block, n, err = w.held.Block(true); err != nil {
 			return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 		}
-		w.stage = stage
 	}
-	if err := w.stage.values.writeHeld(ctx, &w.held, "", ""); err != nil {
-		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
+	return w.st.withTx(ctx, func(tx *sql.Tx) error {
+		if full {
+			if err := w.writeBlock(ctx, tx, block, n); err != nil {
+				return err
+			}
+			w.held.Reset()
+		}
+		return w.heartbeat(ctx, tx)
+	})
+}
+
+// writeBlock stores the next block of the run's values.
+func (w *RunWriter) writeBlock(ctx context.Context, tx *sql.Tx, block []byte, n int) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO run_value_blocks (app, evaluation_key, run_id, block, n_values, data) VALUES (?, ?, ?, ?, ?, ?)`,
+		w.st.app, w.Run.EvaluationKey, w.Run.ID, w.blocks, n, block); err != nil {
+		return fmt.Errorf("store %s: insert metric values of run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 	}
-	w.held.Reset()
+	w.blocks++
 	return nil
 }
 
@@ -120,22 +122,23 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 	// A writer that dies before its final status leaves its values behind
 	// (the store's tests simulate it).
 	abandon := os.Getenv(backend.AbandonEnv) == "1"
-	if w.stage == nil {
-		return w.st.withTx(ctx, func(tx *sql.Tx) error {
-			w.values.reset(tx)
-			if err := w.values.writeHeld(ctx, &w.held, w.Run.EvaluationKey, w.Run.ID); err != nil || abandon {
+	var block []byte
+	n := w.held.Len()
+	if n > 0 {
+		var err error
+		if block, n, err = w.held.Block(false); err != nil {
+			return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
+		}
+		w.held = runbatch.Held{} // garbage while the block is written
+	}
+	return w.st.withTx(ctx, func(tx *sql.Tx) error {
+		if n > 0 {
+			if err := w.writeBlock(ctx, tx, block, n); err != nil {
 				return err
 			}
-			return w.finish(ctx, tx, status)
-		})
-	}
-	if err := w.spill(ctx); err != nil {
-		return err
-	}
-	defer w.closeStage(ctx)
-	return w.stage.finish(ctx, func(tx *sql.Tx) error {
-		if err := w.stage.move(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil || abandon {
-			return err
+		}
+		if abandon {
+			return nil
 		}
 		return w.finish(ctx, tx, status)
 	})
@@ -156,88 +159,5 @@ func (w *RunWriter) finish(ctx context.Context, tx *sql.Tx, status string) error
 func (w *RunWriter) Abort(ctx context.Context) error {
 	w.Take()
 	w.held.Reset()
-	w.closeStage(ctx)
 	return w.st.withTx(ctx, func(tx *sql.Tx) error { return deleteRun(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID) })
-}
-
-// closeStage drops the stage, if any, and gives its connection back.
-func (w *RunWriter) closeStage(ctx context.Context) {
-	if w.stage != nil {
-		w.stage.close(ctx)
-		w.stage = nil
-	}
-}
-
-// runStage holds the values of a run being written, in a temporary table of
-// a connection of its own: a plain rowid table that each batch appends to.
-type runStage struct {
-	conn   *sql.Conn
-	values *valueWriter // its INSERTs go into the stage
-}
-
-// stageValuesSQL appends values of one metric and scorer to the stage; ?1 to
-// ?3 (app, evaluation key, run id) are bound as for metric_values and unused.
-const stageValuesSQL = `INSERT INTO temp.run_values_stage (metric_key, scorer_key, task_specification_key, value)
-	SELECT ?4, ?5, column1, column2 FROM (VALUES `
-
-// newStage takes a connection and creates the stage in it.
-func (s *Store) newStage(ctx context.Context) (*runStage, error) {
-	conn, err := s.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// A stage left by an earlier writer that failed on this connection goes.
-	for _, q := range []string{
-		`DROP TABLE IF EXISTS temp.run_values_stage`,
-		`CREATE TEMP TABLE run_values_stage (metric_key TEXT NOT NULL, scorer_key TEXT NOT NULL, task_specification_key TEXT NOT NULL, value REAL NOT NULL)`,
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			conn.Close()
-			return nil, err
-		}
-	}
-	values := newValueWriter(nil, s.app)
-	values.prep, values.insertSQL = conn, stageValuesSQL
-	return &runStage{conn: conn, values: values}, nil
-}
-
-// add appends the values of results to the stage, each INSERT its own
-// transaction of the temporary database: the store's file is not touched.
-func (g *runStage) add(ctx context.Context, results []model.Result) error {
-	return g.values.write(ctx, "", "", results)
-}
-
-// finish runs fn in a transaction of the stage's connection.
-func (g *runStage) finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := g.conn.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	return nil
-}
-
-// move inserts the staged values into metric_values as run evaluationKey/
-// runID, in primary-key order (SQLite sorts them, spilling to temporary
-// files rather than memory for a large run).
-func (g *runStage) move(ctx context.Context, tx *sql.Tx, app, evaluationKey, runID string) error {
-	if _, err := tx.ExecContext(ctx, `INSERT OR FAIL INTO metric_values (app, evaluation_key, run_id, metric_key, task_specification_key, scorer_key, value)
-		SELECT ?, ?, ?, metric_key, task_specification_key, scorer_key, value FROM temp.run_values_stage
-		ORDER BY metric_key, task_specification_key, scorer_key`, app, evaluationKey, runID); err != nil {
-		return fmt.Errorf("store: insert metric values of run %s/%s: %w", evaluationKey, runID, err)
-	}
-	return nil
-}
-
-// close drops the stage and gives the connection back to the pool.
-func (g *runStage) close(ctx context.Context) {
-	g.values.close()
-	g.conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.run_values_stage`)
-	g.conn.Close()
 }

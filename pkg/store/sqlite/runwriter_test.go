@@ -70,10 +70,11 @@ func benchRunWriter(b *testing.B, res []model.Result) {
 	}
 }
 
-// TestRunWriterStages writes a run larger than the writer holds: it is
-// staged, invisible until Finish, then stored whole and in order; an
-// aborted staged run leaves nothing, and the next run's stage starts empty.
-func TestRunWriterStages(t *testing.T) {
+// TestRunWriterBlocks writes a run larger than the writer holds: it is
+// written in several blocks, invisible until Finish, then read back whole
+// and in order; an aborted run leaves nothing, and the next run starts
+// afresh.
+func TestRunWriterBlocks(t *testing.T) {
 	ctx := context.Background()
 	defer func(n int) { runbatch.HeldValues = n }(runbatch.HeldValues)
 	runbatch.HeldValues = 100
@@ -132,6 +133,6 @@ func TestRunWriterStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back, _ := st.Run(ctx, "scan", "small"); back == nil || len(back.Results) != 5 {
-		t.Fatalf("small run after a staged one: %+v", back)
+		t.Fatalf("small run after one of several blocks: %+v", back)
 	}
 }

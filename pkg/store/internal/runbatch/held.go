@@ -1,6 +1,7 @@
 package runbatch
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -17,22 +18,24 @@ const HoldBatch = 64
 var HeldValues = 1 << 20
 
 // Held is the metric values of a run held in memory, compactly (a result
-// index and the value per metric value, 16 bytes), so that a writer can
-// store them in the order of the metric_values primary key (metric, task,
-// scorer within a run): values inserted in input order scatter over the
-// run's whole part of the B-tree and rewrite most of its pages again for
-// every batch.
+// index and the value per metric value, 16 bytes), until a writer stores
+// them as a block (Block) in task order.
 type Held struct {
 	metrics map[string]int // metric name -> index in names and cells
 	names   []string
-	cells   [][]heldCell // by metric index
-	tasks   []heldTask   // by result index
-	n       int          // values held
-	// Buffers of Each, kept from call to call.
+	cells   []cellList // by metric index
+	tasks   []heldTask // by result index
+	n       int        // values held
+	// Blocks already made of the run (Block with more): a hash of each
+	// (task, scorer) pair they hold, and how many values they held.
+	seen    map[uint64]struct{}
+	seed    maphash.Seed
+	spilled int
+	dupOf   int32 // the result of a value given twice (Block)
+	// Buffers of Block, kept from call to call.
 	byTask   []int32
-	rank     []int32
 	byMetric []int
-	rows     []Row
+	vals     []float64
 }
 
 type heldCell struct {
@@ -41,6 +44,45 @@ type heldCell struct {
 }
 
 type heldTask struct{ task, scorer string }
+
+// cellList is the held values of one metric in chunks that are filled and
+// never copied: appending to one slice per metric copied each metric's
+// values again at every doubling (a tenth of a 23,000-result run's write).
+type cellList struct {
+	chunks [][]heldCell
+	n      int
+	spare  [][]heldCell // chunks of before a Reset, to fill again
+}
+
+// firstChunk and maxChunk bound the chunks' sizes: they double from the
+// first, so that a metric few results have takes little room.
+const firstChunk, maxChunk = 64, 8192
+
+func (l *cellList) add(c heldCell) {
+	if k := len(l.chunks); k > 0 && len(l.chunks[k-1]) < cap(l.chunks[k-1]) {
+		l.chunks[k-1] = append(l.chunks[k-1], c)
+		l.n++
+		return
+	}
+	var next []heldCell
+	if len(l.spare) > 0 {
+		next, l.spare = l.spare[0][:0], l.spare[1:]
+	} else {
+		size := firstChunk
+		if k := len(l.chunks); k > 0 {
+			size = min(2*cap(l.chunks[k-1]), maxChunk)
+		}
+		next = make([]heldCell, 0, size)
+	}
+	l.chunks = append(l.chunks, append(next, c))
+	l.n++
+}
+
+// reset empties the list, keeping its chunks for the next values.
+func (l *cellList) reset() {
+	l.spare = append(l.spare, l.chunks...)
+	l.chunks, l.n = l.chunks[:0], 0
+}
 
 // Row is one metric value of a run: its task, scorer and value.
 type Row struct {
@@ -63,9 +105,9 @@ func (h *Held) Add(results []model.Result) {
 				k = len(h.names)
 				h.metrics[m] = k
 				h.names = append(h.names, m)
-				h.cells = append(h.cells, nil)
+				h.cells = append(h.cells, cellList{})
 			}
-			h.cells[k] = append(h.cells[k], heldCell{idx, v})
+			h.cells[k].add(heldCell{idx, v})
 			h.n++
 		}
 	}
@@ -80,40 +122,14 @@ func (h *Held) Full() bool { return h.n >= HeldValues }
 // Reset forgets the held values.
 func (h *Held) Reset() {
 	for k := range h.cells {
-		h.cells[k] = h.cells[k][:0]
+		h.cells[k].reset()
 	}
 	h.tasks = h.tasks[:0]
 	h.n = 0
 }
 
-// Each calls fn with the held values of every metric, metrics by name, each
-// metric's rows by task and scorer: the primary key's order. The rows are
-// valid until fn returns.
-func (h *Held) Each(fn func(metric string, rows []Row) error) error {
-	h.sortTasks()
-	h.byMetric = h.byMetric[:0]
-	for k := range h.names {
-		if len(h.cells[k]) > 0 {
-			h.byMetric = append(h.byMetric, k)
-		}
-	}
-	slices.SortFunc(h.byMetric, func(a, b int) int { return strings.Compare(h.names[a], h.names[b]) })
-	for _, k := range h.byMetric {
-		cells := h.cells[k]
-		slices.SortFunc(cells, func(a, b heldCell) int { return int(h.rank[a.result] - h.rank[b.result]) })
-		h.rows = h.rows[:0]
-		for _, c := range cells {
-			t := &h.tasks[c.result]
-			h.rows = append(h.rows, Row{t.task, t.scorer, c.value})
-		}
-		if err := fn(h.names[k], h.rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sortTasks ranks the held results by task and scorer.
+// sortTasks sorts the numbers of the held results by task and scorer into
+// h.byTask.
 func (h *Held) sortTasks() {
 	h.byTask = h.byTask[:0]
 	for i := range h.tasks {
@@ -126,8 +142,4 @@ func (h *Held) sortTasks() {
 		}
 		return strings.Compare(ta.scorer, tb.scorer)
 	})
-	h.rank = slices.Grow(h.rank[:0], len(h.tasks))[:len(h.tasks)]
-	for place, i := range h.byTask {
-		h.rank[i] = int32(place)
-	}
 }
