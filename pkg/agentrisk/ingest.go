@@ -1,6 +1,7 @@
 package agentrisk
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -172,11 +173,11 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 // as Tx.AgentAggregate reads it), so that a caller that scores them at once
 // (the live path) need not read them back. A later ingest may have changed
 // them since.
-func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []store.AgentRow, error) {
+func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []Written, error) {
 	return e.ingestEvents(ctx, events, true)
 }
 
-func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []store.AgentRow, error) {
+func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []Written, error) {
 	for i := range events {
 		if events[i].TenantID == "" || events[i].AgentID == "" {
 			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
@@ -186,7 +187,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		}
 	}
 	var res IngestResult
-	var rows []store.AgentRow
+	var rows []Written
 	var done *ingester
 	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx, &e.hours)
@@ -196,6 +197,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		defer in.close()
 		done = in
 		in.keep, in.expect = keep, len(events)
+		in.aggs, in.cached = &e.aggs, map[agentKey]*cachedAgg{}
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
@@ -209,6 +211,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		return IngestResult{}, nil, err
 	}
 	e.hours.keep(done.hours, done.now) // committed: its sets are the store's
+	e.aggs.keep(done.cached)           // and its aggregates
 	return res, rows, nil
 }
 
@@ -265,8 +268,11 @@ type ingester struct {
 	folder   folder
 	held     int
 
-	keep bool             // keep the rows written (IngestWritten)
-	kept []store.AgentRow // those rows, in (tenant, agent) order once finished
+	keep bool      // keep the rows written (IngestWritten)
+	kept []Written // those rows, in (tenant, agent) order once finished
+
+	aggs   *aggCache               // of the engine (nil: decode every stored aggregate)
+	cached map[agentKey]*cachedAgg // the aggregates this ingest wrote, for aggs once committed
 
 	pool       tablePool // of hash tables not in use
 	lastTenant *tenantIngest
@@ -786,22 +792,20 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	k := st.key
 	var row store.AgentRow
 	var ok bool
-	var err error
 	if st.t.hasAgents || st.written {
+		var err error
 		if row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent); err != nil {
 			return fmt.Errorf("agentrisk: ingest: %w", err)
 		}
 	}
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).
-	var a *agg
 	name, first, last := st.name, st.first, st.last
-	if !ok {
-		a = in.folder.newAgg()
-	} else {
-		if a, err = decodeAggAliased(row.Agg); err != nil {
-			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
-		}
+	a, err := in.aggOf(k, &row, ok)
+	if err != nil {
+		return err
+	}
+	if ok {
 		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
 		if f.Before(first) {
 			first = f
@@ -825,16 +829,57 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	if err := in.ins.PutAgent(in.ctx, put); err != nil {
 		return fmt.Errorf("agentrisk: ingest: %w", err)
 	}
+	w := Written{AgentRow: put}
+	if in.aggs != nil {
+		if a.sessIdx == nil {
+			a.indexSessions() // as decoding with maps builds it
+		}
+		in.cached[k] = &cachedAgg{blob: put.Agg, a: a}
+		if in.keep {
+			w.agg = a.snapshot()
+		}
+	}
 	if in.keep {
-		put.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
+		w.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
 		if st.kept < 0 {
 			st.kept = len(in.kept)
-			in.kept = append(in.kept, put)
+			in.kept = append(in.kept, w)
 		} else {
-			in.kept[st.kept] = put
+			in.kept[st.kept] = w
 		}
 	}
 	return nil
+}
+
+// aggOf is the aggregate to merge an agent's records into: a new one when
+// the agent has no stored row (ok false), else the stored one, taken from
+// this ingest's or the engine's cache when the stored bytes are the cached
+// encoding (aggCache), decoded otherwise.
+func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool) (*agg, error) {
+	if in.aggs == nil {
+		if !ok {
+			return in.folder.newAgg(), nil
+		}
+		a, err := decodeAggAliased(row.Agg)
+		if err != nil {
+			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		}
+		return a, nil
+	}
+	if !ok {
+		return newAgg(), nil
+	}
+	if c := in.cached[k]; c != nil && bytes.Equal(c.blob, row.Agg) {
+		return c.a, nil
+	}
+	if a := in.aggs.take(k, row.Agg); a != nil {
+		return a, nil
+	}
+	a, err := decodeAgg(row.Agg, true) // its own strings: it is kept
+	if err != nil {
+		return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+	}
+	return a, nil
 }
 
 func (in *ingester) finish() (IngestResult, error) {

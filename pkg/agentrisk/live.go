@@ -93,15 +93,20 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 	if err != nil {
 		return nil, err
 	}
-	return l.UpdateRows(ctx, rows, at)
+	ws := make([]Written, len(rows))
+	for i := range rows {
+		ws[i] = WrittenRow(rows[i])
+	}
+	return l.UpdateRows(ctx, ws, at)
 }
 
 // UpdateRows is Update for aggregates the caller already has: the rows an
 // ingest wrote (Engine.IngestWritten), one per agent, sorted by tenant and
 // agent; for an agent of several ingests, the row of the latest. It reads
 // nothing back (only a tenant's other agents on its first update), so the
-// live path costs no store transaction of its own.
-func (l *Live) UpdateRows(ctx context.Context, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+// live path costs no store transaction of its own, and decodes none of the
+// rows the ingest handed over decoded.
+func (l *Live) UpdateRows(ctx context.Context, rows []Written, at time.Time) ([]LiveScore, error) {
 	at = at.UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -172,7 +177,8 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 	}
 	t := &liveTenant{cfg: cfg, agents: make(map[string]*liveAgent, len(rows)), keep: c.ref.lo}
 	for i := range rows {
-		la, _, err := t.agentOf(&rows[i])
+		w := WrittenRow(rows[i])
+		la, _, err := t.agentOf(&w)
 		if err != nil {
 			return nil, err
 		}
@@ -184,8 +190,8 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 
 // agentOf keeps what the agent needs as a peer: the buckets from t.keep on.
 // It also returns the whole decoded aggregate.
-func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
-	full, err := decodeAgg(r.Agg, false)
+func (t *liveTenant) agentOf(r *Written) (*liveAgent, *agg, error) {
+	full, err := r.decoded()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
 	}
@@ -194,12 +200,12 @@ func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
 	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
 	a.inj = append([]injBin(nil), full.inj[j:]...)
-	in := inputOf(r)
+	in := inputOf(&r.AgentRow)
 	in.blob = nil
 	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil
 }
 
-func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+func (l *Live) updateTenant(ctx context.Context, tenant string, rows []Written, at time.Time) ([]LiveScore, error) {
 	cfg, err := l.e.getRiskConfig(ctx, tenant)
 	if err != nil {
 		return nil, err
@@ -222,7 +228,7 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		}
 		t.agents[la.in.agent] = la
 		if rows[i].FirstEventAt <= atStr {
-			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i]), full}
+			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i].AgentRow), full}
 		}
 	}
 	// Every agent of the tenant with an event at or before at, as the full

@@ -1,0 +1,135 @@
+package agentrisk
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/lfcli/lf/pkg/store"
+)
+
+// aggCache keeps the decoded aggregates of the agents recent ingests wrote
+// (Engine.Ingest and IngestWritten: the requests of lf serve), so that the
+// next request into the same agents merges its events into them instead of
+// decoding each stored aggregate again.
+//
+// Validation rule: an entry holds an aggregate decoded (or folded) in
+// memory and its encoding exactly as this engine stored it. An ingest still
+// reads each agent's stored row, in its transaction, as before; the entry
+// is used only when the stored bytes equal the entry's encoding (a memcmp,
+// far cheaper than decoding), which then decode to exactly the entry's
+// aggregate. Whatever else wrote the row since, a second replica on the
+// same PostgreSQL database, lf agents ingest on the same SQLite file, a
+// baseline reset, changed its bytes (the encoding is canonical: equal
+// bytes are an equal aggregate), and the stored row is decoded as before.
+//
+// An entry is taken out of the cache by the ingest that uses it (two
+// ingests never share one) and put back, updated, only after that ingest
+// committed: a rolled-back ingest leaves nothing in the cache that the store
+// does not have.
+type aggCache struct {
+	mu    sync.Mutex
+	aggs  map[agentKey]*cachedAgg
+	bytes int // the estimated memory of the entries
+}
+
+// cachedAgg is an agent's aggregate, decoded with the lookup maps ingest
+// merges through (its strings its own), and its encoding as stored. The
+// encoding is never written to: it is also the row handed to the live path.
+type cachedAgg struct {
+	blob []byte
+	a    *agg
+}
+
+// maxCachedAggBytes bounds the cache's memory, estimated as aggMemory of
+// each entry: 128 MB hold some 10,000 agents of a few hundred hour, session
+// and pattern entries each. When an entry does not fit, others (in map
+// order, i.e. at random) are dropped until it does; a dropped agent's next
+// ingest decodes its stored aggregate, as every ingest did before.
+var maxCachedAggBytes = 128 << 20
+
+// aggMemory estimates an entry's memory: the decoded slices and maps take
+// about four times the encoding.
+func aggMemory(c *cachedAgg) int { return 5*len(c.blob) + 512 }
+
+// take removes and returns k's entry when its encoding is blob (the stored
+// one); a stale entry is dropped.
+func (c *aggCache) take(k agentKey, blob []byte) *agg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.aggs[k]
+	if e == nil {
+		return nil
+	}
+	delete(c.aggs, k)
+	c.bytes -= aggMemory(e)
+	if !bytes.Equal(e.blob, blob) {
+		return nil
+	}
+	return e.a
+}
+
+// keep puts the entries of a committed ingest into the cache.
+func (c *aggCache) keep(entries map[agentKey]*cachedAgg) {
+	if len(entries) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aggs == nil {
+		c.aggs = make(map[agentKey]*cachedAgg, len(entries))
+	}
+	for k, e := range entries {
+		size := aggMemory(e)
+		if size > maxCachedAggBytes {
+			continue
+		}
+		if old := c.aggs[k]; old != nil {
+			c.bytes -= aggMemory(old)
+			delete(c.aggs, k)
+		}
+		for ok, old := range c.aggs {
+			if c.bytes+size <= maxCachedAggBytes {
+				break
+			}
+			c.bytes -= aggMemory(old)
+			delete(c.aggs, ok)
+		}
+		c.aggs[k] = e
+		c.bytes += size
+	}
+}
+
+// Written is one agent's aggregate as an ingest stored it (IngestWritten):
+// the row, as Tx.AgentAggregate would read it, and, for the live path, its
+// aggregate already decoded (a copy of its own), so that rescoring it need
+// not decode the row again.
+type Written struct {
+	store.AgentRow
+	agg *agg // Agg decoded; nil: decode Agg
+}
+
+// WrittenRow is a row read from the store, to be decoded when scored.
+func WrittenRow(r store.AgentRow) Written { return Written{AgentRow: r} }
+
+// decoded is w's aggregate: the one handed over, or Agg decoded.
+func (w *Written) decoded() (*agg, error) {
+	if w.agg != nil {
+		return w.agg, nil
+	}
+	return decodeAgg(w.Agg, false)
+}
+
+// snapshot is a copy of a that scoring may keep while a goes on changing
+// (merged into by later ingests), without lookup maps: the slices that
+// merging sorts in place are copied; the tool and session dictionaries are
+// only ever appended to, so the copy shares them, capped at their length.
+func (a *agg) snapshot() *agg {
+	return &agg{
+		tools:    a.tools[:len(a.tools):len(a.tools)],
+		sessions: a.sessions[:len(a.sessions):len(a.sessions)],
+		hours:    append([]hourTool(nil), a.hours...),
+		inj:      append([]injBin(nil), a.inj...),
+		sess:     append([]sessTool(nil), a.sess...),
+		patterns: append([]patCount(nil), a.patterns...),
+	}
+}
