@@ -197,9 +197,12 @@ func (t *liveTenant) agentOf(r *Written) (*liveAgent, *agg, error) {
 	}
 	a := &agg{tools: full.tools}
 	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
-	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
-	a.inj = append([]injBin(nil), full.inj[j:]...)
+	a.hours, a.inj = full.hours, full.inj
+	if i > 0 || j > 0 { // a copy: the older hours are not kept alive
+		a.hours = append([]hourTool(nil), full.hours[i:]...)
+		a.inj = append([]injBin(nil), full.inj[j:]...)
+	}
 	in := inputOf(&r.AgentRow)
 	in.blob = nil
 	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil

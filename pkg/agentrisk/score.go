@@ -1,8 +1,10 @@
 package agentrisk
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -319,6 +321,7 @@ func (w *agentWindow) tallyHours(c *clock) {
 }
 
 func (w *agentWindow) collectInjection(c *clock) {
+	w.inj = make([]injObs, 0, len(w.a.inj))
 	for _, b := range w.a.inj {
 		if b.hour > c.hT {
 			break
@@ -330,11 +333,13 @@ func (w *agentWindow) collectInjection(c *clock) {
 		s := float64(b.score) / 1000
 		w.inj = append(w.inj, injObs{v: s * wt, hour: b.hour, score: b.score, count: b.count})
 	}
-	sort.Slice(w.inj, func(i, j int) bool {
-		if w.inj[i].v != w.inj[j].v {
-			return w.inj[i].v > w.inj[j].v
+	// No two observations tie (one bin per hour and score): the order is
+	// the same whatever the sort.
+	slices.SortFunc(w.inj, func(x, y injObs) int {
+		if x.v != y.v {
+			return cmp.Compare(y.v, x.v)
 		}
-		return w.inj[i].hour > w.inj[j].hour
+		return cmp.Compare(y.hour, x.hour)
 	})
 }
 
