@@ -3,6 +3,7 @@ package agentrisk
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lfcli/lf/pkg/store"
 )
@@ -38,6 +39,7 @@ type aggCache struct {
 type cachedAgg struct {
 	blob []byte
 	a    *agg
+	lent atomic.Bool // a is handed to the live path (Written), which has not released it
 }
 
 // maxCachedAggBytes bounds the cache's memory, estimated as aggMemory of
@@ -62,8 +64,8 @@ func (c *aggCache) take(k agentKey, blob []byte) *agg {
 	}
 	delete(c.aggs, k)
 	c.bytes -= aggMemory(e)
-	if !bytes.Equal(e.blob, blob) {
-		return nil
+	if e.lent.Load() || !bytes.Equal(e.blob, blob) {
+		return nil // still being read, or stale
 	}
 	return e.a
 }
@@ -101,35 +103,33 @@ func (c *aggCache) keep(entries map[agentKey]*cachedAgg) {
 
 // Written is one agent's aggregate as an ingest stored it (IngestWritten):
 // the row, as Tx.AgentAggregate would read it, and, for the live path, its
-// aggregate already decoded (a copy of its own), so that rescoring it need
-// not decode the row again.
+// aggregate already decoded, so that rescoring it need not decode the row.
+//
+// The decoded aggregate is lent, not copied: it is the engine's cached one
+// (aggCache), which a later ingest merges into only once the holder gave it
+// back with Release (Live.UpdateRows does so after scoring); until then a
+// later ingest of the agent decodes its stored row instead. A Written must
+// not be used after its release.
 type Written struct {
 	store.AgentRow
-	agg *agg // Agg decoded; nil: decode Agg
+	ent *cachedAgg // the aggregate lent; nil: decode Agg
 }
 
 // WrittenRow is a row read from the store, to be decoded when scored.
 func WrittenRow(r store.AgentRow) Written { return Written{AgentRow: r} }
 
-// decoded is w's aggregate: the one handed over, or Agg decoded.
-func (w *Written) decoded() (*agg, error) {
-	if w.agg != nil {
-		return w.agg, nil
+// Release gives the aggregate lent with w back to the engine.
+func (w *Written) Release() {
+	if w.ent != nil {
+		w.ent.lent.Store(false)
+		w.ent = nil
 	}
-	return decodeAgg(w.Agg, false)
 }
 
-// snapshot is a copy of a that scoring may keep while a goes on changing
-// (merged into by later ingests), without lookup maps: the slices that
-// merging sorts in place are copied; the tool and session dictionaries are
-// only ever appended to, so the copy shares them, capped at their length.
-func (a *agg) snapshot() *agg {
-	return &agg{
-		tools:    a.tools[:len(a.tools):len(a.tools)],
-		sessions: a.sessions[:len(a.sessions):len(a.sessions)],
-		hours:    append([]hourTool(nil), a.hours...),
-		inj:      append([]injBin(nil), a.inj...),
-		sess:     append([]sessTool(nil), a.sess...),
-		patterns: append([]patCount(nil), a.patterns...),
+// decoded is w's aggregate: the one lent, or Agg decoded.
+func (w *Written) decoded() (*agg, error) {
+	if w.ent != nil {
+		return w.ent.a, nil
 	}
+	return decodeAgg(w.Agg, false)
 }

@@ -110,10 +110,10 @@ func TestIngestWrittenDecodedMatchesRow(t *testing.T) {
 		all = append(all, rows...)
 	}
 	for _, w := range all {
-		if w.agg == nil {
+		if w.ent == nil {
 			t.Fatalf("%s: no decoded aggregate handed over", w.AgentID)
 		}
-		if got := w.agg.encode(); string(got) != string(w.Agg) {
+		if got := w.ent.a.encode(); string(got) != string(w.Agg) {
 			t.Fatalf("%s: the aggregate handed over encodes to %d bytes unlike its row's %d", w.AgentID, len(got), len(w.Agg))
 		}
 	}

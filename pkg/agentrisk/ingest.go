@@ -854,9 +854,11 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 		if a.sessIdx == nil {
 			a.indexSessions() // as decoding with maps builds it
 		}
-		in.cached[k] = &cachedAgg{blob: put.Agg, a: a}
+		ent := &cachedAgg{blob: put.Agg, a: a}
+		in.cached[k] = ent
 		if in.keep {
-			w.agg = a.snapshot()
+			ent.lent.Store(true)
+			w.ent = ent
 		}
 	}
 	if in.keep {

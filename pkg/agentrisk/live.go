@@ -105,8 +105,13 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 // agent; for an agent of several ingests, the row of the latest. It reads
 // nothing back (only a tenant's other agents on its first update), so the
 // live path costs no store transaction of its own, and decodes none of the
-// rows the ingest handed over decoded.
+// rows the ingest handed over decoded. It releases the rows (Written.Release).
 func (l *Live) UpdateRows(ctx context.Context, rows []Written, at time.Time) ([]LiveScore, error) {
+	defer func() {
+		for i := range rows {
+			rows[i].Release() // scored: the engine may merge into them again
+		}
+	}()
 	at = at.UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -195,11 +200,14 @@ func (t *liveTenant) agentOf(r *Written) (*liveAgent, *agg, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
 	}
-	a := &agg{tools: full.tools}
+	// The tool dictionary is only ever appended to: shared, capped. The
+	// buckets are copied when older hours would be kept alive, and when
+	// the aggregate is lent (later ingests merge into it).
+	a := &agg{tools: full.tools[:len(full.tools):len(full.tools)]}
 	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
 	a.hours, a.inj = full.hours, full.inj
-	if i > 0 || j > 0 { // a copy: the older hours are not kept alive
+	if i > 0 || j > 0 || r.ent != nil {
 		a.hours = append([]hourTool(nil), full.hours[i:]...)
 		a.inj = append([]injBin(nil), full.inj[j:]...)
 	}

@@ -64,7 +64,11 @@ func (s *Server) enqueueLive(rows []agentrisk.Written, committed time.Time) live
 		u.since = committed
 	}
 	for _, r := range rows {
-		u.pending[agentrisk.AgentRef{TenantID: r.TenantID, AgentID: r.AgentID}] = r
+		k := agentrisk.AgentRef{TenantID: r.TenantID, AgentID: r.AgentID}
+		if old, ok := u.pending[k]; ok {
+			old.Release() // superseded: its aggregate goes back to the engine
+		}
+		u.pending[k] = r
 	}
 	u.queued++
 	if !u.running {
