@@ -467,23 +467,41 @@ func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester,
 func (in *ingester) close() {
 	in.ins.Close()
 	if in.expect > 0 && len(in.order) > 0 {
-		b := in.order[0].held
-		heldPool.Put(&heldEvents{evs: b.evs[:0], arena: b.arena[:0]})
+		releaseHeld(in.order[0].held)
 	}
 }
 
-// heldPool keeps the buffers of the first tenant's events held by a
-// request (Ingest), about 80 KB for 500 events, from request to request.
-// They are free once the ingest is done: what outlives it of an event's
-// strings was copied (dict, agent names).
-var heldPool sync.Pool
+// heldFree keeps the buffers of the first tenant's events held by a
+// request (Ingest), about 80 KB for 500 events, from request to request
+// (a few, for requests that run at the same time). They are free once the
+// ingest is done: what outlives it of an event's strings was copied (dict,
+// agent names).
+var heldFree struct {
+	sync.Mutex
+	bufs []heldEvents
+}
+
+const maxHeldFree = 4
 
 // requestHeld returns empty buffers for n events and arena bytes of strings.
 func requestHeld(n, arena int) heldEvents {
-	if b, _ := heldPool.Get().(*heldEvents); b != nil && cap(b.evs) >= n && cap(b.arena) >= arena {
-		return *b
+	heldFree.Lock()
+	defer heldFree.Unlock()
+	for i := len(heldFree.bufs) - 1; i >= 0; i-- {
+		if b := heldFree.bufs[i]; cap(b.evs) >= n && cap(b.arena) >= arena {
+			heldFree.bufs = slices.Delete(heldFree.bufs, i, i+1)
+			return b
+		}
 	}
 	return heldEvents{evs: make([]pending, 0, n), arena: make([]byte, 0, arena)}
+}
+
+func releaseHeld(b heldEvents) {
+	heldFree.Lock()
+	defer heldFree.Unlock()
+	if len(heldFree.bufs) < maxHeldFree {
+		heldFree.bufs = append(heldFree.bufs, heldEvents{evs: b.evs[:0], arena: b.arena[:0]})
+	}
 }
 
 func (in *ingester) tenant(id string) (*tenantIngest, error) {

@@ -28,6 +28,7 @@ type Live struct {
 	e       *Engine
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
+	inj     []injObs // scoring's buffer, reused from agent to agent (under mu)
 }
 
 // liveReloadHours is how far the window may move on before a tenant's live
@@ -208,8 +209,16 @@ func (t *liveTenant) agentOf(r *Written) (*liveAgent, *agg, error) {
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
 	a.hours, a.inj = full.hours, full.inj
 	if i > 0 || j > 0 || r.ent != nil {
-		a.hours = append([]hourTool(nil), full.hours[i:]...)
-		a.inj = append([]injBin(nil), full.inj[j:]...)
+		// Into the buffers of the agent's previous state when it has one:
+		// they are the live path's own (copies, or a row it decoded), and
+		// nothing else refers to them once it is replaced.
+		var hours []hourTool
+		var inj []injBin
+		if old := t.agents[r.AgentID]; old != nil {
+			hours, inj = old.a.hours[:0], old.a.inj[:0]
+		}
+		a.hours = append(hours, full.hours[i:]...)
+		a.inj = append(inj, full.inj[j:]...)
 	}
 	in := inputOf(&r.AgentRow)
 	in.blob = nil
@@ -250,7 +259,7 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []Written, 
 			continue
 		}
 		if ta := touched[la.in.agent]; ta != nil {
-			calc := scoreDecoded(t.cfg, c, &ta.in, ta.full)
+			calc := scoreDecodedWith(t.cfg, c, &ta.in, ta.full, &l.inj)
 			la.refAt, la.refFeatures, la.established = at, calc.refFeatures, calc.established
 			calcs = append(calcs, calc)
 			continue
