@@ -268,8 +268,11 @@ func itoa(n int64) string {
 
 // encode writes the agg as varints: version, tools, sessions, hours
 // (hour delta-coded), injection bins, session tools, patterns.
-func (a *agg) encode() []byte {
-	b := make([]byte, 0, 16+len(a.hours)*8+len(a.sess)*10+len(a.inj)*6)
+func (a *agg) encode() []byte { return a.encodeTo(nil) }
+
+// encodeTo is encode appending to b[:0] (nil: a new buffer).
+func (a *agg) encodeTo(b []byte) []byte {
+	b = slices.Grow(b[:0], 16+len(a.hours)*8+len(a.sess)*10+len(a.inj)*6)
 	b = binary.AppendUvarint(b, aggVersion)
 	b = appendStrings(b, a.tools)
 	b = appendStrings(b, a.sessions)

@@ -54,8 +54,9 @@ var maxCachedAggBytes = 128 << 20
 func aggMemory(c *cachedAgg) int { return 5*len(c.blob) + 512 }
 
 // take removes and returns k's entry when its encoding is blob (the stored
-// one); a stale entry is dropped.
-func (c *aggCache) take(k agentKey, blob []byte) *agg {
+// one); a stale entry is dropped. The entry's encoding is then free: the
+// ingest that took it encodes the merged aggregate into it.
+func (c *aggCache) take(k agentKey, blob []byte) *cachedAgg {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.aggs[k]
@@ -67,7 +68,7 @@ func (c *aggCache) take(k agentKey, blob []byte) *agg {
 	if e.lent.Load() || !bytes.Equal(e.blob, blob) {
 		return nil // still being read, or stale
 	}
-	return e.a
+	return e
 }
 
 // keep puts the entries of a committed ingest into the cache.

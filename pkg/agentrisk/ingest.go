@@ -839,7 +839,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).
 	name, first, last := st.name, st.first, st.last
-	a, err := in.aggOf(k, &row, ok)
+	a, buf, err := in.aggOf(k, &row, ok)
 	if err != nil {
 		return err
 	}
@@ -861,7 +861,7 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
 	}
 	put := store.AgentRow{
-		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
+		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encodeTo(buf),
 		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
 	}
 	if err := in.ins.PutAgent(in.ctx, put); err != nil {
@@ -894,32 +894,35 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 // aggOf is the aggregate to merge an agent's records into: a new one when
 // the agent has no stored row (ok false), else the stored one, taken from
 // this ingest's or the engine's cache when the stored bytes are the cached
-// encoding (aggCache), decoded otherwise.
-func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool) (*agg, error) {
+// encoding (aggCache), decoded otherwise. It also returns a buffer free for
+// the merged encoding (nil: none): that of an entry of the engine's cache,
+// which no one else holds (the live path released it; the store got it in a
+// transaction that committed).
+func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool) (*agg, []byte, error) {
 	if in.aggs == nil {
 		if !ok {
-			return in.folder.newAgg(), nil
+			return in.folder.newAgg(), nil, nil
 		}
 		a, err := decodeAggAliased(row.Agg)
 		if err != nil {
-			return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+			return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 		}
-		return a, nil
+		return a, nil, nil
 	}
 	if !ok {
-		return newAgg(), nil
+		return newAgg(), nil, nil
 	}
 	if c := in.cached[k]; c != nil && bytes.Equal(c.blob, row.Agg) {
-		return c.a, nil
+		return c.a, nil, nil // its encoding may still be in the store's hands
 	}
-	if a := in.aggs.take(k, row.Agg); a != nil {
-		return a, nil
+	if c := in.aggs.take(k, row.Agg); c != nil {
+		return c.a, c.blob[:0], nil
 	}
 	a, err := decodeAgg(row.Agg, true) // its own strings: it is kept
 	if err != nil {
-		return nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 	}
-	return a, nil
+	return a, nil, nil
 }
 
 func (in *ingester) finish() (IngestResult, error) {
