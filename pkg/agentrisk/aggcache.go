@@ -28,9 +28,31 @@ import (
 // committed: a rolled-back ingest leaves nothing in the cache that the store
 // does not have.
 type aggCache struct {
-	mu    sync.Mutex
-	aggs  map[agentKey]*cachedAgg
-	bytes int // the estimated memory of the entries
+	mu     sync.Mutex
+	aggs   map[agentKey]*cachedAgg
+	bytes  int     // the estimated memory of the entries
+	folder *folder // a folder not in use: its tables serve request after request
+}
+
+// takeFolder returns the spare folder, or a new one when another ingest
+// has it.
+func (c *aggCache) takeFolder() *folder {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.folder
+	c.folder = nil
+	if f == nil {
+		f = &folder{}
+	}
+	return f
+}
+
+// putFolder keeps f for the next ingest. Its tables are reset per agent (a
+// new stamp), so nothing of one ingest shows in the next.
+func (c *aggCache) putFolder(f *folder) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.folder = f
 }
 
 // cachedAgg is an agent's aggregate, decoded with the lookup maps ingest

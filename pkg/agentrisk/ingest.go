@@ -199,6 +199,8 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		done = in
 		in.keep, in.expect = keep, len(events)
 		in.aggs, in.cached = &e.aggs, map[agentKey]*cachedAgg{}
+		in.folder = e.aggs.takeFolder()
+		defer e.aggs.putFolder(in.folder)
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
@@ -266,7 +268,7 @@ type ingester struct {
 	patterns dict
 	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
 	recs     [][]record           // chunks of recordChunk
-	folder   folder
+	folder   *folder
 	held     int
 
 	keep bool      // keep the rows written (IngestWritten)
@@ -455,7 +457,7 @@ func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester,
 	in := &ingester{
 		ctx: ctx, ins: ins, now: nowHour(), cache: cache,
 		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
-		patOf: map[[2]string]uint32{},
+		patOf: map[[2]string]uint32{}, folder: &folder{},
 	}
 	if in.legacy, in.hasLeg, err = ins.LegacyHashes(ctx); err != nil {
 		ins.Close()

@@ -29,6 +29,8 @@ type Live struct {
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
 	inj     []injObs // scoring's buffer, reused from agent to agent (under mu)
+	calcs   []agentCalc
+	group   []*agentCalc // and those of updateTenant, from update to update
 }
 
 // liveReloadHours is how far the window may move on before a tenant's live
@@ -253,7 +255,8 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []Written, 
 	}
 	// Every agent of the tenant with an event at or before at, as the full
 	// pass would see it: the touched ones scored in full, the others as peers.
-	calcs := make([]agentCalc, 0, len(t.agents))
+	calcs := l.calcs[:0]
+	defer func() { clear(calcs); l.calcs = calcs[:0] }()
 	for _, la := range t.agents {
 		if la.firstAt > atStr {
 			continue
@@ -270,12 +273,13 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []Written, 
 		}
 		calcs = append(calcs, agentCalc{in: &la.in, peerOnly: true, refFeatures: la.refFeatures, established: la.established})
 	}
-	group := make([]*agentCalc, len(calcs))
+	group := l.group[:0]
+	defer func() { clear(group); l.group = group[:0] }()
 	for i := range calcs {
 		if calcs[i].err != nil {
 			return nil, calcs[i].err
 		}
-		group[i] = &calcs[i]
+		group = append(group, &calcs[i])
 	}
 	scoreAnomaly(group)
 	var out []LiveScore
