@@ -93,6 +93,30 @@ func (c *aggCache) take(k agentKey, blob []byte) *cachedAgg {
 	return e
 }
 
+// peek returns k's entry, left in the cache, unless it is lent (nil when
+// none): a store compares its encoding with the stored one (readAgent).
+func (c *aggCache) peek(k agentKey) *cachedAgg {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.aggs[k]; e != nil && !e.lent.Load() {
+		return e
+	}
+	return nil
+}
+
+// takeIf removes e, k's entry as peek returned it, and tells whether it
+// was still there and not lent.
+func (c *aggCache) takeIf(k agentKey, e *cachedAgg) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aggs[k] != e || e.lent.Load() {
+		return false
+	}
+	delete(c.aggs, k)
+	c.bytes -= aggMemory(e)
+	return true
+}
+
 // keep puts the entries of a committed ingest into the cache.
 func (c *aggCache) keep(entries map[agentKey]*cachedAgg) {
 	if len(entries) == 0 {

@@ -832,16 +832,18 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	k := st.key
 	var row store.AgentRow
 	var ok bool
+	var hit *agg
+	var buf []byte
 	if st.t.hasAgents || st.written {
 		var err error
-		if row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent); err != nil {
+		if row, ok, hit, buf, err = in.readAgent(k); err != nil {
 			return fmt.Errorf("agentrisk: ingest: %w", err)
 		}
 	}
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).
 	name, first, last := st.name, st.first, st.last
-	a, buf, err := in.aggOf(k, &row, ok)
+	a, buf, err := in.aggOf(k, &row, ok, hit, buf)
 	if err != nil {
 		return err
 	}
@@ -900,7 +902,10 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 // the merged encoding (nil: none): that of an entry of the engine's cache,
 // which no one else holds (the live path released it; the store got it in a
 // transaction that committed).
-func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool) (*agg, []byte, error) {
+func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool, hit *agg, buf []byte) (*agg, []byte, error) {
+	if hit != nil {
+		return hit, buf, nil // validated by the store (readAgent)
+	}
 	if in.aggs == nil {
 		if !ok {
 			return in.folder.newAgg(), nil, nil
@@ -925,6 +930,44 @@ func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool) (*agg, []byt
 		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
 	}
 	return a, nil, nil
+}
+
+// agentChecker is a store's ingest that compares an agent's stored
+// aggregate with an encoding the caller holds without copying it out
+// (SQLite's; on PostgreSQL the rows are read ahead in windows anyway).
+type agentChecker interface {
+	AgentIfChanged(ctx context.Context, tenantID, agentID string, known []byte) (store.AgentRow, bool, bool, error)
+}
+
+// readAgent reads k's stored row. With the engine's cache and a store that
+// compares in place, an aggregate cached (by this ingest or the engine)
+// whose encoding is the stored one comes back at once as hit, the row
+// without its aggregate, with the entry's buffer when it is free (see
+// aggOf); otherwise the row is read whole, as Agent reads it.
+func (in *ingester) readAgent(k agentKey) (row store.AgentRow, ok bool, hit *agg, buf []byte, err error) {
+	chk, can := in.ins.(agentChecker)
+	if in.aggs != nil && can {
+		mine := in.cached[k]
+		c := mine
+		if c == nil {
+			c = in.aggs.peek(k)
+		}
+		if c != nil {
+			var same bool
+			row, same, ok, err = chk.AgentIfChanged(in.ctx, k.tenant, k.agent, c.blob)
+			switch {
+			case err != nil || !same:
+				return row, ok, nil, nil, err // the row with its aggregate, or none
+			case mine != nil:
+				return row, true, c.a, nil, nil // its encoding may still be in the store's hands
+			case in.aggs.takeIf(k, c):
+				return row, true, c.a, c.blob[:0], nil
+			}
+			// Taken by another ingest meanwhile: read the row whole.
+		}
+	}
+	row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent)
+	return row, ok, nil, nil, err
 }
 
 func (in *ingester) finish() (IngestResult, error) {
