@@ -24,6 +24,7 @@ type agg struct {
 	sessIdx  map[string]uint32
 	sess     []sessTool
 	patterns []patCount
+	canon    bool // the slices are in canonical order (see canonical)
 }
 
 type hourTool struct {
@@ -122,6 +123,7 @@ type patKey struct {
 }
 
 func (a *agg) merger() *merger {
+	a.canon = false // until finish
 	m := &merger{
 		a:     a,
 		hours: make(map[[2]int64]int, len(a.hours)),
@@ -266,8 +268,11 @@ func itoa(n int64) string {
 
 // encode writes the agg as varints: version, tools, sessions, hours
 // (hour delta-coded), injection bins, session tools, patterns.
-func (a *agg) encode() []byte {
-	b := make([]byte, 0, 16+len(a.hours)*8+len(a.sess)*10+len(a.inj)*6)
+func (a *agg) encode() []byte { return a.encodeTo(nil) }
+
+// encodeTo is encode appending to b[:0] (nil: a new buffer).
+func (a *agg) encodeTo(b []byte) []byte {
+	b = slices.Grow(b[:0], 16+len(a.hours)*8+len(a.sess)*10+len(a.inj)*6)
 	b = binary.AppendUvarint(b, aggVersion)
 	b = appendStrings(b, a.tools)
 	b = appendStrings(b, a.sessions)
@@ -465,33 +470,55 @@ func decodeWith(d *decoder, withMaps bool) (*agg, error) {
 // early: hours and injection bins by hour, sessions by session and tool
 // name, patterns by tool name and pattern. Names are compared once, to rank
 // the dictionaries; the sorts then compare integers.
-func (a *agg) canonical() {
-	tr := nameRanks(a.tools)
-	sr := nameRanks(a.sessions)
-	slices.SortFunc(a.hours, func(x, y hourTool) int {
-		if x.hour != y.hour {
-			return cmp.Compare(x.hour, y.hour)
-		}
-		return cmp.Compare(tr[x.tool], tr[y.tool])
-	})
-	slices.SortFunc(a.inj, func(x, y injBin) int {
-		if x.hour != y.hour {
-			return cmp.Compare(x.hour, y.hour)
-		}
-		return cmp.Compare(x.score, y.score)
-	})
-	slices.SortFunc(a.sess, func(x, y sessTool) int {
-		if x.sess != y.sess {
-			return cmp.Compare(sr[x.sess], sr[y.sess])
-		}
-		return cmp.Compare(tr[x.tool], tr[y.tool])
-	})
-	slices.SortFunc(a.patterns, func(x, y patCount) int {
-		if x.tool != y.tool {
+func (a *agg) canonical() { a.canonicalFrom(0, 0, 0, 0) }
+
+// canonicalFrom is canonical for an agg that was in canonical order (canon)
+// before entries were appended to its slices from the given lengths on: a
+// slice that did not grow is left as it is (the names of the entries
+// appended to the dictionaries do not change the order of the others').
+// Without canon every slice is sorted.
+func (a *agg) canonicalFrom(hours, inj, sess, pats int) {
+	if !a.canon {
+		hours, inj, sess, pats = 0, 0, 0, 0
+	}
+	var tr, sr []int32
+	if len(a.hours) > hours || len(a.sess) > sess || len(a.patterns) > pats {
+		tr = nameRanks(a.tools)
+	}
+	if len(a.hours) > hours {
+		slices.SortFunc(a.hours, func(x, y hourTool) int {
+			if x.hour != y.hour {
+				return cmp.Compare(x.hour, y.hour)
+			}
 			return cmp.Compare(tr[x.tool], tr[y.tool])
-		}
-		return strings.Compare(x.pattern, y.pattern)
-	})
+		})
+	}
+	if len(a.inj) > inj {
+		slices.SortFunc(a.inj, func(x, y injBin) int {
+			if x.hour != y.hour {
+				return cmp.Compare(x.hour, y.hour)
+			}
+			return cmp.Compare(x.score, y.score)
+		})
+	}
+	if len(a.sess) > sess {
+		sr = nameRanks(a.sessions)
+		slices.SortFunc(a.sess, func(x, y sessTool) int {
+			if x.sess != y.sess {
+				return cmp.Compare(sr[x.sess], sr[y.sess])
+			}
+			return cmp.Compare(tr[x.tool], tr[y.tool])
+		})
+	}
+	if len(a.patterns) > pats {
+		slices.SortFunc(a.patterns, func(x, y patCount) int {
+			if x.tool != y.tool {
+				return cmp.Compare(tr[x.tool], tr[y.tool])
+			}
+			return strings.Compare(x.pattern, y.pattern)
+		})
+	}
+	a.canon = true
 }
 
 // nameRanks gives each name its rank in sorted order.
@@ -531,7 +558,7 @@ func (f *folder) newAgg() *agg {
 		a.toolIdx = map[string]uint16{}
 	}
 	clear(a.toolIdx)
-	a.tools, a.sessions, a.sessIdx = a.tools[:0], a.sessions[:0], nil
+	a.tools, a.sessions, a.sessIdx, a.canon = a.tools[:0], a.sessions[:0], nil, false
 	a.hours, a.inj, a.sess, a.patterns = a.hours[:0], a.inj[:0], a.sess[:0], a.patterns[:0]
 	a.tool("")
 	return a
@@ -542,6 +569,7 @@ type recordNames struct{ tools, sessions, patterns []string }
 
 // fold merges recs into a and sorts a into its canonical order.
 func (f *folder) fold(a *agg, recs []record, names *recordNames) {
+	nh, ni, ns, np := len(a.hours), len(a.inj), len(a.sess), len(a.patterns)
 	f.begin(a, len(recs))
 	for i := range recs {
 		r := &recs[i]
@@ -569,7 +597,7 @@ func (f *folder) fold(a *agg, recs []record, names *recordNames) {
 			f.foldPattern(a, r.pat, t, names.patterns)
 		}
 	}
-	a.canonical()
+	a.canonicalFrom(nh, ni, ns, np)
 }
 
 // begin prepares the folder for a's merge: a new stamp, and the tables

@@ -227,6 +227,7 @@ type IngestResult struct {
 type Engine struct {
 	st         *store.Store
 	hours      hourCache    // the open hours' hash sets, between ingests (hourcache.go)
+	aggs       aggCache     // the aggregates recent ingests wrote, decoded (aggcache.go)
 	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
 	recalcAt   atomic.Int64 // and its score time
 }

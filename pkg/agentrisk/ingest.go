@@ -1,6 +1,7 @@
 package agentrisk
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -172,11 +174,11 @@ func (e *Engine) ingest(ctx context.Context, events []Event) (IngestResult, erro
 // as Tx.AgentAggregate reads it), so that a caller that scores them at once
 // (the live path) need not read them back. A later ingest may have changed
 // them since.
-func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []store.AgentRow, error) {
+func (e *Engine) IngestWritten(ctx context.Context, events []Event) (IngestResult, []Written, error) {
 	return e.ingestEvents(ctx, events, true)
 }
 
-func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []store.AgentRow, error) {
+func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (IngestResult, []Written, error) {
 	for i := range events {
 		if events[i].TenantID == "" || events[i].AgentID == "" {
 			return IngestResult{}, nil, fmt.Errorf("agentrisk: event %d has no tenant_id or agent_id", i)
@@ -186,7 +188,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		}
 	}
 	var res IngestResult
-	var rows []store.AgentRow
+	var rows []Written
 	var done *ingester
 	err := e.st.Update(ctx, func(tx store.Tx) error {
 		in, err := newIngester(ctx, tx, &e.hours)
@@ -196,6 +198,9 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		defer in.close()
 		done = in
 		in.keep, in.expect = keep, len(events)
+		in.aggs, in.cached = &e.aggs, map[agentKey]*cachedAgg{}
+		in.folder = e.aggs.takeFolder()
+		defer e.aggs.putFolder(in.folder)
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
 				return err
@@ -209,6 +214,7 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		return IngestResult{}, nil, err
 	}
 	e.hours.keep(done.hours, done.now) // committed: its sets are the store's
+	e.aggs.keep(done.cached)           // and its aggregates
 	return res, rows, nil
 }
 
@@ -262,11 +268,14 @@ type ingester struct {
 	patterns dict
 	patOf    map[[2]string]uint32 // (tool, resource) -> pattern
 	recs     [][]record           // chunks of recordChunk
-	folder   folder
+	folder   *folder
 	held     int
 
-	keep bool             // keep the rows written (IngestWritten)
-	kept []store.AgentRow // those rows, in (tenant, agent) order once finished
+	keep bool      // keep the rows written (IngestWritten)
+	kept []Written // those rows, in (tenant, agent) order once finished
+
+	aggs   *aggCache               // of the engine (nil: decode every stored aggregate)
+	cached map[agentKey]*cachedAgg // the aggregates this ingest wrote, for aggs once committed
 
 	pool       tablePool // of hash tables not in use
 	lastTenant *tenantIngest
@@ -448,7 +457,7 @@ func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester,
 	in := &ingester{
 		ctx: ctx, ins: ins, now: nowHour(), cache: cache,
 		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
-		patOf: map[[2]string]uint32{},
+		patOf: map[[2]string]uint32{}, folder: &folder{},
 	}
 	if in.legacy, in.hasLeg, err = ins.LegacyHashes(ctx); err != nil {
 		ins.Close()
@@ -457,7 +466,45 @@ func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester,
 	return in, nil
 }
 
-func (in *ingester) close() { in.ins.Close() }
+func (in *ingester) close() {
+	in.ins.Close()
+	if in.expect > 0 && len(in.order) > 0 {
+		releaseHeld(in.order[0].held)
+	}
+}
+
+// heldFree keeps the buffers of the first tenant's events held by a
+// request (Ingest), about 80 KB for 500 events, from request to request
+// (a few, for requests that run at the same time). They are free once the
+// ingest is done: what outlives it of an event's strings was copied (dict,
+// agent names).
+var heldFree struct {
+	sync.Mutex
+	bufs []heldEvents
+}
+
+const maxHeldFree = 4
+
+// requestHeld returns empty buffers for n events and arena bytes of strings.
+func requestHeld(n, arena int) heldEvents {
+	heldFree.Lock()
+	defer heldFree.Unlock()
+	for i := len(heldFree.bufs) - 1; i >= 0; i-- {
+		if b := heldFree.bufs[i]; cap(b.evs) >= n && cap(b.arena) >= arena {
+			heldFree.bufs = slices.Delete(heldFree.bufs, i, i+1)
+			return b
+		}
+	}
+	return heldEvents{evs: make([]pending, 0, n), arena: make([]byte, 0, arena)}
+}
+
+func releaseHeld(b heldEvents) {
+	heldFree.Lock()
+	defer heldFree.Unlock()
+	if len(heldFree.bufs) < maxHeldFree {
+		heldFree.bufs = append(heldFree.bufs, heldEvents{evs: b.evs[:0], arena: b.arena[:0]})
+	}
+}
 
 func (in *ingester) tenant(id string) (*tenantIngest, error) {
 	if t := in.lastTenant; t != nil && t.id == id {
@@ -492,8 +539,7 @@ func (in *ingester) tenant(id string) (*tenantIngest, error) {
 	}
 	if len(in.order) == 0 && in.expect > 0 {
 		// Most requests are of one tenant: its buffers at their size.
-		t.held.evs = make([]pending, 0, min(in.expect, batchEvents))
-		t.held.arena = make([]byte, 0, min(in.expect*64, batchArena))
+		t.held = requestHeld(min(in.expect, batchEvents), min(in.expect*64, batchArena))
 	}
 	in.tenants[id] = t
 	in.lastTenant = t
@@ -786,22 +832,22 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 	k := st.key
 	var row store.AgentRow
 	var ok bool
-	var err error
+	var hit *agg
+	var buf []byte
 	if st.t.hasAgents || st.written {
-		if row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent); err != nil {
+		var err error
+		if row, ok, hit, buf, err = in.readAgent(k); err != nil {
 			return fmt.Errorf("agentrisk: ingest: %w", err)
 		}
 	}
 	// The agent's name is that of its latest event with a name (the stored
 	// one counts as of the stored last event; a tie goes to this ingest).
-	var a *agg
 	name, first, last := st.name, st.first, st.last
-	if !ok {
-		a = in.folder.newAgg()
-	} else {
-		if a, err = decodeAggAliased(row.Agg); err != nil {
-			return fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
-		}
+	a, buf, err := in.aggOf(k, &row, ok, hit, buf)
+	if err != nil {
+		return err
+	}
+	if ok {
 		f, l := parseTime(row.FirstEventAt), parseTime(row.LastEventAt)
 		if f.Before(first) {
 			first = f
@@ -819,22 +865,109 @@ func (in *ingester) foldAgent(ai uint32, recs []record) error {
 		in.res.Touched = append(in.res.Touched, AgentRef{k.tenant, k.agent})
 	}
 	put := store.AgentRow{
-		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encode(),
+		TenantID: k.tenant, AgentID: k.agent, AgentName: name, Agg: a.encodeTo(buf),
 		FirstEventAt: store.FormatTime(first), LastEventAt: store.FormatTime(last),
 	}
 	if err := in.ins.PutAgent(in.ctx, put); err != nil {
 		return fmt.Errorf("agentrisk: ingest: %w", err)
 	}
+	w := Written{AgentRow: put}
+	if in.aggs != nil {
+		if a.sessIdx == nil {
+			a.indexSessions() // as decoding with maps builds it
+		}
+		ent := &cachedAgg{blob: put.Agg, a: a}
+		in.cached[k] = ent
+		if in.keep {
+			ent.lent.Store(true)
+			w.ent = ent
+		}
+	}
 	if in.keep {
-		put.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
+		w.BaselineResetAt = row.BaselineResetAt // PutAgent keeps the stored one
 		if st.kept < 0 {
 			st.kept = len(in.kept)
-			in.kept = append(in.kept, put)
+			in.kept = append(in.kept, w)
 		} else {
-			in.kept[st.kept] = put
+			in.kept[st.kept] = w
 		}
 	}
 	return nil
+}
+
+// aggOf is the aggregate to merge an agent's records into: a new one when
+// the agent has no stored row (ok false), else the stored one, taken from
+// this ingest's or the engine's cache when the stored bytes are the cached
+// encoding (aggCache), decoded otherwise. It also returns a buffer free for
+// the merged encoding (nil: none): that of an entry of the engine's cache,
+// which no one else holds (the live path released it; the store got it in a
+// transaction that committed).
+func (in *ingester) aggOf(k agentKey, row *store.AgentRow, ok bool, hit *agg, buf []byte) (*agg, []byte, error) {
+	if hit != nil {
+		return hit, buf, nil // validated by the store (readAgent)
+	}
+	if in.aggs == nil {
+		if !ok {
+			return in.folder.newAgg(), nil, nil
+		}
+		a, err := decodeAggAliased(row.Agg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+		}
+		return a, nil, nil
+	}
+	if !ok {
+		return newAgg(), nil, nil
+	}
+	if c := in.cached[k]; c != nil && bytes.Equal(c.blob, row.Agg) {
+		return c.a, nil, nil // its encoding may still be in the store's hands
+	}
+	if c := in.aggs.take(k, row.Agg); c != nil {
+		return c.a, c.blob[:0], nil
+	}
+	a, err := decodeAgg(row.Agg, true) // its own strings: it is kept
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, k.tenant, k.agent)
+	}
+	return a, nil, nil
+}
+
+// agentChecker is a store's ingest that compares an agent's stored
+// aggregate with an encoding the caller holds without copying it out
+// (SQLite's; on PostgreSQL the rows are read ahead in windows anyway).
+type agentChecker interface {
+	AgentIfChanged(ctx context.Context, tenantID, agentID string, known []byte) (store.AgentRow, bool, bool, error)
+}
+
+// readAgent reads k's stored row. With the engine's cache and a store that
+// compares in place, an aggregate cached (by this ingest or the engine)
+// whose encoding is the stored one comes back at once as hit, the row
+// without its aggregate, with the entry's buffer when it is free (see
+// aggOf); otherwise the row is read whole, as Agent reads it.
+func (in *ingester) readAgent(k agentKey) (row store.AgentRow, ok bool, hit *agg, buf []byte, err error) {
+	chk, can := in.ins.(agentChecker)
+	if in.aggs != nil && can {
+		mine := in.cached[k]
+		c := mine
+		if c == nil {
+			c = in.aggs.peek(k)
+		}
+		if c != nil {
+			var same bool
+			row, same, ok, err = chk.AgentIfChanged(in.ctx, k.tenant, k.agent, c.blob)
+			switch {
+			case err != nil || !same:
+				return row, ok, nil, nil, err // the row with its aggregate, or none
+			case mine != nil:
+				return row, true, c.a, nil, nil // its encoding may still be in the store's hands
+			case in.aggs.takeIf(k, c):
+				return row, true, c.a, c.blob[:0], nil
+			}
+			// Taken by another ingest meanwhile: read the row whole.
+		}
+	}
+	row, ok, err = in.ins.Agent(in.ctx, k.tenant, k.agent)
+	return row, ok, nil, nil, err
 }
 
 func (in *ingester) finish() (IngestResult, error) {

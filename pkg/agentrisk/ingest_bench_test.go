@@ -75,3 +75,44 @@ func BenchmarkIngestRequests(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIngestLiveRequests is BenchmarkIngestRequests with the live
+// path's work for each request as lf serve does it: the request ingested
+// with IngestWritten, then its agents rescored from the rows handed over
+// (Live.UpdateRows), every second request at the next score second:
+//
+//	go test ./pkg/agentrisk -run '^$' -bench IngestLiveRequests -benchtime 200x -benchmem -count 5
+func BenchmarkIngestLiveRequests(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "lf.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	e := NewEngine(st)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	if _, err := e.Ingest(ctx, requestEvents(hour, 0, 100000)); err != nil {
+		b.Fatal(err)
+	}
+	live := e.NewLive()
+	at := hour.Add(59 * time.Minute)
+	if _, err := live.Update(ctx, []AgentRef{{"acme", "agent-0"}}, at); err != nil {
+		b.Fatal(err) // the tenant loaded
+	}
+	reqs := make([][]Event, b.N)
+	for i := range reqs {
+		reqs[i] = requestEvents(hour, 200+i, 500)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, rows, err := e.IngestWritten(ctx, reqs[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		scores, err := live.UpdateRows(ctx, rows, at.Add(time.Duration(i/2)*time.Second))
+		if err != nil || len(scores) != len(rows) {
+			b.Fatalf("request %d: %d scores, %v", i, len(scores), err)
+		}
+	}
+}

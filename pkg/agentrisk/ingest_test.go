@@ -501,7 +501,7 @@ func TestIngestWrittenRowsAreStored(t *testing.T) {
 				if err != nil || !ok {
 					t.Fatalf("ingest %d: %s/%s: %v %v", i, r.TenantID, r.AgentID, ok, err)
 				}
-				if !reflect.DeepEqual(got, r) {
+				if !reflect.DeepEqual(got, r.AgentRow) {
 					t.Errorf("ingest %d: row of %s/%s differs from the stored one:\n%+v\n%+v", i, r.TenantID, r.AgentID, r, got)
 				}
 			}

@@ -28,6 +28,9 @@ type Live struct {
 	e       *Engine
 	mu      sync.Mutex
 	tenants map[string]*liveTenant
+	inj     []injObs // scoring's buffer, reused from agent to agent (under mu)
+	calcs   []agentCalc
+	group   []*agentCalc // and those of updateTenant, from update to update
 }
 
 // liveReloadHours is how far the window may move on before a tenant's live
@@ -93,15 +96,25 @@ func (l *Live) Update(ctx context.Context, refs []AgentRef, at time.Time) ([]Liv
 	if err != nil {
 		return nil, err
 	}
-	return l.UpdateRows(ctx, rows, at)
+	ws := make([]Written, len(rows))
+	for i := range rows {
+		ws[i] = WrittenRow(rows[i])
+	}
+	return l.UpdateRows(ctx, ws, at)
 }
 
 // UpdateRows is Update for aggregates the caller already has: the rows an
 // ingest wrote (Engine.IngestWritten), one per agent, sorted by tenant and
 // agent; for an agent of several ingests, the row of the latest. It reads
 // nothing back (only a tenant's other agents on its first update), so the
-// live path costs no store transaction of its own.
-func (l *Live) UpdateRows(ctx context.Context, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+// live path costs no store transaction of its own, and decodes none of the
+// rows the ingest handed over decoded. It releases the rows (Written.Release).
+func (l *Live) UpdateRows(ctx context.Context, rows []Written, at time.Time) ([]LiveScore, error) {
+	defer func() {
+		for i := range rows {
+			rows[i].Release() // scored: the engine may merge into them again
+		}
+	}()
 	at = at.UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -172,7 +185,8 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 	}
 	t := &liveTenant{cfg: cfg, agents: make(map[string]*liveAgent, len(rows)), keep: c.ref.lo}
 	for i := range rows {
-		la, _, err := t.agentOf(&rows[i])
+		w := WrittenRow(rows[i])
+		la, _, err := t.agentOf(&w)
 		if err != nil {
 			return nil, err
 		}
@@ -184,22 +198,36 @@ func (l *Live) tenant(ctx context.Context, tenant string, c *clock, cfg *RiskCon
 
 // agentOf keeps what the agent needs as a peer: the buckets from t.keep on.
 // It also returns the whole decoded aggregate.
-func (t *liveTenant) agentOf(r *store.AgentRow) (*liveAgent, *agg, error) {
-	full, err := decodeAgg(r.Agg, false)
+func (t *liveTenant) agentOf(r *Written) (*liveAgent, *agg, error) {
+	full, err := r.decoded()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (tenant %s, agent %s)", err, r.TenantID, r.AgentID)
 	}
-	a := &agg{tools: full.tools}
+	// The tool dictionary is only ever appended to: shared, capped. The
+	// buckets are copied when older hours would be kept alive, and when
+	// the aggregate is lent (later ingests merge into it).
+	a := &agg{tools: full.tools[:len(full.tools):len(full.tools)]}
 	i := sort.Search(len(full.hours), func(i int) bool { return full.hours[i].hour >= t.keep })
-	a.hours = append([]hourTool(nil), full.hours[i:]...) // a copy: the older hours are not kept alive
 	j := sort.Search(len(full.inj), func(i int) bool { return full.inj[i].hour >= t.keep })
-	a.inj = append([]injBin(nil), full.inj[j:]...)
-	in := inputOf(r)
+	a.hours, a.inj = full.hours, full.inj
+	if i > 0 || j > 0 || r.ent != nil {
+		// Into the buffers of the agent's previous state when it has one:
+		// they are the live path's own (copies, or a row it decoded), and
+		// nothing else refers to them once it is replaced.
+		var hours []hourTool
+		var inj []injBin
+		if old := t.agents[r.AgentID]; old != nil {
+			hours, inj = old.a.hours[:0], old.a.inj[:0]
+		}
+		a.hours = append(hours, full.hours[i:]...)
+		a.inj = append(inj, full.inj[j:]...)
+	}
+	in := inputOf(&r.AgentRow)
 	in.blob = nil
 	return &liveAgent{in: in, firstAt: r.FirstEventAt, a: a, hiTool: highImpactTools(t.cfg, a)}, full, nil
 }
 
-func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.AgentRow, at time.Time) ([]LiveScore, error) {
+func (l *Live) updateTenant(ctx context.Context, tenant string, rows []Written, at time.Time) ([]LiveScore, error) {
 	cfg, err := l.e.getRiskConfig(ctx, tenant)
 	if err != nil {
 		return nil, err
@@ -222,18 +250,19 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		}
 		t.agents[la.in.agent] = la
 		if rows[i].FirstEventAt <= atStr {
-			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i]), full}
+			touched[la.in.agent] = &touchedAgent{inputOf(&rows[i].AgentRow), full}
 		}
 	}
 	// Every agent of the tenant with an event at or before at, as the full
 	// pass would see it: the touched ones scored in full, the others as peers.
-	calcs := make([]agentCalc, 0, len(t.agents))
+	calcs := l.calcs[:0]
+	defer func() { clear(calcs); l.calcs = calcs[:0] }()
 	for _, la := range t.agents {
 		if la.firstAt > atStr {
 			continue
 		}
 		if ta := touched[la.in.agent]; ta != nil {
-			calc := scoreDecoded(t.cfg, c, &ta.in, ta.full)
+			calc := scoreDecodedWith(t.cfg, c, &ta.in, ta.full, &l.inj)
 			la.refAt, la.refFeatures, la.established = at, calc.refFeatures, calc.established
 			calcs = append(calcs, calc)
 			continue
@@ -244,12 +273,13 @@ func (l *Live) updateTenant(ctx context.Context, tenant string, rows []store.Age
 		}
 		calcs = append(calcs, agentCalc{in: &la.in, peerOnly: true, refFeatures: la.refFeatures, established: la.established})
 	}
-	group := make([]*agentCalc, len(calcs))
+	group := l.group[:0]
+	defer func() { clear(group); l.group = group[:0] }()
 	for i := range calcs {
 		if calcs[i].err != nil {
 			return nil, calcs[i].err
 		}
-		group[i] = &calcs[i]
+		group = append(group, &calcs[i])
 	}
 	scoreAnomaly(group)
 	var out []LiveScore

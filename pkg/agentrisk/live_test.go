@@ -8,8 +8,6 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/lfcli/lf/pkg/store"
 )
 
 // randomStream is a long random event stream: several tenants and agents
@@ -145,7 +143,7 @@ func liveBatch(t *testing.T, e *Engine, live *Live, batch []Event, at time.Time,
 	if way == 2 {
 		parts = [][]Event{batch[:len(batch)/2], batch[len(batch)/2:]}
 	}
-	latest := map[AgentRef]store.AgentRow{}
+	latest := map[AgentRef]Written{}
 	for _, p := range parts {
 		_, rows, err := e.IngestWritten(ctx, p)
 		if err != nil {
@@ -155,7 +153,7 @@ func liveBatch(t *testing.T, e *Engine, live *Live, batch []Event, at time.Time,
 			latest[AgentRef{r.TenantID, r.AgentID}] = r
 		}
 	}
-	rows := make([]store.AgentRow, 0, len(latest))
+	rows := make([]Written, 0, len(latest))
 	for _, r := range latest {
 		rows = append(rows, r)
 	}

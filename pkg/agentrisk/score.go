@@ -1,8 +1,10 @@
 package agentrisk
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,8 +145,18 @@ func scoreOwn(cfg *RiskConfig, c *clock, in *scoreInput) agentCalc {
 
 // scoreDecoded is scoreOwn on an aggregate already decoded.
 func scoreDecoded(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) agentCalc {
+	return scoreDecodedWith(cfg, c, in, a, nil)
+}
+
+// scoreDecodedWith is scoreDecoded with a buffer for the injection
+// observations that one caller reuses from agent to agent (nil: none); no
+// result refers to it.
+func scoreDecodedWith(cfg *RiskConfig, c *clock, in *scoreInput, a *agg, inj *[]injObs) agentCalc {
 	out := agentCalc{in: in}
-	w := tallyWindow(cfg, c, in, a)
+	w := tallyWindow(cfg, c, in, a, inj)
+	if inj != nil {
+		defer func() { *inj = w.inj[:0] }()
+	}
 	out.active = w.wCalls > 0
 	out.comps[0] = injectionComponent(c, w)
 	out.comps[1] = toolDriftComponent(c, w)
@@ -265,9 +277,12 @@ type injObs struct {
 }
 
 // tallyWindow reads one agent's hours and injection observations once.
-func tallyWindow(cfg *RiskConfig, c *clock, in *scoreInput, a *agg) *agentWindow {
+func tallyWindow(cfg *RiskConfig, c *clock, in *scoreInput, a *agg, inj *[]injObs) *agentWindow {
 	nt := len(a.tools)
 	w := &agentWindow{a: a, hiTool: highImpactTools(cfg, a)}
+	if inj != nil {
+		w.inj = (*inj)[:0]
+	}
 	w.bStart = c.hT - baselineHours + 1
 	if in.firstHour > w.bStart {
 		w.bStart = in.firstHour
@@ -319,6 +334,7 @@ func (w *agentWindow) tallyHours(c *clock) {
 }
 
 func (w *agentWindow) collectInjection(c *clock) {
+	w.inj = slices.Grow(w.inj[:0], len(w.a.inj))
 	for _, b := range w.a.inj {
 		if b.hour > c.hT {
 			break
@@ -330,11 +346,13 @@ func (w *agentWindow) collectInjection(c *clock) {
 		s := float64(b.score) / 1000
 		w.inj = append(w.inj, injObs{v: s * wt, hour: b.hour, score: b.score, count: b.count})
 	}
-	sort.Slice(w.inj, func(i, j int) bool {
-		if w.inj[i].v != w.inj[j].v {
-			return w.inj[i].v > w.inj[j].v
+	// No two observations tie (one bin per hour and score): the order is
+	// the same whatever the sort.
+	slices.SortFunc(w.inj, func(x, y injObs) int {
+		if x.v != y.v {
+			return cmp.Compare(y.v, x.v)
 		}
-		return w.inj[i].hour > w.inj[j].hour
+		return cmp.Compare(y.hour, x.hour)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
-	"github.com/lfcli/lf/pkg/store"
 )
 
 // liveUpdater runs the live path of POST /tenants/{id}/events: an ingest
@@ -37,7 +36,7 @@ type liveUpdater struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending map[agentrisk.AgentRef]store.AgentRow
+	pending map[agentrisk.AgentRef]agentrisk.Written
 	since   time.Time // when the oldest pending rows were committed
 	queued  uint64    // ingests queued so far
 	done    uint64    // ingests whose rows an update has applied
@@ -45,7 +44,7 @@ type liveUpdater struct {
 }
 
 func newLiveUpdater(l *agentrisk.Live) *liveUpdater {
-	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]store.AgentRow{}}
+	u := &liveUpdater{live: l, pending: map[agentrisk.AgentRef]agentrisk.Written{}}
 	u.cond = sync.NewCond(&u.mu)
 	return u
 }
@@ -57,7 +56,7 @@ type liveTicket uint64
 // enqueue hands the rows one ingest wrote to the live path (call it with
 // writeMu held, right after the commit) and starts an update unless one is
 // running; the ticket is for waitLive.
-func (s *Server) enqueueLive(rows []store.AgentRow, committed time.Time) liveTicket {
+func (s *Server) enqueueLive(rows []agentrisk.Written, committed time.Time) liveTicket {
 	u := s.state.live
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -65,7 +64,11 @@ func (s *Server) enqueueLive(rows []store.AgentRow, committed time.Time) liveTic
 		u.since = committed
 	}
 	for _, r := range rows {
-		u.pending[agentrisk.AgentRef{TenantID: r.TenantID, AgentID: r.AgentID}] = r
+		k := agentrisk.AgentRef{TenantID: r.TenantID, AgentID: r.AgentID}
+		if old, ok := u.pending[k]; ok {
+			old.Release() // superseded: its aggregate goes back to the engine
+		}
+		u.pending[k] = r
 	}
 	u.queued++
 	if !u.running {
@@ -92,7 +95,7 @@ func (s *Server) liveLoop() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for len(u.pending) > 0 {
-		rows := make([]store.AgentRow, 0, len(u.pending))
+		rows := make([]agentrisk.Written, 0, len(u.pending))
 		for _, r := range u.pending {
 			rows = append(rows, r)
 		}
@@ -108,8 +111,8 @@ func (s *Server) liveLoop() {
 	u.running = false
 }
 
-func sortRows(rows []store.AgentRow) {
-	slices.SortFunc(rows, func(a, b store.AgentRow) int {
+func sortRows(rows []agentrisk.Written) {
+	slices.SortFunc(rows, func(a, b agentrisk.Written) int {
 		if c := cmp.Compare(a.TenantID, b.TenantID); c != 0 {
 			return c
 		}
@@ -122,7 +125,7 @@ func sortRows(rows []store.AgentRow) {
 // committed: a recalculation that began reading after it may have seen
 // newer aggregates than some of the rows, so its stored scores win over
 // these (state.go, merge).
-func (s *Server) liveUpdate(ctx context.Context, rows []store.AgentRow, read time.Time) {
+func (s *Server) liveUpdate(ctx context.Context, rows []agentrisk.Written, read time.Time) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.logf("live update: internal error: %v", v)

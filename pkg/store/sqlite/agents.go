@@ -306,6 +306,7 @@ type EventIngest struct {
 	t                                     *Tx
 	chunks, addChunk, dropChunks, get, up *sql.Stmt
 	legacy                                *sql.Stmt
+	same                                  *sql.Stmt // AgentIfChanged's, prepared on first use
 }
 
 // EventIngest prepares an ingest; Close it.
@@ -441,6 +442,28 @@ func (in *EventIngest) Agent(ctx context.Context, tenantID, agentID string) (r b
 	return r, true, nil
 }
 
+// AgentIfChanged is Agent for a caller that holds the aggregate it expects
+// (known): when the stored one is known byte for byte, the row comes back
+// without it (same true), sparing its copy out of the store.
+func (in *EventIngest) AgentIfChanged(ctx context.Context, tenantID, agentID string, known []byte) (r backend.AgentRow, same, ok bool, err error) {
+	if in.same == nil {
+		in.same, err = in.t.tx.PrepareContext(ctx, `SELECT agg = ?3, CASE WHEN agg = ?3 THEN NULL ELSE agg END,
+			agent_name, first_event_at, last_event_at, baseline_reset_at FROM agentrisk_agents WHERE tenant_id = ?1 AND agent_id = ?2`)
+		if err != nil {
+			return r, false, false, in.t.st.errf("agent", err)
+		}
+	}
+	r.TenantID, r.AgentID = tenantID, agentID
+	err = in.same.QueryRowContext(ctx, tenantID, agentID, known).Scan(&same, &r.Agg, &r.AgentName, &r.FirstEventAt, &r.LastEventAt, &r.BaselineResetAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, false, nil
+	case err != nil:
+		return r, false, false, in.t.st.errf("agent", err)
+	}
+	return r, same, true, nil
+}
+
 // PutAgent writes an agent's aggregate (FirstEventAt and LastEventAt in
 // TimeFormat; its baseline reset time is kept).
 func (in *EventIngest) PutAgent(ctx context.Context, r backend.AgentRow) error {
@@ -461,7 +484,7 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 
 // Close releases the statements.
 func (in *EventIngest) Close() {
-	for _, st := range []*sql.Stmt{in.chunks, in.addChunk, in.dropChunks, in.get, in.up, in.legacy} {
+	for _, st := range []*sql.Stmt{in.chunks, in.addChunk, in.dropChunks, in.get, in.up, in.legacy, in.same} {
 		if st != nil {
 			st.Close()
 		}
