@@ -49,16 +49,7 @@ func requestEvents(hour time.Time, k, n int) []Event {
 // Each iteration is a new request (500 new events); the hour grows by them.
 func BenchmarkIngestRequests(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "lf.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	e := NewEngine(st)
-	hour := time.Now().UTC().Truncate(time.Hour)
-	if _, err := e.Ingest(ctx, requestEvents(hour, 0, 100000)); err != nil {
-		b.Fatal(err)
-	}
+	e, hour := benchHour(b)
 	reqs := make([][]Event, b.N)
 	for i := range reqs {
 		reqs[i] = requestEvents(hour, 200+i, 500)
@@ -84,16 +75,7 @@ func BenchmarkIngestRequests(b *testing.B) {
 //	go test ./pkg/agentrisk -run '^$' -bench IngestLiveRequests -benchtime 200x -benchmem -count 5
 func BenchmarkIngestLiveRequests(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "lf.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	e := NewEngine(st)
-	hour := time.Now().UTC().Truncate(time.Hour)
-	if _, err := e.Ingest(ctx, requestEvents(hour, 0, 100000)); err != nil {
-		b.Fatal(err)
-	}
+	e, hour := benchHour(b)
 	live := e.NewLive()
 	at := hour.Add(59 * time.Minute)
 	if _, err := live.Update(ctx, []AgentRef{{"acme", "agent-0"}}, at); err != nil {
@@ -115,4 +97,21 @@ func BenchmarkIngestLiveRequests(b *testing.B) {
 			b.Fatalf("request %d: %d scores, %v", i, len(scores), err)
 		}
 	}
+}
+
+// benchHour returns an engine on a new SQLite file store whose current hour
+// holds 100,000 events already, and that hour.
+func benchHour(b *testing.B) (*Engine, time.Time) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "lf.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	e := NewEngine(st)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	if _, err := e.Ingest(ctx, requestEvents(hour, 0, 100000)); err != nil {
+		b.Fatal(err)
+	}
+	return e, hour
 }
