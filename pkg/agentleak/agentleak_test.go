@@ -321,6 +321,49 @@ func TestParallelMatchesSequential(t *testing.T) {
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("errors %v / %v", err1, err2)
 	}
+	// Rendering on the scanning goroutines gives the same lines, in
+	// order, over several batches (200 traces, batches of 32), from a JSONL
+	// file and from a JSON array.
+	render := func(workers int, p string, inWorkers bool) string {
+		var out bytes.Buffer
+		line := func(r *Result, dst []byte) []byte {
+			RedactFindings(r, true)
+			return append(r.AppendJSON(dst), '\n')
+		}
+		job := &Job{Scanner: NewScanner(nil, nil), KeepGoing: true, Workers: workers, OnResult: func(r *Result) error {
+			if inWorkers {
+				out.Write(r.Output)
+			} else {
+				out.Write(line(r, nil))
+			}
+			return nil
+		}}
+		if inWorkers {
+			job.Render = line
+		}
+		job.Run(context.Background(), []Input{{Path: p, Display: "t"}})
+		return out.String()
+	}
+	plain, r1, r3 := render(1, path, false), render(1, path, true), render(3, path, true)
+	if r1 != plain || r3 != plain || strings.Count(plain, "\n") != 200 {
+		t.Errorf("rendered output differs: %d lines plain, %d with one worker, %d with three", strings.Count(plain, "\n"), strings.Count(r1, "\n"), strings.Count(r3, "\n"))
+	}
+	var arr bytes.Buffer
+	arr.WriteString("[")
+	for i, line := range strings.Split(strings.TrimSpace(strings.Repeat(string(data), 12)), "\n") {
+		if i > 0 {
+			arr.WriteString(",\n")
+		}
+		arr.WriteString(line)
+	}
+	arr.WriteString("]\n")
+	apath := dir + "/a.json"
+	if err := os.WriteFile(apath, arr.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a0, a3 := render(1, apath, false), render(3, apath, true); a0 != a3 || strings.Count(a0, "\n") != 120 {
+		t.Errorf("rendered array differs: %d / %d lines", strings.Count(a0, "\n"), strings.Count(a3, "\n"))
+	}
 	// Without --keep-going both stop at the bad trace.
 	job := &Job{Scanner: NewScanner(nil, nil), Workers: 3}
 	sum, err := job.Run(context.Background(), []Input{{Path: path, Display: "t.jsonl"}})

@@ -37,8 +37,14 @@ type Job struct {
 	KeepGoing bool // report a bad trace and scan the others
 	Collect   bool // keep each trace's metrics in Summary.Results (for the store)
 	Workers   int  // scanning goroutines; 0 or 1 scans in the caller's goroutine
+	// Render, when set, turns each result into its output bytes (appended
+	// to dst) on the goroutine that scanned it, so that results are
+	// formatted in parallel too; they reach OnResult in Result.Output,
+	// which is valid until OnResult returns. Render may change the result
+	// (redact it) and must not keep dst.
+	Render func(r *Result, dst []byte) []byte
 	// OnResult receives every result in input order (raw values still in
-	// the findings); an error stops the scan.
+	// the findings unless Render removed them); an error stops the scan.
 	OnResult func(*Result) error
 }
 
@@ -122,9 +128,10 @@ func expandFiles(a, what string, exts []string) ([]string, error) {
 
 // Run scans every input. Without KeepGoing the first bad trace ends the
 // scan with a diag.Invalid error; with it, bad traces are collected in
-// Summary.Diags and the others are still scanned. With Workers > 1 traces
-// are decoded by one goroutine and scanned by Workers goroutines; results
-// still reach OnResult one at a time and in input order.
+// Summary.Diags and the others are still scanned. With Workers > 1 one
+// goroutine splits the inputs into batches of traces and Workers goroutines
+// decode, scan and render them; results still reach OnResult one at a time
+// and in input order.
 func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	sum := &Summary{}
 	var final error
@@ -171,20 +178,16 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	if j.Workers > 1 {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		next := j.parallel(ctx, inputs)
-		for {
-			it, ok := next()
-			if !ok || !handle(it) {
-				break
-			}
-		}
+		j.parallel(ctx, inputs, handle)
 	} else {
-		traces(inputs, func(t *Trace, err error, file string) bool {
-			if err != nil {
-				return handle(item{err: err, file: file})
+		var events []Event
+		var out []byte
+		rawTraces(inputs, func(rt *rawTrace) bool {
+			it := j.process(j.Scanner, rt, &events, out[:0])
+			if it.res != nil && j.Render != nil {
+				out = it.res.Output // reused: the result is handled before the next one
 			}
-			res, err := j.Scanner.Scan(t)
-			return handle(item{res: res, err: err, file: file})
+			return handle(it)
 		})
 	}
 	if final != nil {
@@ -203,15 +206,31 @@ type item struct {
 	file string
 }
 
-// traces calls fn for every trace (or error) of the inputs, in order, until
-// fn returns false.
-func traces(inputs []Input, fn func(t *Trace, err error, file string) bool) {
+// process decodes, scans and renders one trace (rendered into dst).
+func (j *Job) process(sc *Scanner, rt *rawTrace, events *[]Event, dst []byte) item {
+	t, err := rt.decode(events)
+	if err != nil {
+		return item{err: err, file: rt.file}
+	}
+	res, err := sc.Scan(t)
+	if err != nil {
+		return item{err: err, file: rt.file}
+	}
+	if j.Render != nil {
+		res.Output = j.Render(res, dst)
+	}
+	return item{res: res, file: rt.file}
+}
+
+// rawTraces calls fn for every trace (or error) of the inputs, in order,
+// until fn returns false. JSONL lines are handed over undecoded.
+func rawTraces(inputs []Input, fn func(rt *rawTrace) bool) {
 	for _, in := range inputs {
 		r := in.Reader
 		if in.Path != "-" {
 			f, err := os.Open(in.Path)
 			if err != nil {
-				fn(nil, diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err)), in.Display)
+				fn(&rawTrace{file: in.Display, err: diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err))})
 				return
 			}
 			r = f
@@ -219,61 +238,123 @@ func traces(inputs []Input, fn func(t *Trace, err error, file string) bool) {
 		}
 		tr := NewTraceReader(in.Display, r)
 		for {
-			t, err := tr.Next()
+			rt, err := tr.nextRaw()
 			if err == io.EOF {
 				break
 			}
-			if !fn(t, err, in.Display) {
+			if !fn(&rt) {
 				return
 			}
 		}
 	}
 }
 
-func (j *Job) parallel(ctx context.Context, inputs []Input) func() (item, bool) {
-	type work struct {
-		t    *Trace
-		slot chan item
-	}
-	order := make(chan chan item, 4*j.Workers)
-	jobs := make(chan work, 2*j.Workers)
+// batch is a run of consecutive traces scanned by one worker: a channel
+// operation per batch instead of per trace, and a whole trace file's lines
+// decoded in parallel rather than by the reading goroutine.
+type batch struct {
+	raws  []rawTrace
+	items []item
+	out   []byte        // the batch's rendered results, one after another
+	done  chan struct{} // closed when items are ready
+}
+
+// Batch bounds: small enough that the last batch does not leave the other
+// workers idle for long, large enough that hand-overs are rare.
+const (
+	batchTraces = 32
+	batchBytes  = 128 << 10
+)
+
+func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bool) {
+	order := make(chan *batch, 4*j.Workers)
+	jobs := make(chan *batch, 2*j.Workers)
+	// Output buffers go back to the workers once their batch is handled
+	// (OnResult keeps no result's Output): a new buffer per batch was a
+	// visible share of the garbage.
+	free := make(chan []byte, 8*j.Workers)
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		traces(inputs, func(t *Trace, err error, file string) bool {
-			slot := make(chan item, 1)
-			if err != nil {
-				slot <- item{err: err, file: file}
-			} else {
-				select {
-				case jobs <- work{t, slot}:
-				case <-ctx.Done():
-					return false
-				}
-			}
-			select {
-			case order <- slot:
+		b, size := &batch{}, 0
+		send := func() bool {
+			if len(b.raws) == 0 {
 				return true
+			}
+			b.done = make(chan struct{})
+			select {
+			case jobs <- b:
 			case <-ctx.Done():
 				return false
 			}
+			select {
+			case order <- b:
+			case <-ctx.Done():
+				return false
+			}
+			b, size = &batch{raws: make([]rawTrace, 0, batchTraces)}, 0
+			return true
+		}
+		ok := true
+		rawTraces(inputs, func(rt *rawTrace) bool {
+			b.raws = append(b.raws, *rt)
+			size += len(rt.data)
+			if len(b.raws) >= batchTraces || size >= batchBytes {
+				ok = send()
+			}
+			return ok
 		})
+		if ok {
+			send()
+		}
 	}()
 	for w := 0; w < j.Workers; w++ {
 		sc := j.Scanner.clone()
 		go func() {
-			for wk := range jobs {
-				res, err := sc.Scan(wk.t)
-				wk.slot <- item{res: res, err: err, file: wk.t.File}
+			var events []Event
+			for b := range jobs {
+				if j.Render != nil {
+					select {
+					case b.out = <-free:
+					default:
+					}
+				}
+				b.items = make([]item, len(b.raws))
+				ends := make([]int, len(b.raws))
+				for i := range b.raws {
+					it := j.process(sc, &b.raws[i], &events, b.out)
+					if it.res != nil && j.Render != nil {
+						b.out = it.res.Output
+					}
+					b.items[i], ends[i] = it, len(b.out)
+				}
+				// The results' bytes are cut from the batch's buffer only
+				// now: appending may have moved it.
+				start := 0
+				for i := range b.items {
+					if r := b.items[i].res; r != nil && j.Render != nil {
+						r.Output = b.out[start:ends[i]:ends[i]]
+					}
+					start = ends[i]
+				}
+				b.raws = nil
+				close(b.done)
 			}
 		}()
 	}
-	return func() (item, bool) {
-		slot, ok := <-order
-		if !ok {
-			return item{}, false
+	for b := range order {
+		<-b.done
+		for _, it := range b.items {
+			if !handle(it) {
+				return
+			}
 		}
-		return <-slot, true
+		if b.out != nil {
+			select {
+			case free <- b.out[:0]:
+			default:
+			}
+		}
 	}
 }
 

@@ -83,6 +83,10 @@ type Result struct {
 	BlockReasons  []string     `json:"block_reasons,omitempty"`
 	Vault         *VaultStat   `json:"vault,omitempty"`
 
+	// Output is what Job.Render (ScanInputs.Render) made of the result;
+	// nil without one.
+	Output []byte `json:"-"`
+
 	File    string `json:"-"`
 	Line    int    `json:"-"`
 	InDoc   bool   `json:"-"` // the trace came from a JSON document, located by Pointer

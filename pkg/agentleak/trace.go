@@ -82,27 +82,57 @@ func NewTraceReader(file string, r io.Reader) *TraceReader {
 // error (*TraceError) for a bad trace; reading can continue after a
 // TraceError except in whole-document mode.
 func (tr *TraceReader) Next() (*Trace, error) {
+	rt, err := tr.nextRaw()
+	if err != nil {
+		return nil, err
+	}
+	return rt.decode(&tr.events)
+}
+
+// rawTrace is one trace as the reader found it: a JSONL line not decoded
+// yet (data), or a trace of a JSON document or the error that stopped it
+// (t, err). Decoding a line is left to whoever scans it, so that traces are
+// decoded in parallel.
+type rawTrace struct {
+	file string
+	line int
+	data []byte
+	t    *Trace
+	err  error
+}
+
+// decode returns the trace; events is a scratch list for the fast decoder.
+func (rt *rawTrace) decode(events *[]Event) (*Trace, error) {
+	if rt.data == nil {
+		return rt.t, rt.err
+	}
+	return decodeTrace(rt.file, rt.line, rt.data, events)
+}
+
+// nextRaw returns the next trace without decoding a JSONL line, or io.EOF
+// at the end; every other problem is in the rawTrace.
+func (tr *TraceReader) nextRaw() (rawTrace, error) {
 	if tr.done {
-		return nil, io.EOF
+		return rawTrace{}, io.EOF
 	}
 	if tr.dec != nil {
-		return tr.nextDoc()
+		return tr.docRaw()
 	}
 	for {
 		line, err := tr.br.readLine()
 		if len(line) == 0 && err != nil {
 			tr.done = true
 			if errors.Is(err, io.EOF) {
-				return nil, io.EOF
+				return rawTrace{}, io.EOF
 			}
-			return nil, err
+			return rawTrace{file: tr.file, err: err}, nil
 		}
 		tr.line++
 		trim := bytes.TrimSpace(line)
 		if len(trim) == 0 {
 			if err != nil {
 				tr.done = true
-				return nil, io.EOF
+				return rawTrace{}, io.EOF
 			}
 			continue
 		}
@@ -117,15 +147,24 @@ func (tr *TraceReader) Next() (*Trace, error) {
 				if trim[0] == '[' {
 					if _, err := tr.dec.Token(); err != nil {
 						tr.done = true
-						return nil, tr.docErr(err)
+						return rawTrace{file: tr.file, err: tr.docErr(err)}, nil
 					}
 					tr.arr = true
 				}
-				return tr.nextDoc()
+				return tr.docRaw()
 			}
 		}
-		return decodeTrace(tr.file, tr.line, trim, &tr.events)
+		return rawTrace{file: tr.file, line: tr.line, data: trim}, nil
 	}
+}
+
+// docRaw is nextRaw in whole-document mode: the trace is decoded here.
+func (tr *TraceReader) docRaw() (rawTrace, error) {
+	t, err := tr.nextDoc()
+	if err == io.EOF {
+		return rawTrace{}, io.EOF
+	}
+	return rawTrace{file: tr.file, t: t, err: err}, nil
 }
 
 // blockReader reads lines into blocks it never reuses: a trace decoded

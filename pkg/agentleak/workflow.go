@@ -44,7 +44,10 @@ type ScanInputs struct {
 	// OnResult sees every result in input order before it is recorded, raw
 	// values still in the findings (a face redacts them before printing).
 	OnResult func(*Result) error
-	Now      time.Time // the run's time; zero means time.Now()
+	// Render, when set, formats each result on the goroutine that scanned
+	// it (see Job.Render); OnResult finds the bytes in Result.Output.
+	Render func(r *Result, dst []byte) []byte
+	Now    time.Time // the run's time; zero means time.Now()
 }
 
 // Scan statuses of a ScanReport.
@@ -259,7 +262,7 @@ func (p *ScanPlan) runHead() model.EvaluationRun {
 func (p *ScanPlan) scan(ctx context.Context, rep *ScanReport, rec *recorder) (*Summary, error) {
 	sc := NewScanner(p.cfg, p.vaults)
 	sc.VaultKey = p.in.VaultKey
-	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, OnResult: func(r *Result) error {
+	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, Render: p.in.Render, OnResult: func(r *Result) error {
 		rep.Verdicts[r.Verdict]++
 		if r.Blocked {
 			rep.BlockedIDs = append(rep.BlockedIDs, strings.Clone(r.ScenarioID)) // not a view that pins the trace's line

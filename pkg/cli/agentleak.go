@@ -75,6 +75,7 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 		KeepGoing:     c.Bool("keep-going"),
 		Workers:       c.Int("workers"),
 		OnResult:      func(r *agentleak.Result) error { bar.Add(1); return out.write(r) },
+		Render:        out.render(),
 	})
 	if err != nil {
 		return err
@@ -135,9 +136,27 @@ type scanWriter struct {
 	ci     report.Writer // JUnit, SARIF or Markdown: collected, written on close
 }
 
+// render returns the formatting that can run on the scanning goroutines
+// (JSONL: a line depends on its result alone), or nil.
+func (s *scanWriter) render() func(*agentleak.Result, []byte) []byte {
+	if s.ci != nil || s.format != "jsonl" {
+		return nil
+	}
+	show := s.show
+	return func(r *agentleak.Result, dst []byte) []byte {
+		agentleak.RedactFindings(r, show)
+		return append(r.AppendJSON(dst), '\n')
+	}
+}
+
 func (s *scanWriter) write(r *agentleak.Result) error {
-	agentleak.RedactFindings(r, s.show)
 	defer func() { s.n++ }()
+	if r.Output != nil {
+		// render made the line (and redacted the findings) already.
+		_, err := s.w.Write(r.Output)
+		return err
+	}
+	agentleak.RedactFindings(r, s.show)
 	if s.ci != nil {
 		return s.ci.Write(riskreport.Trace{Result: r, ShowValues: s.show})
 	}
