@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/lfcli/lf/pkg/cli"
+	_ "github.com/lfcli/lf/pkg/hugepages" // huge pages for the heap: see the package's doc
 )
 
 func main() {
