@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,13 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	}
 	if n := c.Int("workers"); n < 1 {
 		return diag.Usagef("--workers %d: give at least 1 (traces scanned in parallel)", n)
+	}
+	// A scan's live heap is small (vaults, the batches in flight) and its
+	// garbage is per trace: collecting at 4x the live heap instead of 2x
+	// took the 18,760-event benchmark from 111 to 88 ms (best of 8), at
+	// 45 MB peak instead of 38. GOGC, when set, decides.
+	if env.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 	bw := bufio.NewWriterSize(env.Stdout, 256<<10)
 	out := &scanWriter{w: bw, format: format, show: c.Bool("show-values"), ci: newCIWriter(format, bw)}
