@@ -599,20 +599,55 @@ func prePostal(t string, p int) bool {
 	return c1 >= 0x80 || isDigit(c1) && (byteAt(t, p+2)|0x20)-'a' < 26
 }
 
-// keyPre: a key name is followed, after letters, spaces, `_`, `-` or quotes,
-// by `:` or `=`.
+// keyPre: a key-name match at p is an optional quote, the stem (at most
+// three words joined by single spaces or underscores: "social security
+// number", "date_of_birth"), an optional quote, spaces, then ':' or '='. A
+// trigger word in running text ("the date we agreed on: ...") fails here
+// instead of in the expression: it has more words before its colon.
 func keyPre(t string, p int) bool {
-	for i := p; i < len(t) && i < p+64; i++ {
+	i := p
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		i++
+	}
+	words := 0
+	for i < len(t) {
 		c := t[i]
 		switch {
+		case c >= 0x80:
+			return true // Unicode spaces or case folds: the expression decides
+		case (c|0x20)-'a' < 26:
+			if words++; words > 3 {
+				return false
+			}
+			for i < len(t) && (t[i]|0x20)-'a' < 26 {
+				i++
+			}
+		case c == '_' || keySpace(c):
+			i++
+		case c == '"' || c == '\'':
+			return words > 0 && keyColon(t, i+1)
 		case c == ':' || c == '=':
-			return true
-		case (c|0x20)-'a' < 26, c == '_', c == ' ', c == '\t', c == '\n', c == '\r', c == '"', c == '\'', c == '-', c >= 0x80:
+			return words > 0
 		default:
 			return false
 		}
 	}
 	return false
+}
+
+// keySpace: an ASCII byte the pattern's \s accepts (Python's: also \v and
+// the separators \x1c-\x1f).
+func keySpace(c byte) bool {
+	return c == ' ' || c-'\t' <= '\r'-'\t' || c-0x1c <= 3
+}
+
+// keyColon: spaces, then ':' or '=' (or a byte above 0x7f among them).
+func keyColon(t string, i int) bool {
+	for i < len(t) && keySpace(t[i]) {
+		i++
+	}
+	c := byteAt(t, i)
+	return c == ':' || c == '=' || c >= 0x80
 }
 
 var namTight = lazy(`\b[A-Z]{4}\d{8}\b`)
