@@ -7,6 +7,7 @@
 //	go run ./cmd/lfgen agent-events -agents 10000 -events 5000000 > events.jsonl
 //	go run ./cmd/lfgen agentleak -repeat 300 -o big.jsonl     # AgentLeak traces (see agentleak.go)
 //	go run ./cmd/lfgen loadgen -addr 127.0.0.1:8080 -key $LF_KEY_ACME -rate 5000   # load on lf serve
+//	go run ./cmd/lfgen bestof -n 5 -- lf agentleak scan ...   # best/median wall, CPU, peak RSS in ms
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 	"github.com/lfcli/lf/pkg/benchgen"
 )
 
-const usage = "usage: lfgen project|files|runs|agent-events|agentleak|loadgen [flags]"
+const usage = "usage: lfgen project|files|runs|agent-events|agentleak|loadgen|bestof [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -36,6 +37,9 @@ func main() {
 		return
 	case "loadgen":
 		loadgenCmd(os.Args[2:])
+		return
+	case "bestof":
+		bestofCmd(os.Args[2:])
 		return
 	case "project", "files", "runs":
 	default:
