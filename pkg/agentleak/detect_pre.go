@@ -113,14 +113,20 @@ func preCard(t string, p int) bool {
 // most five characters (+ddd and a separator).
 func prePhone(t string, p int) bool {
 	// On ASCII text a match is at most 19 bytes (+ddd, a separator,
-	// (ddd), a separator, ddd, a separator, dddd) and holds ten digits.
-	digits := 0
-	for i := p; i < p+19 && i < len(t); i++ {
-		if t[i] >= 0x80 {
+	// (ddd), a separator, ddd, a separator, dddd) and holds ten digits; in
+	// any text it holds at most six ASCII bytes that are not digits, so
+	// ten of them end the search (most starts are a lone number in prose).
+	digits, other := 0, 0
+	for i := p; i < p+19 && i < len(t) && digits < 10; i++ {
+		switch c := t[i]; {
+		case c >= 0x80:
 			return true // Unicode digits or spaces: the expression decides
-		}
-		if isDigit(t[i]) {
+		case isDigit(c):
 			digits++
+		default:
+			if other++; other == 10 {
+				return false
+			}
 		}
 	}
 	if digits < 10 {

@@ -48,3 +48,52 @@ func TestKeyPreIsNecessary(t *testing.T) {
 		t.Fatalf("only %d matches in %d positions: the generator no longer exercises the patterns", matched, checked)
 	}
 }
+
+// TestPrePhoneIsNecessary: wherever the phone pattern matches, prePhone
+// says yes; texts mix ASCII and Unicode digits and spaces, separators,
+// parentheses and prose.
+func TestPrePhoneIsNecessary(t *testing.T) {
+	re := regexp.MustCompile(`^` + pyClasses(`(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`))
+	parts := []string{
+		"1", "23", "456", "7890", "555", "0100", "+1", "+44", "(", ")", "-", ".", " ", "\t", "\u00a0", "\u2009",
+		"٣", "٤٥٦", "７", "call", "me at", "x", "é", ",", "ext", "2024",
+	}
+	digit := []string{"0", "1", "5", "9", "٣", "７"}
+	sep := []string{"", "-", ".", " ", "\u00a0", "/"}
+	digits := func(b *strings.Builder, rng *rand.Rand, n int) {
+		for ; n > 0; n-- {
+			b.WriteString(digit[rng.Intn(len(digit))])
+		}
+	}
+	rng := rand.New(rand.NewSource(7))
+	matched := 0
+	for n := 0; n < 30000; n++ {
+		var b strings.Builder
+		if rng.Intn(2) == 0 { // a near-phone: country code, groups, separators
+			if rng.Intn(2) == 0 {
+				b.WriteString("+")
+				digits(&b, rng, 1+rng.Intn(3))
+				b.WriteString(sep[rng.Intn(len(sep))])
+			}
+			for _, g := range []int{3, 3, 4} {
+				digits(&b, rng, g+rng.Intn(3)-1)
+				b.WriteString(sep[rng.Intn(len(sep))])
+			}
+		}
+		for k := rng.Intn(8); k > 0; k-- {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		text := b.String()
+		for p := 0; p < len(text); p++ {
+			if re.MatchString(text[p:]) {
+				matched++
+				if !prePhone(text, p) {
+					t.Fatalf("prePhone(%q, %d) = false, but the phone pattern matches there", text, p)
+				}
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d matches: the generator no longer exercises the pattern", matched)
+	}
+}
