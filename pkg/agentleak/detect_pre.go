@@ -545,3 +545,100 @@ func matchIBAN(t string, p int, m []int) int {
 	m[0], m[1] = p, p+4+asciiRun(t, p+4, isAlnumUpper)
 	return 1
 }
+
+// Checks for rules found by their trigger words: the word must be the one
+// that starts the pattern and be followed by what the pattern needs next.
+// A candidate at a quote or a character before the word fails them, as it
+// fails the pattern (which begins with \b and the word). Texts with a
+// character that folds to an ASCII letter never reach them (runRules).
+
+// foldPrefix: t[i:] begins with w (lower-case ASCII) in any ASCII case.
+func foldPrefix(t string, i int, w string) bool {
+	if i < 0 || len(t)-i < len(w) {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		c := t[i+k]
+		if c != w[k] && c|0x20 != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// amountSepEnd skips the finance patterns' separators (`["'\s:=#-]*`) from i;
+// ok is false at a byte above 0x7f, where the pattern's Unicode \s may go on.
+func amountSepEnd(t string, i int) (end int, ok bool) {
+	for i < len(t) {
+		switch c := t[i]; {
+		case c >= 0x80:
+			return i, false
+		case c == '"' || c == '\'' || c == ':' || c == '=' || c == '#' || c == '-' || keySpace(c):
+			i++
+		default:
+			return i, true
+		}
+	}
+	return i, true
+}
+
+// preCreditScore: "credit", spaces, "score", separators, a digit.
+func preCreditScore(t string, p int) bool {
+	if !foldPrefix(t, p, "credit") {
+		return false
+	}
+	i := p + len("credit")
+	for i < len(t) && keySpace(t[i]) {
+		i++
+	}
+	if !foldPrefix(t, i, "score") {
+		return byteAt(t, i) >= 0x80
+	}
+	i, ok := amountSepEnd(t, i+len("score"))
+	return !ok || isDigit(byteAt(t, i))
+}
+
+// preAssign: a secret's key word (letters, `_`, `-`), spaces, then `:` or `=`.
+func preAssign(t string, p int) bool {
+	i := p
+	for i < len(t) && ((t[i]|0x20)-'a' < 26 || t[i] == '_' || t[i] == '-') {
+		i++
+	}
+	return i > p && keyColon(t, i)
+}
+
+// preMRN: "mrn", "medical record", or "health" with "id" after at most
+// one space or underscore.
+func preMRN(t string, p int) bool {
+	switch {
+	case foldPrefix(t, p, "mrn"), foldPrefix(t, p, "medical record"):
+		return true
+	case foldPrefix(t, p, "health"):
+		i := p + len("health")
+		if c := byteAt(t, i); c == '_' || c == ' ' {
+			i++
+		}
+		return foldPrefix(t, i, "id")
+	}
+	return false
+}
+
+// dobWords are the keywords of the date-of-birth pattern.
+var dobWords = []string{"dob", "d.o.b.", "date of birth", "born", "birth date", "birthdate"}
+
+// preDOB: a date-of-birth keyword, colons and spaces, then a digit.
+func preDOB(t string, p int) bool {
+	for _, w := range dobWords {
+		if !foldPrefix(t, p, w) {
+			continue
+		}
+		i := p + len(w)
+		for i < len(t) && (t[i] == ':' || keySpace(t[i])) {
+			i++
+		}
+		if c := byteAt(t, i); isDigit(c) || c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}

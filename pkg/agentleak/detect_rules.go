@@ -526,6 +526,14 @@ func preCheck(r *rule) func(t string, p int) bool {
 		return preName
 	case r.dt == "client_identifier":
 		return preClientID
+	case r.dt == "credit_score":
+		return preCreditScore
+	case r.dt == "secret_assignment":
+		return preAssign
+	case isMRN(r):
+		return preMRN
+	case r.dt == "date_of_birth" && r.family == famPII:
+		return preDOB
 	}
 	return r.pre
 }

@@ -97,3 +97,60 @@ func TestPrePhoneIsNecessary(t *testing.T) {
 		t.Fatalf("only %d matches: the generator no longer exercises the pattern", matched)
 	}
 }
+
+// TestRulePreChecksAreNecessary: for every rule with a necessary check,
+// wherever the rule's anchored expression matches, the check says yes.
+// Texts join the rules' trigger words (in mixed case), numbers, dates,
+// separators and Unicode digits and spaces.
+func TestRulePreChecksAreNecessary(t *testing.T) {
+	e := builtin()
+	var words []string
+	for _, ws := range ruleTriggers {
+		words = append(words, ws...)
+	}
+	for _, k := range keyStems {
+		words = append(words, k.first...)
+	}
+	words = append(words, "score", "record", "number", "of", "birth", "date", "id", "key", "_", "-", "d.o.b.",
+		"health id", "credit score", "api_key", "medical record", "date of birth")
+	tails := []string{
+		" ", ": ", "=", " = ", "\t", "\v", "\u00a0", "#", "'", "\"", "-", "/", ".", ",", "x", "é",
+		"1990-01-02", "12/31/1990", "720", "123456789", "$12,500", "٣٤٥", "ABCD12345678", "s3cr3tValue!",
+	}
+	rng := rand.New(rand.NewSource(8))
+	matched := map[string]int{}
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.Intn(6) + 1; k > 0; k-- {
+			w := words[rng.Intn(len(words))]
+			if rng.Intn(3) == 0 {
+				w = strings.ToUpper(w)
+			}
+			b.WriteString(w)
+			b.WriteString(tails[rng.Intn(len(tails))])
+			if rng.Intn(2) == 0 {
+				b.WriteString(tails[rng.Intn(len(tails))])
+			}
+		}
+		text := b.String()
+		for i := range e.rules {
+			r := &e.rules[i]
+			if r.pre == nil {
+				continue
+			}
+			for p := 0; p < len(text); p++ {
+				if r.anchored.get().MatchString(text[p:]) {
+					matched[r.dt]++
+					if !r.pre(text, p) {
+						t.Fatalf("%s/%s: the check says no at %d of %q, where %s matches", r.family, r.dt, p, text, r.anchored.src)
+					}
+				}
+			}
+		}
+	}
+	for _, dt := range []string{"credit_score", "secret_assignment", "health_identifier", "date_of_birth"} {
+		if matched[dt] < 50 {
+			t.Errorf("%s matched only %d times: the generator no longer exercises it", dt, matched[dt])
+		}
+	}
+}
