@@ -30,7 +30,7 @@ func plainRulesList(fam map[string]bool, text string) []string {
 }
 
 // packTexts returns the scanned text of every event of every shared pack.
-func packTexts(t *testing.T) []string {
+func packTexts(t testing.TB) []string {
 	d := sharedDir(t)
 	files, _ := filepath.Glob(filepath.Join(d, "conformance", "agentleak", "*", "traces.jsonl"))
 	more, _ := filepath.Glob(filepath.Join(d, "conformance", "agentleak-coverage", "traces.jsonl"))
@@ -61,7 +61,7 @@ func packTexts(t *testing.T) []string {
 	return out
 }
 
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	wd, _ := os.Getwd()
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {

@@ -1,9 +1,9 @@
 package agentleak
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -13,26 +13,30 @@ import (
 // trigger word, both found in one pass over the text), anchored there,
 // within a window.
 func (ps *patternSet) runRules(text string, emit emitFunc) {
-	if foldsToASCII(text) {
+	st := ps.state
+	if st.clsRules[startDigit] == nil {
+		st.setRules(ps.src)
+	}
+	if ps.findStarts(text) {
+		// The text holds a character that folds to an ASCII letter
+		// (foldsToASCII).
 		ps.runPlain(text, emit)
 		return
 	}
-	ps.findStarts(text)
-	st := ps.state
-	for i, src := range ps.src {
-		// Rules with no start in this text are passed over without
-		// touching them.
-		switch {
-		case src == srcOff:
-			continue
-		case src == srcTriggers:
-			if len(st.cands[i]) == 0 {
-				continue
+	// Only the rules with a start in this text are run, in their order:
+	// those the trigger words gave positions and those of the start
+	// classes that hold any.
+	for w, b := range st.trig {
+		for c := startDigit; c <= startEmail; c++ {
+			if len(st.cls[c]) > 0 {
+				b |= st.clsRules[c][w]
 			}
-		case len(st.cls[src]) == 0:
-			continue
 		}
-		ps.runRule(i, text, emit)
+		for b != 0 {
+			i := w<<6 | bits.TrailingZeros64(b)
+			b &= b - 1
+			ps.runRule(i, text, emit)
+		}
 	}
 }
 
@@ -60,6 +64,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			st.unsorted = true
 		}
 		st.cands[ri] = c
+		st.trig[ri>>6] |= 1 << (ri & 63)
 	}
 }
 
@@ -251,141 +256,32 @@ func keyStart(t string, q int) bool {
 type ruleState struct {
 	m     [8]int  // a hand match's indexes
 	cands [][]int // per rule: trigger positions
-	ids   []int32 // trigger words found at one position
+	// trig has a bit for every rule trigger words gave positions in this
+	// text (an empty list may have one): the rules to run and the lists
+	// to clear.
+	trig []uint64
+	ids  []int32 // trigger words found at one position
 	// unsorted: a rule's trigger positions were not filed in order
 	unsorted bool
-	cls      [startEmail + 1][]int
+	cls      [startEmail + 1][]int // per start class: its positions
+	// clsRules has, per start class, a bit for every enabled rule that
+	// starts there (filled on first use: setRules).
+	clsRules [startEmail + 1][]uint64
 }
 
-func newRuleState(rules int) *ruleState { return &ruleState{cands: make([][]int, rules)} }
-
-// findStarts lists, in one pass over the text, the start positions of
-// every character class and of every trigger word. A class holds only the
-// positions its rules' first characters allow (upper-case starts are two
-// capitals, letter starts a letter and a digit, hex starts a short hex run
-// and a colon): a superset of where its rules can match, and far fewer
-// positions than every word start. Trigger words are looked up where
-// triggerTrie.each would: not inside a run of ASCII word bytes.
-func (ps *patternSet) findStarts(t string) {
-	st := ps.state
-	for i := range st.cands {
-		st.cands[i] = st.cands[i][:0]
-	}
-	st.unsorted = false
-	for i := range st.cls {
-		st.cls[i] = st.cls[i][:0]
-	}
-	n := len(t)
-	trie := ps.trie // one load, not two a byte
-	prevWord, prevDigit := false, false
-	for i := 0; i < n; {
-		c := t[i]
-		if trie.first[c] && (i == 0 || !asciiWord[t[i-1]] || !asciiWord[c]) && trie.startsAt(t, i) {
-			st.ids = trie.walk(t, i, st.ids[:0])
-			for _, id := range st.ids {
-				ps.addTrigger(t, int(id), i)
-			}
-		}
-		if c-'a' < 26 {
-			// A run of lower-case letters: only its first letter can start
-			// a rule (a postal code, an IPv6 group) or a trigger word.
-			if !prevWord {
-				st.letterStart(t, i)
-			}
-			i++
-			for i < n && t[i]-'a' < 26 {
-				i++
-			}
-			prevWord, prevDigit = true, false
-			continue
-		}
-		if c == ' ' {
-			prevWord, prevDigit = false, false
-			i++
-			continue
-		}
-		if c < 0x80 {
-			prevWord, prevDigit = st.asciiStart(t, i, prevWord, prevDigit)
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(t[i:])
-		digit := unicode.IsDigit(r)
-		if digit && !prevWord {
-			st.cls[startDigit] = append(st.cls[startDigit], i)
-		}
-		if digit && !prevDigit {
-			st.cls[startPhone] = append(st.cls[startPhone], i)
-		}
-		prevWord, prevDigit = isWordRune(r), digit
-		i += w
-	}
-	st.emailStarts(t)
+func newRuleState(rules int) *ruleState {
+	return &ruleState{cands: make([][]int, rules), trig: make([]uint64, (rules+63)/64)}
 }
 
-// asciiStart files the classes an ASCII byte other than a lower-case
-// letter or a space starts; it returns whether the byte is a word byte
-// and a digit.
-func (st *ruleState) asciiStart(t string, i int, prevWord, prevDigit bool) (word, digit bool) {
-	c := t[i]
-	digit = isDigit(c)
-	word = digit || isUpper(c) || c == '_'
-	if !prevWord && word {
-		switch {
-		case digit:
-			st.cls[startDigit] = append(st.cls[startDigit], i)
-			if hexColon(t, i) {
-				st.cls[startHex] = append(st.cls[startHex], i)
-			}
-		case c != '_':
-			if isUpper(byteAt(t, i+1)) {
-				st.cls[startUpper] = append(st.cls[startUpper], i)
-			}
-			st.letterStart(t, i)
+// setRules fills clsRules from the rules' sources of starts
+// (patternSet.src).
+func (st *ruleState) setRules(src []int8) {
+	for c := range st.clsRules {
+		st.clsRules[c] = make([]uint64, len(st.trig))
+	}
+	for i, s := range src {
+		if s >= 0 {
+			st.clsRules[s][i>>6] |= 1 << (i & 63)
 		}
 	}
-	if !prevDigit && (digit || c == '+' || c == '(') {
-		st.cls[startPhone] = append(st.cls[startPhone], i)
-	}
-	return word, digit
-}
-
-// emailStarts files the start of the local part before every '@'.
-func (st *ruleState) emailStarts(t string) {
-	for off := 0; ; {
-		k := strings.IndexByte(t[off:], '@')
-		if k < 0 {
-			return
-		}
-		at := off + k
-		off = at + 1
-		s := at
-		for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
-			s--
-		}
-		if s < at {
-			st.cls[startEmail] = append(st.cls[startEmail], s)
-		}
-	}
-}
-
-// letterStart files an ASCII letter at a word start: a postal code begins
-// with a letter and a digit (any Unicode digit), an IPv6 group with a short
-// hex run and a colon.
-func (st *ruleState) letterStart(t string, i int) {
-	if c1 := byteAt(t, i+1); isDigit(c1) || c1 >= 0x80 {
-		st.cls[startLetter] = append(st.cls[startLetter], i)
-	}
-	if (t[i]|0x20)-'a' < 6 && hexColon(t, i) {
-		st.cls[startHex] = append(st.cls[startHex], i)
-	}
-}
-
-// hexColon: one to four hex digits at i, then a colon.
-func hexColon(t string, i int) bool {
-	k := 0
-	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
-		k++
-	}
-	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }

@@ -18,27 +18,27 @@ type triggerTrie struct {
 	next   []uint16  // state*nclass + class -> state (| outMark where words end); 0: no word goes on
 	out    [][]int32 // per state: the words ending there
 	first  [256]bool // bytes a word can begin with
-	// pairs has a bit for every two bytes a word can begin with (both ASCII
-	// cases); short is set when a word has one byte, and the test is off.
-	pairs [1 << 16 / 64]uint64
+	// short is set when a word has one byte: the prefix filter is off.
 	short bool
+	// prefix3 has a bit for the hash of every three bytes a word can begin
+	// with (two-byte words with any third byte), each byte's 0x20 bit set:
+	// that folds ASCII case, so one lookup of the text serves every case.
+	prefix3 [1 << 16 / 64]uint64
+	kind    [256]uint8 // the class pass's byte kinds (byteKinds)
 }
 
-// startsAt reports whether a word can begin at p, judged by its first two
-// bytes: most word starts of a text fail it, and the walk is skipped.
-func (t *triggerTrie) startsAt(text string, p int) bool {
-	if p+1 >= len(text) {
-		return t.short || p < len(text) && t.first[text[p]]
-	}
-	k := int(text[p])<<8 | int(text[p+1])
-	return t.short || t.pairs[k>>6]&(1<<(k&63)) != 0
+// maybe reports whether a word can begin with the bytes of v (eight bytes
+// of the text, little-endian, zeros past its end), judged by the first
+// three: most word starts fail it, and the walk is skipped.
+func (t *triggerTrie) maybe(v uint64) bool {
+	h := prefixHash(uint32(v))
+	return t.prefix3[h>>6]&(1<<(h&63)) != 0
 }
 
-func caseForms(c byte) []byte {
-	if isLetter(c) {
-		return []byte{c | 0x20, c &^ 0x20}
-	}
-	return []byte{c}
+// prefixHash hashes the first three bytes of the little-endian x, case
+// folded, to 16 bits.
+func prefixHash(x uint32) uint32 {
+	return ((x | 0x202020) & 0xffffff) * 0x9e3779b1 >> 16
 }
 
 // asciiWord marks the bytes of Go's ASCII \w.
@@ -92,14 +92,26 @@ func newTriggerTrie(words []string) *triggerTrie {
 			t.short = true
 			continue
 		}
-		for _, a := range caseForms(w[0]) {
-			for _, b := range caseForms(w[1]) {
-				k := int(a)<<8 | int(b)
-				t.pairs[k>>6] |= 1 << (k & 63)
+		if len(w) == 2 {
+			for c := 0; c < 256; c++ {
+				t.addPrefix(uint32(w[0]) | uint32(w[1])<<8 | uint32(c)<<16)
 			}
+		} else {
+			t.addPrefix(uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16)
 		}
 	}
+	if t.short {
+		for k := range t.prefix3 {
+			t.prefix3[k] = ^uint64(0)
+		}
+	}
+	t.kind = byteKinds(&t.first)
 	return t
+}
+
+func (t *triggerTrie) addPrefix(x uint32) {
+	h := prefixHash(x)
+	t.prefix3[h>>6] |= 1 << (h & 63)
 }
 
 // outMark flags a transition into a state where words end.
@@ -162,7 +174,7 @@ func (t *triggerTrie) each(text string, fn func(id, p int)) {
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
-		if t.first[c] && t.startsAt(text, i) {
+		if t.first[c] && t.maybe(word8(text, i)) {
 			ids = t.walk(text, i, ids[:0])
 			for _, id := range ids {
 				fn(int(id), i)

@@ -1,0 +1,340 @@
+package agentleak
+
+import (
+	"math/bits"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The class pass: one walk over an event's text that files where each
+// start class can begin and where the trigger words are (findStarts).
+// Most of a trace is lower-case letters and spaces, so the walk is built
+// around words: a byte-kind table sends every byte down one path, a run of
+// lower-case letters is crossed eight bytes at a time, and only what a
+// word's first letter, its length and the byte after it allow is looked at
+// more closely. TestClassPassMatchesReference holds it to a byte-by-byte
+// copy of the pass it replaced.
+
+// Byte kinds of the class pass (triggerTrie.kind).
+const (
+	kindSep   uint8 = iota // a space, ASCII punctuation or control byte that starts nothing
+	kindLower              // a-z
+	kindUpper              // A-Z
+	kindDigit              // 0-9
+	kindUnder              // '_': a word byte that starts nothing
+	kindPhone              // '+' and '(': a phone number can start there
+	kindAt                 // '@': an address's local part ends before it
+	kindHigh               // a byte above 0x7f
+
+	// kindTrig marks the bytes a trigger word can begin with.
+	kindTrig uint8 = 0x80
+)
+
+// byteKinds is the class pass's table for a trie whose words can begin
+// with the bytes of first.
+func byteKinds(first *[256]bool) (k [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		switch {
+		case isLower(b):
+			k[c] = kindLower
+		case isUpper(b):
+			k[c] = kindUpper
+		case isDigit(b):
+			k[c] = kindDigit
+		case b == '_':
+			k[c] = kindUnder
+		case b == '+' || b == '(':
+			k[c] = kindPhone
+		case b == '@':
+			k[c] = kindAt
+		case b >= 0x80:
+			k[c] = kindHigh
+		}
+		if first[c] {
+			k[c] |= kindTrig
+		}
+	}
+	return k
+}
+
+// Bytes of eight repeated, for the word-at-a-time tests.
+const (
+	swarLow  = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+)
+
+// load64 reads eight bytes of s at i, little-endian (the compiler makes
+// one load of it); i+8 <= len(s).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// word8 reads the eight bytes of s at i, little-endian, zeros past the
+// end of s: a zero byte is no letter, and it is what byteAt reads there.
+func word8(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		return load64(s, i)
+	}
+	var v uint64
+	for k := len(s) - 1; k >= i; k-- {
+		v = v<<8 | uint64(s[k])
+	}
+	return v
+}
+
+// notLower has the high bit set in every byte of v that is not a-z. The
+// sums stay within their bytes: the high bits are cleared first.
+func notLower(v uint64) uint64 {
+	x := v &^ swarHigh
+	ge := x + (0x80-'a')*swarLow   // high bit: x >= 'a'
+	gt := x + (0x80-'z'-1)*swarLow // high bit: x > 'z'
+	return (^ge | gt | v) & swarHigh
+}
+
+// lowerEnd returns the end of the run of lower-case letters at i.
+func lowerEnd(t string, i int) int {
+	for i+8 <= len(t) {
+		if m := notLower(load64(t, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(t) && isLower(t[i]) {
+		i++
+	}
+	return i
+}
+
+// findStarts lists, in one pass over the text, the start positions of
+// every character class and of every trigger word. A class holds only the
+// positions its rules' first characters allow (upper-case starts are two
+// capitals, letter starts a letter and a digit, hex starts a short hex run
+// and a colon, email starts the local part before an '@'): a superset of
+// where its rules can match, and far fewer positions than every word
+// start. Trigger words are looked up where triggerTrie.each would: not
+// inside a run of ASCII word bytes. It reports that the text holds a
+// character that folds to an ASCII letter (foldsToASCII): the starts are
+// then incomplete, and the caller runs the plain expressions.
+func (ps *patternSet) findStarts(t string) (folds bool) {
+	st := ps.state
+	st.clearStarts()
+	trie := ps.trie // one load, not two a byte
+	n := len(t)
+	// Whether the character before i is a word character (Unicode) and a
+	// digit (Unicode).
+	prevWord, prevDigit := false, false
+	for i := 0; i < n; {
+		c := t[i]
+		k := trie.kind[c]
+		if k&^kindTrig == kindLower {
+			v := word8(t, i)
+			var j int
+			if m := notLower(v); m != 0 {
+				j = i + bits.TrailingZeros64(m)>>3
+			} else {
+				j = lowerEnd(t, i+8)
+			}
+			if !prevWord {
+				// A word start: a trigger word, a postal code (a letter
+				// and a digit) or an IPv6 group (one to four hex digits and
+				// a colon) can begin here; the two classes only in a run of
+				// at most four letters.
+				if k&kindTrig != 0 && trie.maybe(v) {
+					ps.triggersAt(t, i)
+				}
+				if j-i <= 4 {
+					st.shortWord(t, i, j)
+				}
+			} else if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(v) {
+				// After a non-ASCII letter: no class starts, but a trigger
+				// word can (évaluation holds valuation).
+				ps.triggersAt(t, i)
+			}
+			prevWord, prevDigit = true, false
+			i = j
+			continue
+		}
+		if k == kindSep {
+			prevWord, prevDigit = false, false
+			i++
+			continue
+		}
+		switch k &^ kindTrig {
+		case kindUpper:
+			if prevWord {
+				// Inside a word: a trigger word can begin only after a
+				// non-ASCII letter.
+				if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(word8(t, i)) {
+					ps.triggersAt(t, i)
+				}
+				prevDigit = false
+				i++
+				continue
+			}
+			// A word start, the capital and the lower-case letters after
+			// it taken at once: two capitals, a capital and a digit, or
+			// one to four hex letters and a colon can start a class.
+			v := word8(t, i)
+			if k&kindTrig != 0 && trie.maybe(v) {
+				ps.triggersAt(t, i)
+			}
+			var j int
+			if m := notLower(v) &^ 0xff; m != 0 {
+				j = i + bits.TrailingZeros64(m)>>3
+			} else {
+				j = lowerEnd(t, i+8)
+			}
+			if j == i+1 {
+				c1 := byte(v >> 8)
+				if isUpper(c1) {
+					st.add(startUpper, i)
+				}
+				if isDigit(c1) || c1 >= 0x80 {
+					st.add(startLetter, i)
+				}
+			}
+			if c-'A' < 6 && j-i <= 4 && hexColon(t, i) {
+				st.add(startHex, i)
+			}
+			prevWord, prevDigit = true, false
+			i = j
+		case kindDigit:
+			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
+				ps.triggersAt(t, i)
+			}
+			if !prevWord {
+				st.add(startDigit, i)
+				if hexColon(t, i) {
+					st.add(startHex, i)
+				}
+			}
+			if !prevDigit {
+				st.add(startPhone, i)
+			}
+			// The rest of the run starts nothing: each digit is a word
+			// byte after a digit.
+			i++
+			for i < n && isDigit(t[i]) {
+				i++
+			}
+			prevWord, prevDigit = true, true
+		case kindUnder:
+			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
+				ps.triggersAt(t, i)
+			}
+			prevWord, prevDigit = true, false
+			i++
+		default:
+			// Not a word byte: a trigger word can begin here whatever
+			// comes before.
+			if k&kindTrig != 0 && trie.maybe(word8(t, i)) {
+				ps.triggersAt(t, i)
+			}
+			switch k &^ kindTrig {
+			case kindPhone:
+				if !prevDigit {
+					st.add(startPhone, i)
+				}
+			case kindAt:
+				st.emailStart(t, i)
+			case kindHigh:
+				r, w := utf8.DecodeRuneInString(t[i:])
+				if r == '\u212a' || r == '\u017f' {
+					return true
+				}
+				digit := unicode.IsDigit(r)
+				if digit && !prevWord {
+					st.add(startDigit, i)
+				}
+				if digit && !prevDigit {
+					st.add(startPhone, i)
+				}
+				prevWord, prevDigit = isWordRune(r), digit
+				i += w
+				continue
+			}
+			prevWord, prevDigit = false, false
+			i++
+		}
+	}
+	return false
+}
+
+// add files position i in start class c.
+func (st *ruleState) add(c byte, i int) { st.cls[c] = append(st.cls[c], i) }
+
+// shortWord files the classes a word of one to four lower-case letters,
+// t[i:j], begins: a postal code needs a one-letter run followed
+// by a digit (any Unicode digit: a byte above 0x7f is let through), an
+// IPv6 group a run of hex letters that the colon or more hex digits
+// follow.
+func (st *ruleState) shortWord(t string, i, j int) {
+	c1 := byteAt(t, j)
+	if j == i+1 && (isDigit(c1) || c1 >= 0x80) {
+		st.add(startLetter, i)
+	}
+	if t[i]-'a' < 6 && (c1 == ':' || isDigit(c1) || c1-'A' < 6) && hexColon(t, i) {
+		st.add(startHex, i)
+	}
+}
+
+// letterStart files an ASCII letter at a word start: a postal code begins
+// with a letter and a digit (any Unicode digit), an IPv6 group with a short
+// hex run and a colon.
+func (st *ruleState) letterStart(t string, i int) {
+	if c1 := byteAt(t, i+1); isDigit(c1) || c1 >= 0x80 {
+		st.add(startLetter, i)
+	}
+	if (t[i]|0x20)-'a' < 6 && hexColon(t, i) {
+		st.add(startHex, i)
+	}
+}
+
+// emailStart files the start of the local part before the '@' at at.
+func (st *ruleState) emailStart(t string, at int) {
+	s := at
+	for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+		s--
+	}
+	if s < at {
+		st.add(startEmail, s)
+	}
+}
+
+// hexColon: one to four hex digits at i, then a colon.
+func hexColon(t string, i int) bool {
+	k := 0
+	for k < 5 && i+k < len(t) && (isDigit(t[i+k]) || (t[i+k]|0x20)-'a' < 6) {
+		k++
+	}
+	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
+}
+
+// triggersAt files the trigger words that begin at i.
+func (ps *patternSet) triggersAt(t string, i int) {
+	st := ps.state
+	st.ids = ps.trie.walk(t, i, st.ids[:0])
+	for _, id := range st.ids {
+		ps.addTrigger(t, int(id), i)
+	}
+}
+
+// clearStarts empties the start classes and the trigger positions of the
+// rules the last text gave any.
+func (st *ruleState) clearStarts() {
+	for w, b := range st.trig {
+		for b != 0 {
+			ri := w<<6 | bits.TrailingZeros64(b)
+			b &= b - 1
+			st.cands[ri] = st.cands[ri][:0]
+		}
+		st.trig[w] = 0
+	}
+	st.unsorted = false
+	for c := range st.cls {
+		st.cls[c] = st.cls[c][:0]
+	}
+}

@@ -1,0 +1,95 @@
+package agentleak
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+)
+
+// classBenchTexts returns the event texts of the trace file named by
+// LF_BENCH_TRACES, or those of the shared packs when it names none, and
+// their total size.
+func classBenchTexts(b *testing.B) ([]string, int64) { return classBenchTextsT(b) }
+
+func classBenchTextsT(b testing.TB) ([]string, int64) {
+	var texts []string
+	if path := os.Getenv("LF_BENCH_TRACES"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr := NewTraceReader(path, bytes.NewReader(data))
+		for {
+			tc, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range tc.Events {
+				if s, err := eventText(tc.Events[i].Content, nil); err == nil && s != "" {
+					texts = append(texts, s)
+				}
+			}
+		}
+	} else {
+		texts = packTexts(b)
+	}
+	var n int64
+	for _, s := range texts {
+		n += int64(len(s))
+	}
+	return texts, n
+}
+
+// BenchmarkFindStarts times the class pass alone (start classes and
+// trigger words, all detectors on) over the benchmark's event texts.
+func BenchmarkFindStarts(b *testing.B) {
+	texts, n := classBenchTexts(b)
+	ps := newPatternSet(DefaultConfig().Detectors)
+	b.SetBytes(n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		classBenchFindStarts(ps, texts)
+	}
+}
+
+// classBenchFindStarts is one pass of BenchmarkFindStarts, a function of
+// its own so that callgrind can count its instructions alone
+// (--toggle-collect='*classBenchFindStarts').
+//
+//go:noinline
+func classBenchFindStarts(ps *patternSet, texts []string) {
+	for _, s := range texts {
+		ps.findStarts(s)
+	}
+}
+
+// BenchmarkRunRules times the whole rule tier (class pass and the rules
+// tried at its starts) over the benchmark's event texts.
+func BenchmarkRunRules(b *testing.B) {
+	texts, n := classBenchTexts(b)
+	ps := newPatternSet(DefaultConfig().Detectors)
+	emit := func(dt, key, family, v string) {}
+	// The rules' expressions compile when first used: not in the timing.
+	for _, s := range texts {
+		ps.runRules(s, emit)
+	}
+	b.SetBytes(n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		classBenchRunRules(ps, texts, emit)
+	}
+}
+
+// classBenchRunRules is one pass of BenchmarkRunRules (see
+// classBenchFindStarts).
+//
+//go:noinline
+func classBenchRunRules(ps *patternSet, texts []string, emit emitFunc) {
+	for _, s := range texts {
+		ps.runRules(s, emit)
+	}
+}
