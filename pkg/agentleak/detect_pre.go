@@ -11,9 +11,12 @@ import "strings"
 // expression.
 
 // Byte classes of the checks. unknown: a byte above 0x7f.
-func isSpaceASCII(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+
+// isSpaceASCII: an ASCII byte the rules' \s may accept. pyClasses widens
+// \s with \x1c-\x1f (Python's spaces), so a check that took only the six
+// usual ones would refuse "555\x1c123\x1c4567", which the expression
+// matches; \v, which Go's \s lacks, is accepted in excess.
+func isSpaceASCII(c byte) bool { return keySpace(c) }
 
 func isLetter(c byte) bool { return (c|0x20)-'a' < 26 }
 

@@ -597,9 +597,7 @@ func byteAt(t string, i int) byte {
 	return 0
 }
 
-func isSpaceOrHigh(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c >= 0x80
-}
+func isSpaceOrHigh(c byte) bool { return keySpace(c) || c >= 0x80 }
 
 // prePostal: a letter, a digit (or a byte above 0x7f), a letter.
 func prePostal(t string, p int) bool {

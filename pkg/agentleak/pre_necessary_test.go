@@ -154,3 +154,112 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 		}
 	}
 }
+
+// preFragments add to the differential test's fragments the separators
+// Python's \s has beyond the usual six (\x1c-\x1f, \x85; and \v, which the
+// Go expressions lack) inside the shapes the digit and capital rules want.
+var preFragments = append(append([]string(nil), fragments...),
+	"\x1c", "\x1d", "\x1f", "\v", "\u0085", "\u2028",
+	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199",
+	"AB\x1c12\x1c34\x1c56\x1cC", "AB 12 34 56 D", "ABCD\x1c1234\x1c5678", "NAM\x1cTREM 8842", "12\x1cMain Street", "12 Main\x1cSt", "12\x1cRue Saint-Denis",
+	"patient:\x1cJean Tremblay", "Name: Jean-Luc Picard", "name': 'Emma',", "Mr. Smith", "dr Who",
+	"2022-01-01", "2022, 1, 1", "100.0, ", "id=1, ", "10:30", "3GS", "1234 5678 9012 3456", "4111-1111-1111-1111 ", "123 456 789 ", "192.168.0.1", "256.1.1.1", "1.2.3.4.5",
+	"date='2022-01-01'", "date: ", "password: hunter22!", "api_key=abcdef123", "token = \"s3cr3tValue\"", "Birthday Party", "Credit Card Number': ", "card number: 4111", "medical condition: ", "health_id: ", "Names: ",
+)
+
+// preTexts draws random texts from preFragments, the way randomText does.
+func preTexts(seed int64, n int) []string {
+	rng := rand.New(rand.NewSource(seed))
+	out := make([]string, n)
+	for k := range out {
+		pool := make([]string, 2+rng.Intn(6))
+		for i := range pool {
+			pool[i] = preFragments[rng.Intn(len(preFragments))]
+		}
+		var b strings.Builder
+		for i := 1 + rng.Intn(12); i > 0; i-- {
+			b.WriteString(pool[rng.Intn(len(pool))])
+			if rng.Intn(3) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		out[k] = b.String()
+	}
+	return out
+}
+
+// preViolation returns the first text and position where re (anchored)
+// matches and pre says no, and how many matches it saw.
+func preViolation(pre func(string, int) bool, re *regexp.Regexp, texts []string) (text string, at, matched int) {
+	for _, s := range texts {
+		for p := 0; p <= len(s); p++ {
+			if re.MatchString(s[p:]) {
+				matched++
+				if !pre(s, p) && text == "" {
+					text, at = s, p
+				}
+			}
+		}
+	}
+	return text, at, matched
+}
+
+// TestEveryPreCheckIsNecessary: for every rule with a necessary check,
+// wherever its anchored expression matches in random texts of the rules'
+// shapes, near misses and every kind of space, the check says yes.
+func TestEveryPreCheckIsNecessary(t *testing.T) {
+	texts := preTexts(11, 8000)
+	e := builtin()
+	for i := range e.rules {
+		r := &e.rules[i]
+		if r.pre == nil {
+			continue
+		}
+		text, at, matched := preViolation(r.pre, r.anchored.get(), texts)
+		if text != "" {
+			t.Errorf("rule %d %s/%s: the check says no at %d of %q, where %s matches", i, r.family, r.dt, at, text, r.anchored.src)
+		}
+		if matched == 0 && r.family != famKeyname {
+			t.Errorf("rule %d %s/%s: no match in the texts: the generator no longer exercises it", i, r.family, r.dt)
+		}
+	}
+}
+
+// TestPreCheckTestCatchesWrongChecks: the test above fails for checks that
+// are deliberately wrong in the ways a real one could be (a separator
+// forgotten, a shape too strict).
+func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
+	texts := preTexts(11, 8000)
+	e := builtin()
+	ruleOf := func(dt, src string) *rule {
+		for i := range e.rules {
+			if r := &e.rules[i]; r.dt == dt && strings.Contains(r.re.src, src) {
+				return r
+			}
+		}
+		t.Fatalf("no rule %s with %q", dt, src)
+		return nil
+	}
+	noFS := func(pre func(string, int) bool) func(string, int) bool {
+		return func(s string, p int) bool {
+			return !strings.ContainsAny(s[p:min(p+24, len(s))], "\x1c\x1d\x1e\x1f") && pre(s, p)
+		}
+	}
+	wrong := []struct {
+		r   *rule
+		pre func(string, int) bool
+	}{
+		{ruleOf("phone_number", `\(`), noFS(prePhone)},
+		{ruleOf("national_insurance_number", ""), noFS(preNINO)},
+		{ruleOf("address", "Street"), noFS(preStreet)},
+		{ruleOf("person_name", ""), noFS(preName)},
+		{ruleOf("ssn", ""), func(s string, p int) bool { return preSSN(s, p) && byteAt(s, p+11) != ' ' }},
+		{ruleOf("credit_card", ""), func(s string, p int) bool { return preCard(s, p) && byteAt(s, p+4) != '-' }},
+		{ruleOf("ip_address", "25"), func(s string, p int) bool { return preIPv4(s, p) && byteAt(s, p+1) != '.' }},
+	}
+	for _, w := range wrong {
+		if text, _, _ := preViolation(w.pre, w.r.anchored.get(), texts); text == "" {
+			t.Errorf("%s/%s: a deliberately wrong check passes the test", w.r.family, w.r.dt)
+		}
+	}
+}
