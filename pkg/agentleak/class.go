@@ -15,19 +15,21 @@ import (
 // more closely. TestClassPassMatchesReference holds it to a byte-by-byte
 // copy of the pass it replaced.
 
-// Byte kinds of the class pass (triggerTrie.kind).
+// Byte kinds of the class pass (triggerTrie.kind): a kind's low bit marks
+// the bytes a trigger word can begin with (kindTrig), so that one compare
+// tells a lower-case letter (k < kindSep) and another a byte that starts
+// nothing (k == kindSep).
 const (
-	kindSep   uint8 = iota // a space, ASCII punctuation or control byte that starts nothing
-	kindLower              // a-z
-	kindUpper              // A-Z
-	kindDigit              // 0-9
-	kindUnder              // '_': a word byte that starts nothing
-	kindPhone              // '+' and '(': a phone number can start there
-	kindAt                 // '@': an address's local part ends before it
-	kindHigh               // a byte above 0x7f
+	kindLower uint8 = 2 * iota // a-z
+	kindSep                    // a space, ASCII punctuation or control byte that starts nothing
+	kindUpper                  // A-Z
+	kindDigit                  // 0-9
+	kindUnder                  // '_': a word byte that starts nothing
+	kindPhone                  // '+' and '(': a phone number can start there
+	kindAt                     // '@': an address's local part ends before it
+	kindHigh                   // a byte above 0x7f
 
-	// kindTrig marks the bytes a trigger word can begin with.
-	kindTrig uint8 = 0x80
+	kindTrig uint8 = 1
 )
 
 // byteKinds is the class pass's table for a trie whose words can begin
@@ -50,6 +52,8 @@ func byteKinds(first *[256]bool) (k [256]uint8) {
 			k[c] = kindAt
 		case b >= 0x80:
 			k[c] = kindHigh
+		default:
+			k[c] = kindSep
 		}
 		if first[c] {
 			k[c] |= kindTrig
@@ -78,6 +82,11 @@ func word8(s string, i int) uint64 {
 	if i+8 <= len(s) {
 		return load64(s, i)
 	}
+	return word8Tail(s, i)
+}
+
+// word8Tail is word8 near the end of s.
+func word8Tail(s string, i int) uint64 {
 	var v uint64
 	for k := len(s) - 1; k >= i; k-- {
 		v = v<<8 | uint64(s[k])
@@ -129,8 +138,14 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
-		if k&^kindTrig == kindLower {
-			v := word8(t, i)
+		if k < kindSep {
+			// A run of lower-case letters.
+			var v uint64
+			if i+8 <= n {
+				v = load64(t, i)
+			} else {
+				v = word8Tail(t, i)
+			}
 			var j int
 			if m := notLower(v); m != 0 {
 				j = i + bits.TrailingZeros64(m)>>3
@@ -141,19 +156,35 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				// A word start: a trigger word, a postal code (a letter
 				// and a digit) or an IPv6 group (one to four hex digits and
 				// a colon) can begin here; the two classes only in a run of
-				// at most four letters.
-				if k&kindTrig != 0 && trie.maybe(v) {
-					ps.triggersAt(t, i)
+				// at most four letters that a digit, a colon, A-F or a
+				// non-ASCII character follows.
+				if k == kindLower|kindTrig {
+					// trie.maybe(v), written out: the call costs more
+					// than the test.
+					h := hash3(uint32(v))
+					b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
+					if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+						ps.triggersAt(t, i)
+					}
 				}
 				if j-i <= 4 {
-					st.shortWord(t, i, j)
+					if c1 := byte(v >> (8 * (j - i))); c1-'0' <= 10 || c1-'A' < 6 || c1 >= 0x80 {
+						st.shortWord(t, i, j, c1)
+					}
 				}
-			} else if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(v) {
+			} else if k == kindLower|kindTrig && t[i-1] >= 0x80 && trie.maybe(v) {
 				// After a non-ASCII letter: no class starts, but a trigger
 				// word can (évaluation holds valuation).
 				ps.triggersAt(t, i)
 			}
-			prevWord, prevDigit = true, false
+			// A space after the word is taken with it.
+			if j < n && t[j] == ' ' {
+				j++
+				prevWord = false
+			} else {
+				prevWord = true
+			}
+			prevDigit = false
 			i = j
 			continue
 		}
@@ -267,12 +298,11 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 func (st *ruleState) add(c byte, i int) { st.cls[c] = append(st.cls[c], i) }
 
 // shortWord files the classes a word of one to four lower-case letters,
-// t[i:j], begins: a postal code needs a one-letter run followed
-// by a digit (any Unicode digit: a byte above 0x7f is let through), an
-// IPv6 group a run of hex letters that the colon or more hex digits
-// follow.
-func (st *ruleState) shortWord(t string, i, j int) {
-	c1 := byteAt(t, j)
+// t[i:j], that c1 follows (0 at the end of the text) begins: a postal code
+// needs a one-letter run followed by a digit (any Unicode digit: a byte
+// above 0x7f is let through), an IPv6 group a run of hex letters that the
+// colon or more hex digits follow.
+func (st *ruleState) shortWord(t string, i, j int, c1 byte) {
 	if j == i+1 && (isDigit(c1) || c1 >= 0x80) {
 		st.add(startLetter, i)
 	}

@@ -20,25 +20,45 @@ type triggerTrie struct {
 	first  [256]bool // bytes a word can begin with
 	// short is set when a word has one byte: the prefix filter is off.
 	short bool
-	// prefix3 has a bit for the hash of every three bytes a word can begin
-	// with (two-byte words with any third byte), each byte's 0x20 bit set:
-	// that folds ASCII case, so one lookup of the text serves every case.
-	prefix3 [1 << 16 / 64]uint64
+	// The prefix filter hashes the text's first three and four bytes, each
+	// byte's 0x20 bit set: that folds ASCII case, so one lookup serves
+	// every case. prefix3[h][0] has a bit for the three bytes every word
+	// begins with (a two-byte word: with any third byte), prefix3[h][1] for
+	// those of words of two or three bytes, which pass on it alone; prefix4
+	// has a bit for the four bytes longer words begin with.
+	prefix3 [1 << 16 / 64][2]uint64
+	prefix4 [1 << prefix4Bits / 64]uint64
 	kind    [256]uint8 // the class pass's byte kinds (byteKinds)
 }
 
+// prefix4Bits sizes prefix4: a few hundred words, so a bit in a hundred
+// is set.
+const prefix4Bits = 14
+
 // maybe reports whether a word can begin with the bytes of v (eight bytes
 // of the text, little-endian, zeros past its end), judged by the first
-// three: most word starts fail it, and the walk is skipped.
+// three, then four: most word starts fail it, and the walk is skipped.
 func (t *triggerTrie) maybe(v uint64) bool {
-	h := prefixHash(uint32(v))
-	return t.prefix3[h>>6]&(1<<(h&63)) != 0
+	h := hash3(uint32(v))
+	b, e := uint64(1)<<(h&63), &t.prefix3[h>>6]
+	return e[0]&b != 0 && (e[1]&b != 0 || t.maybe4(uint32(v)))
 }
 
-// prefixHash hashes the first three bytes of the little-endian x, case
-// folded, to 16 bits.
-func prefixHash(x uint32) uint32 {
+// maybe4 is the second half of maybe: the first four bytes, x.
+func (t *triggerTrie) maybe4(x uint32) bool {
+	g := hash4(x)
+	return t.prefix4[g>>6]&(1<<(g&63)) != 0
+}
+
+// hash3 hashes the first three bytes of the little-endian x, case folded,
+// to 16 bits.
+func hash3(x uint32) uint32 {
 	return ((x | 0x202020) & 0xffffff) * 0x9e3779b1 >> 16
+}
+
+// hash4 hashes the four bytes of x, case folded, to prefix4Bits bits.
+func hash4(x uint32) uint32 {
+	return (x | 0x20202020) * 0x9e3779b1 >> (32 - prefix4Bits)
 }
 
 // asciiWord marks the bytes of Go's ASCII \w.
@@ -92,26 +112,36 @@ func newTriggerTrie(words []string) *triggerTrie {
 			t.short = true
 			continue
 		}
-		if len(w) == 2 {
+		x := uint32(w[0]) | uint32(w[1])<<8
+		switch {
+		case len(w) == 2:
 			for c := 0; c < 256; c++ {
-				t.addPrefix(uint32(w[0]) | uint32(w[1])<<8 | uint32(c)<<16)
+				t.addPrefix3(x|uint32(c)<<16, 2)
 			}
-		} else {
-			t.addPrefix(uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16)
+		case len(w) == 3:
+			t.addPrefix3(x|uint32(w[2])<<16, 2)
+		default:
+			t.addPrefix3(x|uint32(w[2])<<16, 1)
+			g := hash4(x | uint32(w[2])<<16 | uint32(w[3])<<24)
+			t.prefix4[g>>6] |= 1 << (g & 63)
 		}
 	}
 	if t.short {
 		for k := range t.prefix3 {
-			t.prefix3[k] = ^uint64(0)
+			t.prefix3[k] = [2]uint64{^uint64(0), ^uint64(0)}
 		}
 	}
 	t.kind = byteKinds(&t.first)
 	return t
 }
 
-func (t *triggerTrie) addPrefix(x uint32) {
-	h := prefixHash(x)
-	t.prefix3[h>>6] |= 1 << (h & 63)
+// addPrefix3 files three bytes a word begins with: in prefix3[.][0] and,
+// when the word has at most three bytes (words > 1), in prefix3[.][1].
+func (t *triggerTrie) addPrefix3(x uint32, words int) {
+	h := hash3(x)
+	for k := 0; k < words; k++ {
+		t.prefix3[h>>6][k] |= 1 << (h & 63)
+	}
 }
 
 // outMark flags a transition into a state where words end.
