@@ -172,6 +172,8 @@ func TestDecodeAdversarial(t *testing.T) {
 		"{\"events\": [{\"content\": \"x\", \"\u212aey\": 1, \"channel\": \"log\"}]}",
 		"{\"\u0280un_id\": \"x\", \"events\": []}",
 		`{"events": [{"\u0063hannel": "log"}]}`,
+		`{"events": [{"event_id :": "a", "channel" :"log", "timestamp\t": 1, "source\u0020": "s"}]}`,
+		`{"events": [{"event_id": "a", "channel": "log", "timestamp": "t", "metadata": {}, "content": "c", "target": "t", "source": "s"}]}`,
 		`{"events": [{"channel": "log", "channels": "x", "event_idx": 1, "content_type": "t", "sourc": 2, "targets": [], "metadata": {"a": [1, {"b": null}]}}]}`,
 		`{"run_id": "\ud83d\ude00 \ud800 \udc00\ud800 \ud800\u0041 \u00e9\u2028", "events": []}`,
 		"{\"run_id\": \"a\xff\xfeb\xc3\", \"agent_name\": \"\xed\xa0\x80\", \"events\": [{\"channel\": \"log\", \"content\": \"\xff\\n\", \"target\": \"\\u00e9\xff\"}]}",
@@ -304,7 +306,7 @@ func genKey(rng *rand.Rand, known []string) string {
 	case 1:
 		return []string{`"\u0063hannel"`, "\"\u017fource\"", "\"con\u212aent\"", "\"\u212a\"", `"s\u006furce"`, "\"ev\xc3\xa9nt\""}[rng.Intn(6)]
 	case 2:
-		return []string{`"channels"`, `"event_idx"`, `"sourc"`, `"targe"`, `"content_type"`, `"metadata"`, `"timestamp"`, `"eventsx"`, `"run_i"`}[rng.Intn(9)]
+		return []string{`"channels"`, `"event_idx"`, `"sourc"`, `"targe"`, `"content_type"`, `"metadata"`, `"timestamp"`, `"eventsx"`, `"run_i"`, `"sourcex"`, `"targetx"`, `"timestampx"`, `"timestam"`, `"metadata_"`, `"contents"`, `"channe"`}[rng.Intn(16)]
 	}
 	return genString(rng)
 }

@@ -210,10 +210,11 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
-				if i = longStrEnd(b, j+1); i < 0 {
+				e, _ := strEnd(b, j+1, 0)
+				if e < 0 {
 					return -1
 				}
-				i++
+				i = e + 1
 			} else {
 				i = skipValue(b, j, 0)
 			}
@@ -244,29 +245,31 @@ func decodeEvent(b []byte, i int, e *Event) int {
 }
 
 // eventKey is objectKey for the keys of an event. The keys recorders
-// write are recognised by their bytes, closing quote included (such a key
-// holds no escape and is exactly its name); others are read as any key.
+// write are recognised by the eight bytes after the opening quote (the
+// name and its closing quote, or its first eight letters): such a key
+// holds no escape and is exactly its name. Others are read as any key.
 func eventKey(b []byte, i int) (string, int) {
-	var key string
-	if len(b)-i > len(`"timestamp"`) && b[i] == '"' {
-		switch b[i+1] {
-		case 'e':
-			key = eventKeyIs(b, i, "event_id")
-		case 'c':
-			if key = eventKeyIs(b, i, "channel"); key == "" {
-				key = eventKeyIs(b, i, "content")
-			}
-		case 's':
-			key = eventKeyIs(b, i, "source")
-		case 't':
-			if key = eventKeyIs(b, i, "target"); key == "" {
-				key = eventKeyIs(b, i, "timestamp")
-			}
-		case 'm':
-			key = eventKeyIs(b, i, "metadata")
-		}
+	if len(b)-i <= len(`"timestamp"`) || b[i] != '"' {
+		return objectKey(b, i)
 	}
-	if key == "" {
+	var key string
+	w := binary.LittleEndian.Uint64(b[i+1:])
+	switch {
+	case w == wordChannel:
+		key = "channel"
+	case w == wordContent:
+		key = "content"
+	case w&lowSeven == wordSource:
+		key = "source"
+	case w&lowSeven == wordTarget:
+		key = "target"
+	case w == wordEventID && b[i+9] == '"':
+		key = "event_id"
+	case w == wordMetadata && b[i+9] == '"':
+		key = "metadata"
+	case w == wordTimestam && b[i+9] == 'p' && b[i+10] == '"':
+		key = "timestamp"
+	default:
 		return objectKey(b, i)
 	}
 	i = ws(b, i+len(key)+2)
@@ -280,95 +283,35 @@ func eventKey(b []byte, i int) (string, int) {
 	return key, i
 }
 
-// eventKeyIs returns name when the bytes from b[i+1] on are name and a
-// quote (b holds them: eventKey checked), else "".
-func eventKeyIs(b []byte, i int, name string) string {
-	if string(b[i+1:i+1+len(name)]) == name && b[i+1+len(name)] == '"' {
-		return name
-	}
-	return ""
-}
+// The first eight bytes after the opening quote of an event's keys, as
+// eventKey loads them (little endian); lowSeven keeps seven of them.
+var (
+	wordChannel  = leWord(`channel"`)
+	wordContent  = leWord(`content"`)
+	wordSource   = leWord(`source"`)
+	wordTarget   = leWord(`target"`)
+	wordEventID  = leWord(`event_id`)
+	wordMetadata = leWord(`metadata`)
+	wordTimestam = leWord(`timestam`)
+)
 
-// longStrEnd is strEnd (without the flags) for long strings, contents:
-// the closing quote and the backslashes are found by bytes.IndexByte,
-// vector code many bytes at a time, and the body is then checked for
-// control characters eight bytes at a time.
-func longStrEnd(b []byte, i int) int {
-	start := i
-	q := bytes.IndexByte(b[i:], '"')
-	if q < 0 {
-		return -1
-	}
-	q += i // the closing quote unless a backslash escapes it
-	for {
-		k := bytes.IndexByte(b[i:q], '\\')
-		if k < 0 {
-			break
-		}
-		p := i + k
-		switch b[p+1] { // p < q: b[p+1] exists
-		case '"':
-			i = p + 2
-			if p+1 == q {
-				if q = bytes.IndexByte(b[i:], '"'); q < 0 {
-					return -1
-				}
-				q += i
-			}
-		case '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i = p + 2
-		case 'u':
-			// No hex digit is a quote: a \u cut by q fails here.
-			if p+6 > len(b) || !isHex(b[p+2]) || !isHex(b[p+3]) || !isHex(b[p+4]) || !isHex(b[p+5]) {
-				return -1
-			}
-			i = p + 6
-		default:
-			return -1
-		}
-	}
-	if hasControl(b[start:q]) {
-		return -1
-	}
-	return q
-}
+const lowSeven = 1<<56 - 1
 
-// hasControl reports whether s holds a byte below 0x20, sixteen bytes at a
-// time. A word without one never borrows, so the test is exact; the last
-// bytes are tested by a word that overlaps bytes already passed (none of
-// which is below 0x20).
-func hasControl(s []byte) bool {
-	const highs, sp = 0x8080808080808080, 0x2020202020202020
-	i := 0
-	for ; i+16 <= len(s); i += 16 {
-		w, v := binary.LittleEndian.Uint64(s[i:]), binary.LittleEndian.Uint64(s[i+8:])
-		if ((w-sp)&^w|(v-sp)&^v)&highs != 0 {
-			return true
-		}
-	}
-	if len(s) >= 8 {
-		if i+8 <= len(s) {
-			w := binary.LittleEndian.Uint64(s[i:])
-			if (w-sp)&^w&highs != 0 {
-				return true
-			}
-		}
-		w := binary.LittleEndian.Uint64(s[len(s)-8:])
-		return (w-sp)&^w&highs != 0
-	}
-	for _, c := range s {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
+// leWord is s (at most eight bytes) as a little-endian word.
+func leWord(s string) uint64 {
+	var w [8]byte
+	copy(w[:], s)
+	return binary.LittleEndian.Uint64(w[:])
 }
 
 // ws returns the index of the first byte from i on that is not JSON
-// space; the common case (none) stays inline.
+// space; the common cases (none, one space) stay inline.
 func ws(b []byte, i int) int {
 	if i < len(b) && b[i] > ' ' {
 		return i
+	}
+	if i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ' {
+		return i + 1 // `": "`, `", "`: one space
 	}
 	return wsLoop(b, i)
 }
@@ -512,12 +455,36 @@ func nextSpecial(b []byte, i int, high uint64) int {
 		}
 		return len(b)
 	}
+	if len(b) >= 4 {
+		// Short b (rendered names, ids): the same with four-byte words,
+		// the last one overlapping.
+		for {
+			j := min(i, len(b)-4)
+			passed := uint32(1)<<(uint(i-j)*8) - 1
+			w := binary.LittleEndian.Uint32(b[j:])&^passed | 0x61616161&passed
+			if m := specialMask32(w, uint32(high)); m != 0 {
+				return j + bits.TrailingZeros32(m)>>3
+			}
+			if j+4 >= len(b) {
+				return len(b)
+			}
+			i = j + 4
+		}
+	}
 	for ; i < len(b); i++ {
 		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 && high != 0 {
 			return i
 		}
 	}
 	return i
+}
+
+// specialMask32 is specialMask for four bytes.
+func specialMask32(w, high uint32) uint32 {
+	const ones, highs = 0x01010101, 0x80808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w&high) & highs
 }
 
 // specialMask flags (with the byte's high bit) the bytes of w that are a

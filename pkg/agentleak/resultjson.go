@@ -215,23 +215,35 @@ func appendMillionths(b []byte, f float64) ([]byte, bool) {
 		b = append(b, '-')
 		k = -k
 	}
-	b = strconv.AppendUint(b, uint64(k/1e6), 10)
+	if whole := k / 1e6; whole < 10 {
+		b = append(b, byte('0'+whole))
+	} else {
+		b = strconv.AppendUint(b, uint64(whole), 10)
+	}
 	frac := k % 1e6
 	if frac == 0 {
 		return b, true
 	}
-	var d [7]byte
-	d[0] = '.'
-	n := 7
-	for p := 6; p >= 1; p-- {
-		d[p] = byte('0' + frac%10)
-		if d[p] == '0' && n == p+1 {
-			n = p // a trailing zero
-		}
-		frac /= 10
+	hi, mid, lo := frac/1e4, frac/100%100, frac%100
+	d := [7]byte{'.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1]}
+	n := len(d)
+	for d[n-1] == '0' { // frac is not 0: a digit after the point stays
+		n--
 	}
 	return append(b, d[:n]...), true
 }
+
+// twoDigits holds 00 to 99.
+const twoDigits = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 const hexDigits = "0123456789abcdef"
 
