@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -12,358 +13,613 @@ import (
 // A trace line is decoded by a small hand-written parser that knows the
 // trace layout: strings without escapes share the line's bytes, content
 // stays a raw span, and everything else is skipped after a syntax check.
-// Anything it does not expect (a wrong type, an escaped key, odd
-// spacing of keys) makes it give up, and encoding/json decodes the line
-// instead, with its located messages. It is several times faster than
-// encoding/json on traces and allocates little.
+// Anything it does not expect (a wrong type, an escaped or non-ASCII key,
+// a key that differs from a field's name only in case, a second events
+// list) makes it give up, and encoding/json decodes the line instead, with
+// its located messages. It is several times faster than encoding/json on
+// traces and allocates little. The parser is plain functions of the line
+// and an index (no closures, no parser struct behind a pointer), so that
+// the index stays in a register; a function returns the index after what
+// it read, or -1 when it gives up.
 
-type fastParser struct {
-	b       []byte
-	i       int
-	scratch *[]Event // reused list the events are read into (nil: none)
-}
+// slabEvents is the number of events of a slab: the events of many traces
+// are decoded into one allocation instead of one (and a copy) per trace.
+const slabEvents = 256
 
 // fastDecodeTrace decodes data (which it keeps: the caller must not reuse
-// it) and reports false when the slow path must decide; scratch, when not
-// nil, is a list of events it may reuse from call to call.
-func fastDecodeTrace(data []byte, t *Trace, scratch *[]Event) bool {
-	p := fastParser{b: data, scratch: scratch}
-	p.ws()
-	ok := p.object(func(key string) bool {
+// it) and reports false when the slow path must decide. slab, when not nil,
+// is a list whose spare capacity (from its length to its capacity) is
+// zeroed events no trace uses: the events are decoded there, the trace
+// keeps them (its Events' capacity ends with them) and *slab is moved past
+// them, or to a new slab when they do not fit.
+func fastDecodeTrace(data []byte, t *Trace, slab *[]Event) bool {
+	b := data
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return ws(b, i+1) == len(b)
+	}
+	events := false
+	for {
+		key, j := objectKey(b, i)
+		if j < 0 {
+			return false
+		}
 		switch key {
 		case "run_id":
-			return p.strOrNull(&t.RunID)
+			i = strOrNull(b, j, &t.RunID)
 		case "agent_name":
-			return p.strOrNull(&t.AgentName)
+			i = strOrNull(b, j, &t.AgentName)
 		case "scenario_id":
-			return p.strOrNull(&t.ScenarioID)
+			i = strOrNull(b, j, &t.ScenarioID)
 		case "timestamp":
-			return p.strOrNull(&t.Timestamp)
+			i = strOrNull(b, j, &t.Timestamp)
 		case "events":
-			return p.events(t)
+			if events {
+				// encoding/json decodes a second list over the first one's
+				// elements; that is left to it.
+				return false
+			}
+			events = true
+			i = decodeEvents(b, j, t, slab)
+		default:
+			if foldsTo(key, "run_id") || foldsTo(key, "agent_name") || foldsTo(key, "scenario_id") || foldsTo(key, "timestamp") || foldsTo(key, "events") {
+				return false
+			}
+			i = skipValue(b, j, 0)
 		}
-		if foldsToKnown(key, "run_id", "agent_name", "scenario_id", "timestamp", "events") {
+		if i < 0 {
 			return false
 		}
-		return p.skip(0)
-	})
-	return ok && p.end()
-}
-
-// object reads one object, calling member with each key once the parser
-// stands on its value; member reads the value and reports success.
-func (p *fastParser) object(member func(key string) bool) bool {
-	if !p.eat('{') {
-		return false
-	}
-	p.ws()
-	if p.eat('}') {
-		return true
-	}
-	for {
-		p.ws()
-		key, ok := p.key()
-		if !ok {
-			return false
-		}
-		p.ws()
-		if !p.eat(':') {
-			return false
-		}
-		p.ws()
-		if !member(key) {
-			return false
-		}
-		p.ws()
-		if p.eat(',') {
+		i = ws(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
 			continue
 		}
-		return p.eat('}')
+		if i < len(b) && b[i] == '}' {
+			return ws(b, i+1) == len(b)
+		}
+		return false
 	}
 }
 
-func foldsToKnown(key string, known ...string) bool {
-	for _, k := range known {
-		if len(k) == len(key) && bytes.EqualFold([]byte(k), []byte(key)) {
-			return true
+// objectKey reads an object's key at b[i] and the colon after it, and
+// returns the key (sharing b's bytes) and the index of the value. Keys
+// with escapes or non-ASCII bytes give up: encoding/json matches them to
+// fields by Unicode case folding.
+func objectKey(b []byte, i int) (string, int) {
+	if i >= len(b) || b[i] != '"' {
+		return "", -1
+	}
+	e, fl := strEnd(b, i+1, highBits)
+	if e < 0 || fl != 0 {
+		return "", -1
+	}
+	key := unsafe.String(unsafe.SliceData(b[i+1:]), e-(i+1))
+	i = ws(b, e+1)
+	if i >= len(b) || b[i] != ':' {
+		return "", -1
+	}
+	i = ws(b, i+1)
+	if i >= len(b) {
+		return "", -1
+	}
+	return key, i
+}
+
+// foldsTo reports whether encoding/json would take the ASCII key for the
+// field named known (lower case letters and underscores): the same letters
+// in any case.
+func foldsTo(key, known string) bool {
+	if len(key) != len(known) {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c != known[i] && c|0x20 != known[i] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-func (p *fastParser) end() bool {
-	p.ws()
-	return p.i == len(p.b)
-}
-
-func (p *fastParser) events(t *Trace) bool {
-	if p.lit("null") {
+// decodeEvents reads the events list at b[i] into t.Events.
+func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
+	if b[i] == 'n' {
+		if !isLit(b, i, "null") {
+			return -1
+		}
 		t.Events = nil
-		return true
+		return i + 4
 	}
-	if !p.eat('[') {
-		return false
+	if b[i] != '[' {
+		return -1
 	}
-	// Not nil: `events: []` is a trace with no events, not a missing key.
-	t.Events = []Event{}
-	p.ws()
-	if p.eat(']') {
-		return true
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		// Not nil: `events: []` is a trace with no events, not a missing key.
+		t.Events = []Event{}
+		return i + 1
 	}
-	// The events are read into the reader's scratch list and copied into
-	// one slice of their number: growing a slice per trace, or guessing
-	// its size, was a share of the garbage.
-	var local []Event
-	evs := &local
-	if p.scratch != nil {
-		evs = p.scratch
+	var free []Event
+	if slab != nil {
+		free = (*slab)[len(*slab):cap(*slab)]
 	}
-	*evs = (*evs)[:0]
+	n := 0
 	for {
-		p.ws()
-		*evs = append(*evs, Event{})
-		if !p.event(&(*evs)[len(*evs)-1]) {
-			return false
+		if n == len(free) {
+			size := max(slabEvents, 2*n)
+			if slab == nil {
+				size = max(16, 2*n) // no slab to share: one trace's list
+			}
+			grown := make([]Event, size)
+			copy(grown, free[:n])
+			clear(free[:n]) // the old slab's spare events stay zero
+			free = grown
 		}
-		p.ws()
-		if p.eat(',') {
-			continue
+		i = decodeEvent(b, i, &free[n])
+		n++
+		if i >= 0 {
+			i = ws(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = ws(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				t.Events = free[:n:n]
+				if slab != nil {
+					*slab = free[n:n]
+				}
+				return i + 1
+			}
 		}
-		t.Events = append(make([]Event, 0, len(*evs)), *evs...)
-		clear(*evs) // keep no earlier trace alive
-		return p.eat(']')
+		clear(free[:n])
+		if slab != nil {
+			*slab = free[:0]
+		}
+		return -1
 	}
 }
 
-func (p *fastParser) event(e *Event) bool {
-	return p.object(func(key string) bool {
+// decodeEvent reads the event object at b[i] into e, which is zero.
+func decodeEvent(b []byte, i int, e *Event) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		key, j := eventKey(b, i)
+		if j < 0 {
+			return -1
+		}
 		switch key {
 		case "event_id":
-			return p.strOrNull(&e.EventID)
+			i = strOrNull(b, j, &e.EventID)
 		case "channel":
-			return p.strOrNull(&e.Channel)
+			i = strOrNull(b, j, &e.Channel)
 		case "source":
-			return p.strOrNull(&e.Source)
+			i = strOrNull(b, j, &e.Source)
 		case "target":
-			return p.strOrNull(&e.Target)
+			i = strOrNull(b, j, &e.Target)
 		case "content":
-			s := p.i
-			ok := p.skip(0)
-			e.Content = json.RawMessage(p.b[s:p.i:p.i])
-			return ok
+			// Raw, as json.RawMessage keeps it ("null" included); a string
+			// is only checked, not decoded.
+			if b[j] == '"' {
+				e, _ := strEnd(b, j+1, 0)
+				if e < 0 {
+					return -1
+				}
+				i = e + 1
+			} else {
+				i = skipValue(b, j, 0)
+			}
+			if i >= 0 {
+				e.Content = json.RawMessage(b[j:i:i])
+			}
+		case "metadata", "timestamp":
+			i = skipValue(b, j, 0)
+		default:
+			if foldsTo(key, "event_id") || foldsTo(key, "channel") || foldsTo(key, "source") || foldsTo(key, "target") || foldsTo(key, "content") {
+				return -1
+			}
+			i = skipValue(b, j, 0)
 		}
-		if foldsToKnown(key, "event_id", "channel", "source", "target", "content") {
-			return false
+		if i < 0 {
+			return -1
 		}
-		return p.skip(0)
-	})
+		i = ws(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = ws(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		return -1
+	}
 }
 
-func (p *fastParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
+// eventKey is objectKey for the keys of an event. The keys recorders
+// write are recognised by the eight bytes after the opening quote (the
+// name and its closing quote, or its first eight letters): such a key
+// holds no escape and is exactly its name. Others are read as any key.
+func eventKey(b []byte, i int) (string, int) {
+	if len(b)-i <= len(`"timestamp"`) || b[i] != '"' {
+		return objectKey(b, i)
+	}
+	var key string
+	w := binary.LittleEndian.Uint64(b[i+1:])
+	switch {
+	case w == wordChannel:
+		key = "channel"
+	case w == wordContent:
+		key = "content"
+	case w&lowSeven == wordSource:
+		key = "source"
+	case w&lowSeven == wordTarget:
+		key = "target"
+	case w == wordEventID && b[i+9] == '"':
+		key = "event_id"
+	case w == wordMetadata && b[i+9] == '"':
+		key = "metadata"
+	case w == wordTimestam && b[i+9] == 'p' && b[i+10] == '"':
+		key = "timestamp"
+	default:
+		return objectKey(b, i)
+	}
+	i = ws(b, i+len(key)+2)
+	if i >= len(b) || b[i] != ':' {
+		return "", -1
+	}
+	i = ws(b, i+1)
+	if i >= len(b) {
+		return "", -1
+	}
+	return key, i
+}
+
+// The first eight bytes after the opening quote of an event's keys, as
+// eventKey loads them (little endian); lowSeven keeps seven of them.
+var (
+	wordChannel  = leWord(`channel"`)
+	wordContent  = leWord(`content"`)
+	wordSource   = leWord(`source"`)
+	wordTarget   = leWord(`target"`)
+	wordEventID  = leWord(`event_id`)
+	wordMetadata = leWord(`metadata`)
+	wordTimestam = leWord(`timestam`)
+)
+
+const lowSeven = 1<<56 - 1
+
+// leWord is s (at most eight bytes) as a little-endian word.
+func leWord(s string) uint64 {
+	var w [8]byte
+	copy(w[:], s)
+	return binary.LittleEndian.Uint64(w[:])
+}
+
+// ws returns the index of the first byte from i on that is not JSON
+// space; the common cases (none, one space) stay inline.
+func ws(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	if i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ' {
+		return i + 1 // `": "`, `", "`: one space
+	}
+	return wsLoop(b, i)
+}
+
+func wsLoop(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			i++
 		default:
-			return
+			return i
 		}
-	}
-}
-
-func (p *fastParser) eat(c byte) bool {
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *fastParser) lit(s string) bool {
-	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
-		p.i += len(s)
-		return true
-	}
-	return false
-}
-
-// key reads an object key; escaped keys go to the slow path.
-func (p *fastParser) key() (string, bool) {
-	s, esc, ok := p.strSpan()
-	if !ok || esc {
-		return "", false
-	}
-	return unsafe.String(unsafe.SliceData(p.b[s+1:]), p.i-1-(s+1)), true
-}
-
-func (p *fastParser) strOrNull(dst *string) bool {
-	if p.lit("null") {
-		*dst = ""
-		return true
-	}
-	s, esc, ok := p.strSpan()
-	if !ok {
-		return false
-	}
-	if !esc {
-		body := p.b[s+1 : p.i-1]
-		switch {
-		case len(body) == 0:
-			*dst = ""
-		case !utf8.Valid(body):
-			*dst = validUTF8(body)
-		default:
-			*dst = unsafe.String(&body[0], len(body))
-		}
-		return true
-	}
-	v, ok := unquote(p.b[s:p.i])
-	*dst = v
-	return ok
-}
-
-// strSpan checks the string starting at p.i and moves past it; esc tells
-// whether it holds escapes.
-func (p *fastParser) strSpan() (start int, esc, ok bool) {
-	start = p.i
-	if !p.eat('"') {
-		return start, false, false
-	}
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return start, esc, true
-		case c == '\\':
-			esc = true
-			if p.i+1 >= len(p.b) {
-				return start, esc, false
-			}
-			switch p.b[p.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i += 2
-			case 'u':
-				if p.i+6 > len(p.b) {
-					return start, esc, false
-				}
-				for _, h := range p.b[p.i+2 : p.i+6] {
-					if !(isDigit(h) || (h|0x20)-'a' < 6) {
-						return start, esc, false
-					}
-				}
-				p.i += 6
-			default:
-				return start, esc, false
-			}
-		case c < 0x20:
-			return start, esc, false
-		default:
-			// Jump to the next quote, backslash or control character.
-			p.i = plainRun(p.b, p.i+1)
-		}
-	}
-	return start, esc, false
-}
-
-// plainRun returns the index of the first byte from i on that a JSON
-// string does not hold as it is (see strPlain), or len(b): eight bytes at a
-// time while a word holds none, then byte by byte.
-func plainRun(b []byte, i int) int {
-	for i+8 <= len(b) && !specialInWord(binary.LittleEndian.Uint64(b[i:])) {
-		i += 8
-	}
-	for i < len(b) && strPlain[b[i]] {
-		i++
 	}
 	return i
 }
 
-// specialInWord reports whether one of the eight bytes of w is a quote, a
-// backslash or below 0x20. Each test is the exact "some byte is zero" /
-// "some byte is below n" bit trick (a borrow can only set a flag above a
-// byte that already matched), so a word without such a byte is never
-// reported.
-func specialInWord(w uint64) bool {
+func isLit(b []byte, i int, lit string) bool {
+	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
+}
+
+// strOrNull reads the string or null at b[i] into dst. null leaves dst as
+// it is, as encoding/json does (an earlier value of a repeated key stays).
+func strOrNull(b []byte, i int, dst *string) int {
+	if b[i] == 'n' {
+		if isLit(b, i, "null") {
+			return i + 4
+		}
+		return -1
+	}
+	if b[i] != '"' {
+		return -1
+	}
+	e, fl := strEnd(b, i+1, highBits)
+	if e < 0 {
+		return -1
+	}
+	body := b[i+1 : e]
+	switch {
+	case len(body) == 0:
+		*dst = ""
+	case fl == 0:
+		*dst = unsafe.String(&body[0], len(body))
+	case fl&strEsc != 0:
+		v, ok := unquote(b[i : e+1])
+		if !ok {
+			return -1
+		}
+		*dst = v
+	case utf8.Valid(body):
+		*dst = unsafe.String(&body[0], len(body))
+	default:
+		*dst = validUTF8(body)
+	}
+	return e + 1
+}
+
+// What a string's body holds, as strEnd reports it.
+const (
+	strEsc  = 1 << iota // escapes
+	strHigh             // bytes at or above 0x80
+)
+
+// highBits as strEnd's high: stop at bytes above 0x7f too.
+const highBits = 0x8080808080808080
+
+// strEnd checks the body of a string from b[i] (after its opening quote)
+// and returns the index of its closing quote, or -1 when the string is
+// malformed or not closed; fl tells whether it holds escapes and, when
+// high is highBits, bytes above 0x7f (0: not looked for).
+func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
+	for {
+		// nextSpecial's loop, inline: most strings end in their first words.
+		for {
+			if i+8 > len(b) {
+				i = nextSpecial(b, i, high)
+				break
+			}
+			if m := specialMask(binary.LittleEndian.Uint64(b[i:]), high); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return -1, fl
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i, fl
+		case c == '\\':
+			fl |= strEsc
+			if i+1 >= len(b) {
+				return -1, fl
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1, fl
+				}
+				i += 6
+			default:
+				return -1, fl
+			}
+		case c >= utf8.RuneSelf:
+			fl |= strHigh
+			high = 0 // seen: the rest needs no stop for it
+			i++
+		default:
+			return -1, fl // a control character
+		}
+	}
+}
+
+func isHex(h byte) bool { return isDigit(h) || (h|0x20)-'a' < 6 }
+
+// nextSpecial returns the index of the first byte from i on that is a
+// quote, a backslash or a control character, or above 0x7f when high is
+// highBits; len(b) when there is none. Eight bytes are tested at a time
+// (specialMask), and the last ones of b by a load that overlaps bytes
+// already passed.
+func nextSpecial(b []byte, i int, high uint64) int {
+	for i+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[i:]), high); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	if i >= len(b) {
+		return len(b)
+	}
+	if len(b) >= 8 {
+		// The bytes j..i-1 are passed: they read as 'a', so that none of
+		// them is flagged or borrows from the bytes after it.
+		j := len(b) - 8
+		passed := uint64(1)<<(uint(i-j)*8) - 1
+		w := binary.LittleEndian.Uint64(b[j:])&^passed | 0x6161616161616161&passed
+		if m := specialMask(w, high); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		return len(b)
+	}
+	if len(b) >= 4 {
+		// Short b (rendered names, ids): the same with four-byte words,
+		// the last one overlapping.
+		for {
+			j := min(i, len(b)-4)
+			passed := uint32(1)<<(uint(i-j)*8) - 1
+			w := binary.LittleEndian.Uint32(b[j:])&^passed | 0x61616161&passed
+			if m := specialMask32(w, uint32(high)); m != 0 {
+				return j + bits.TrailingZeros32(m)>>3
+			}
+			if j+4 >= len(b) {
+				return len(b)
+			}
+			i = j + 4
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 && high != 0 {
+			return i
+		}
+	}
+	return i
+}
+
+// specialMask32 is specialMask for four bytes.
+func specialMask32(w, high uint32) uint32 {
+	const ones, highs = 0x01010101, 0x80808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w&high) & highs
+}
+
+// specialMask flags (with the byte's high bit) the bytes of w that are a
+// quote, a backslash or below 0x20, and those above 0x7f when high is
+// highBits. Each test is the exact "some byte is zero" / "some byte is
+// below n" bit trick: a borrow can only set a flag above a byte that
+// already matched, so the lowest flag is always a true one.
+func specialMask(w, high uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w&high) & highs
 }
 
-// strPlain marks the bytes a JSON string holds as they are (not a quote,
-// a backslash or a control character).
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
+// specialInWord reports whether one of the eight bytes of w is a quote, a
+// backslash or below 0x20.
+func specialInWord(w uint64) bool { return specialMask(w, 0) != 0 }
 
 // skip moves past one JSON value, checking its syntax.
-func (p *fastParser) skip(depth int) bool {
-	if depth > 512 || p.i >= len(p.b) {
-		return false
+func skipValue(b []byte, i, depth int) int {
+	if depth > 512 || i >= len(b) {
+		return -1
 	}
-	switch c := p.b[p.i]; {
+	switch c := b[i]; {
 	case c == '"':
-		_, _, ok := p.strSpan()
-		return ok
+		if e, _ := strEnd(b, i+1, 0); e >= 0 {
+			return e + 1
+		}
+		return -1
 	case c == '{':
-		p.i++
-		p.ws()
-		if p.eat('}') {
-			return true
+		i = ws(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1
 		}
 		for {
-			p.ws()
-			if _, _, ok := p.strSpan(); !ok {
-				return false
+			if i >= len(b) || b[i] != '"' {
+				return -1
 			}
-			p.ws()
-			if !p.eat(':') {
-				return false
+			e, _ := strEnd(b, i+1, 0)
+			if e < 0 {
+				return -1
 			}
-			p.ws()
-			if !p.skip(depth + 1) {
-				return false
+			i = ws(b, e+1)
+			if i >= len(b) || b[i] != ':' {
+				return -1
 			}
-			p.ws()
-			if p.eat(',') {
+			if i = skipValue(b, ws(b, i+1), depth+1); i < 0 {
+				return -1
+			}
+			i = ws(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = ws(b, i+1)
 				continue
 			}
-			return p.eat('}')
+			if i < len(b) && b[i] == '}' {
+				return i + 1
+			}
+			return -1
 		}
 	case c == '[':
-		p.i++
-		p.ws()
-		if p.eat(']') {
-			return true
+		i = ws(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
 		}
 		for {
-			p.ws()
-			if !p.skip(depth + 1) {
-				return false
+			if i = skipValue(b, i, depth+1); i < 0 {
+				return -1
 			}
-			p.ws()
-			if p.eat(',') {
+			i = ws(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = ws(b, i+1)
 				continue
 			}
-			return p.eat(']')
+			if i < len(b) && b[i] == ']' {
+				return i + 1
+			}
+			return -1
 		}
 	case c == 't':
-		return p.lit("true")
-	case c == 'f':
-		return p.lit("false")
-	case c == 'n':
-		return p.lit("null")
-	case c == '-' || isDigit(c):
-		s := p.i
-		for p.i < len(p.b) && (isDigit(p.b[p.i]) || p.b[p.i] == '-' || p.b[p.i] == '+' || p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-			p.i++
+		if isLit(b, i, "true") {
+			return i + 4
 		}
-		return json.Valid(p.b[s:p.i])
+	case c == 'f':
+		if isLit(b, i, "false") {
+			return i + 5
+		}
+	case c == 'n':
+		if isLit(b, i, "null") {
+			return i + 4
+		}
+	case c == '-' || isDigit(c):
+		return skipNumber(b, i)
 	}
-	return false
+	return -1
+}
+
+// skipNumber moves past the JSON number at b[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. What follows it is the
+// caller's to check (a digit after a leading 0 is then an error).
+func skipNumber(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) || !isDigit(b[i]) {
+		return -1
+	}
+	if b[i] == '0' {
+		i++
+	} else {
+		i = digits(b, i)
+	}
+	if i < len(b) && b[i] == '.' {
+		if i+1 >= len(b) || !isDigit(b[i+1]) {
+			return -1
+		}
+		i = digits(b, i+1)
+	}
+	if i < len(b) && b[i]|0x20 == 'e' {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		i = digits(b, i)
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
 }
 
 // unquote decodes a JSON string literal (quotes included) that strSpan or

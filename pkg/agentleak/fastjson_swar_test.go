@@ -6,29 +6,37 @@ import (
 	"testing"
 )
 
-// plainRunBytes is plainRun one byte at a time.
-func plainRunBytes(b []byte, i int) int {
-	for i < len(b) && strPlain[b[i]] {
-		i++
+// nextSpecialBytes is nextSpecial one byte at a time.
+func nextSpecialBytes(b []byte, i int, high uint64) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 && high != 0 {
+			return i
+		}
 	}
 	return i
 }
 
-// TestPlainRunMatchesByteLoop: the eight-bytes-at-a-time skip stops where
-// the byte loop does, for every byte value at every position of a word and
-// next to other special bytes, and on random texts.
-func TestPlainRunMatchesByteLoop(t *testing.T) {
+// TestNextSpecialMatchesByteLoop: the eight-bytes-at-a-time search (with
+// its overlapping last word) stops where the byte loop does, with and
+// without stops above 0x7f, for every byte value at every position of
+// texts of every length up to three words, from every start, next to
+// other special bytes, and on random texts.
+func TestNextSpecialMatchesByteLoop(t *testing.T) {
 	for c := 0; c < 256; c++ {
-		for pos := 0; pos < 20; pos++ {
-			for _, fill := range []byte{'a', 0x80, 0xff, 0x21, '"' + 1, '\\' - 1, 0x7f} {
-				b := make([]byte, 24)
-				for k := range b {
-					b[k] = fill
-				}
-				b[pos] = byte(c)
-				for start := 0; start <= 3; start++ {
-					if got, want := plainRun(b, start), plainRunBytes(b, start); got != want {
-						t.Fatalf("byte %#x at %d in %#x, from %d: %d, want %d", c, pos, fill, start, got, want)
+		for n := 1; n <= 24; n++ {
+			for pos := 0; pos < n; pos++ {
+				for _, fill := range []byte{'a', 0x80, 0xff, 0x21, '"' + 1, '\\' - 1, 0x7f, '"', 0x1f} {
+					b := make([]byte, n)
+					for k := range b {
+						b[k] = fill
+					}
+					b[pos] = byte(c)
+					for start := 0; start <= n; start++ {
+						for _, high := range []uint64{0, highBits} {
+							if got, want := nextSpecial(b, start, high), nextSpecialBytes(b, start, high); got != want {
+								t.Fatalf("byte %#x at %d in %d × %#x, from %d, high %#x: %d, want %d", c, pos, n, fill, start, high, got, want)
+							}
+						}
 					}
 				}
 			}
@@ -46,8 +54,10 @@ func TestPlainRunMatchesByteLoop(t *testing.T) {
 			}
 		}
 		for start := 0; start <= len(b); start++ {
-			if got, want := plainRun(b, start), plainRunBytes(b, start); got != want {
-				t.Fatalf("%q from %d: %d, want %d", b, start, got, want)
+			for _, high := range []uint64{0, highBits} {
+				if got, want := nextSpecial(b, start, high), nextSpecialBytes(b, start, high); got != want {
+					t.Fatalf("%q from %d, high %#x: %d, want %d", b, start, high, got, want)
+				}
 			}
 		}
 	}

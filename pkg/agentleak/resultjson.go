@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MarshalJSON writes a result as encoding/json would from its struct tags
@@ -162,7 +163,13 @@ func (f *Finding) appendJSON(b []byte) []byte {
 }
 
 // appendJSONFloat formats a float64 as encoding/json does (finite values).
+// Scores, confidences and shares are mostly exact millionths (0.75,
+// 0.3333, 24): those are written from their integer count of millionths,
+// the rest by strconv.
 func appendJSONFloat(b []byte, f float64) []byte {
+	if out, ok := appendMillionths(b, f); ok {
+		return out
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...) // never produced by a scan
 	}
@@ -183,21 +190,78 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// appendMillionths writes f when it is the double nearest to k/1e6 for an
+// integer k, and 0 < |f| < 1e9, as k/1e6 in decimal without trailing zeros;
+// ok is false otherwise. That is strconv's shortest form: below 2^33 two
+// doubles are less than 1e-6 apart, so no other decimal with six or fewer
+// fraction digits (in particular no shorter one) reads back as f. The test
+// float64(k)/1e6 == f is exact: both operands are exact doubles and the
+// division rounds as parsing the decimal does.
+func appendMillionths(b []byte, f float64) ([]byte, bool) {
+	if !(f > -1e9 && f < 1e9) || f == 0 { // also NaN; zero keeps its sign through strconv
+		return b, false
+	}
+	m := f * 1e6
+	var k int64
+	if m >= 0 {
+		k = int64(m + 0.5)
+	} else {
+		k = -int64(0.5 - m)
+	}
+	if float64(k)/1e6 != f {
+		return b, false
+	}
+	if k < 0 {
+		b = append(b, '-')
+		k = -k
+	}
+	if whole := k / 1e6; whole < 10 {
+		b = append(b, byte('0'+whole))
+	} else {
+		b = strconv.AppendUint(b, uint64(whole), 10)
+	}
+	frac := k % 1e6
+	if frac == 0 {
+		return b, true
+	}
+	hi, mid, lo := frac/1e4, frac/100%100, frac%100
+	d := [7]byte{'.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1]}
+	n := len(d)
+	for d[n-1] == '0' { // frac is not 0: a digit after the point stays
+		n--
+	}
+	return append(b, d[:n]...), true
+}
+
+// twoDigits holds 00 to 99.
+const twoDigits = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString quotes s as encoding/json does, HTML characters left as
 // they are: control characters escaped (\b \f \n \r \t or \u00XX), invalid
-// UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+// UTF-8 as \ufffd, U+2028 and U+2029 escaped. Runs of bytes that need none
+// of that are found eight bytes at a time (nextSpecial, stopping at every
+// non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
+	bs := unsafe.Slice(unsafe.StringData(s), len(s))
+	start, i := 0, 0
+	for {
+		if i = nextSpecial(bs, i, highBits); i >= len(bs) {
+			break
+		}
+		c := bs[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':

@@ -1,0 +1,57 @@
+package agentleak
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// benchTraceFile is the trace file the decode and render benchmarks read:
+// LF_BENCH_TRACES, else the 9.2 MB file `task bench:agentleak` leaves in /tmp.
+func benchTraceFile(b *testing.B) []byte {
+	b.Helper()
+	path := os.Getenv("LF_BENCH_TRACES")
+	if path == "" {
+		path = "/tmp/lf-bench-al10.jsonl"
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Skip(err)
+	}
+	return data
+}
+
+// benchLines splits a JSONL file into its non-blank lines.
+func benchLines(data []byte) [][]byte {
+	var lines [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// BenchmarkDecodeFile decodes every line of the benchmark trace file as a
+// one-worker scan does (decodeTrace with the worker's scratch list), so
+// that the decoder's share of a scan is measured on its own.
+func BenchmarkDecodeFile(b *testing.B) {
+	data := benchTraceFile(b)
+	lines := benchLines(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var events []Event
+	n := 0
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			t, err := decodeTrace("f", 1, l, &events)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(t.Events)
+		}
+	}
+	if n == 0 {
+		b.Fatal("no events")
+	}
+}

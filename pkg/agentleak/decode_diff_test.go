@@ -1,0 +1,374 @@
+package agentleak
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// decodeCheck decodes documents with the fast decoder (one slab for all,
+// as a worker does) and with encoding/json into the same types, and fails
+// when the fast decoder accepts a document encoding/json rejects or
+// decodes any field differently. Traces decoded earlier are checked again
+// at the end: a later one must not write over their events.
+type decodeCheck struct {
+	t        *testing.T
+	slab     []Event
+	kept     []keptTrace
+	fast, n  int // documents the fast decoder took, documents seen
+	rejected int // documents encoding/json rejected
+}
+
+type keptTrace struct {
+	doc    []byte
+	t      *Trace
+	events []Event // a deep copy
+}
+
+func (c *decodeCheck) check(doc []byte) {
+	c.t.Helper()
+	c.n++
+	var slow Trace
+	err := json.Unmarshal(doc, &slow)
+	if err != nil {
+		c.rejected++
+	}
+	var fast Trace
+	if !fastDecodeTrace(append([]byte(nil), doc...), &fast, &c.slab) {
+		return
+	}
+	c.fast++
+	if err != nil {
+		c.t.Fatalf("fast decoder accepted what encoding/json rejects (%v): %q", err, doc)
+	}
+	if msg := traceDiff(&fast, &slow); msg != "" {
+		c.t.Fatalf("decoders disagree on %q: %s", doc, msg)
+	}
+	if cap(fast.Events) != len(fast.Events) {
+		c.t.Fatalf("events list of %d has capacity %d: an append would write into the slab", len(fast.Events), cap(fast.Events))
+	}
+	if len(c.slab) != 0 {
+		c.t.Fatalf("slab has length %d", len(c.slab))
+	}
+	for _, e := range c.slab[:cap(c.slab)] {
+		if e.EventID != "" || e.Channel != "" || e.Source != "" || e.Target != "" || e.Content != nil {
+			c.t.Fatalf("slab's spare event is not zero after %q: %+v", doc, e)
+		}
+	}
+	if c.n%7 == 0 {
+		c.kept = append(c.kept, keptTrace{doc, &fast, deepEvents(fast.Events)})
+	}
+}
+
+func (c *decodeCheck) done() {
+	c.t.Helper()
+	for _, k := range c.kept {
+		if msg := eventsDiff(k.t.Events, k.events); msg != "" {
+			c.t.Fatalf("events of %q changed after later traces: %s", k.doc, msg)
+		}
+	}
+	c.t.Logf("%d documents: %d decoded by the fast path, %d rejected by encoding/json", c.n, c.fast, c.rejected)
+}
+
+func deepEvents(evs []Event) []Event {
+	if evs == nil {
+		return nil
+	}
+	out := make([]Event, len(evs))
+	for i, e := range evs {
+		out[i] = Event{EventID: strings.Clone(e.EventID), Channel: strings.Clone(e.Channel), Source: strings.Clone(e.Source), Target: strings.Clone(e.Target)}
+		if e.Content != nil {
+			out[i].Content = append(json.RawMessage{}, e.Content...)
+		}
+	}
+	return out
+}
+
+// traceDiff describes how a and b differ ("" when they do not); nil and
+// empty lists and contents differ.
+func traceDiff(a, b *Trace) string {
+	if a.RunID != b.RunID || a.AgentName != b.AgentName || a.ScenarioID != b.ScenarioID || a.Timestamp != b.Timestamp {
+		return fmt.Sprintf("header %q %q %q %q vs %q %q %q %q", a.RunID, a.AgentName, a.ScenarioID, a.Timestamp, b.RunID, b.AgentName, b.ScenarioID, b.Timestamp)
+	}
+	return eventsDiff(a.Events, b.Events)
+}
+
+func eventsDiff(a, b []Event) string {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return fmt.Sprintf("events %d (nil %v) vs %d (nil %v)", len(a), a == nil, len(b), b == nil)
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.EventID != y.EventID || x.Channel != y.Channel || x.Source != y.Source || x.Target != y.Target {
+			return fmt.Sprintf("event %d: %q %q %q %q vs %q %q %q %q", i, x.EventID, x.Channel, x.Source, x.Target, y.EventID, y.Channel, y.Source, y.Target)
+		}
+		if (x.Content == nil) != (y.Content == nil) || !bytes.Equal(x.Content, y.Content) {
+			return fmt.Sprintf("event %d content %q vs %q", i, x.Content, y.Content)
+		}
+	}
+	return ""
+}
+
+// TestDecodeMatchesEncodingJSON: on every trace of the shared packs, the
+// examples and the benchmark file, the fast decoder decodes (it must take
+// them all) exactly what encoding/json decodes.
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
+	more, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "traces.jsonl"))
+	files = append(files, more...)
+	more, _ = filepath.Glob(filepath.Join(repoRoot(t), "examples", "agentleak", "traces", "*.jsonl"))
+	files = append(files, more...)
+	more, _ = filepath.Glob("testdata/fuzzseed/*.jsonl")
+	files = append(files, more...)
+	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"), "/tmp/lf-bench-al10.jsonl")
+	c := &decodeCheck{t: t}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range benchLines(data) {
+			fast0 := c.fast
+			c.check(l)
+			var probe Trace
+			if c.fast == fast0 && json.Unmarshal(l, &probe) == nil {
+				t.Errorf("%s: the fast decoder gave up on a trace encoding/json decodes: %.200s", f, l)
+			}
+		}
+	}
+	c.done()
+	if c.fast < 100 {
+		t.Fatalf("only %d traces found", c.fast)
+	}
+}
+
+// TestDecodeAdversarial: generated traces full of what the fast decoder
+// must decode as encoding/json does or leave to it: escapes, surrogates,
+// invalid UTF-8, raw control characters, nulls, repeated keys, keys in
+// other cases or with non-ASCII letters that fold to a field's name,
+// nested unknown members, numbers valid and not, odd spacing, and
+// truncated or mutated documents.
+func TestDecodeAdversarial(t *testing.T) {
+	c := &decodeCheck{t: t}
+	for _, doc := range []string{
+		`{"run_id": "a", "run_id": null, "events": []}`,
+		`{"run_id": "a", "run_id": "b", "events": null}`,
+		`{"events": [{"channel": "log", "channel": null, "source": "s", "source": "t", "content": "x", "content": null}]}`,
+		`{"events": [{"channel": "log"}], "events": [{"source": "x"}]}`,
+		`{"events": [{"channel": "log", "content": "a"}, {"channel": "tool_call"}], "events": [{"source": "x"}]}`,
+		`{"events": null, "events": [{"channel": "log"}]}`,
+		`{"events": [], "events": null}`,
+		`{"events": [null]}`,
+		`{"events": [{"Channel": "log"}]}`,
+		`{"events": [{"CONTENT": "x", "channel": "log"}]}`,
+		`{"Events": [{"channel": "log"}]}`,
+		`{"RUN_ID": "x", "events": []}`,
+		"{\"events\": [{\"\u017fource\": \"x\", \"channel\": \"log\"}]}",
+		"{\"events\": [{\"content\": \"x\", \"\u212aey\": 1, \"channel\": \"log\"}]}",
+		"{\"\u0280un_id\": \"x\", \"events\": []}",
+		`{"events": [{"\u0063hannel": "log"}]}`,
+		`{"events": [{"event_id :": "a", "channel" :"log", "timestamp\t": 1, "source\u0020": "s"}]}`,
+		`{"events": [{"event_id": "a", "channel": "log", "timestamp": "t", "metadata": {}, "content": "c", "target": "t", "source": "s"}]}`,
+		`{"events": [{"channel": "log", "channels": "x", "event_idx": 1, "content_type": "t", "sourc": 2, "targets": [], "metadata": {"a": [1, {"b": null}]}}]}`,
+		`{"run_id": "\ud83d\ude00 \ud800 \udc00\ud800 \ud800\u0041 \u00e9\u2028", "events": []}`,
+		"{\"run_id\": \"a\xff\xfeb\xc3\", \"agent_name\": \"\xed\xa0\x80\", \"events\": [{\"channel\": \"log\", \"content\": \"\xff\\n\", \"target\": \"\\u00e9\xff\"}]}",
+		"{\"run_id\": \"a\x01\", \"events\": []}",
+		"{\"events\": [{\"channel\": \"log\", \"content\": \"abcdefghijklmnopqrstuvwxyz\x1f0123456789\"}]}",
+		"{\"events\": [{\"channel\": \"log\", \"content\": \"abcdefghijklmnopqrstuvwxyz0123456789\\\"\x7f\"}]}",
+		`{"events": [{"channel": "log", "content": "\q"}]}`,
+		`{"events": [{"channel": "log", "content": "\u12"}]}`,
+		`{"events": [{"channel": "log", "content": "ab\u12\""}]}`,
+		`{"events": [{"channel": "log", "content": "\\\"\\"}]}`,
+		`{"events": [{"channel": "log", "content": "\\\""}]}`,
+		`{"events": [{"channel": "log", "content": "\""}]`,
+		`{"events": [{"channel": "log", "content": 01}]}`,
+		`{"events": [{"channel": "log", "content": -0.0e-0}]}`,
+		`{"events": [{"channel": "log", "x": [1., 2]}]}`,
+		`{"events": [{"channel": "log", "x": .5}]}`,
+		`{"events": [{"channel": "log", "x": -}]}`,
+		`{"events": [{"channel": "log", "x": 1e}]}`,
+		`{"events": [{"channel": "log", "x": 1E+5, "y": -12.5e-3, "z": 0}]}`,
+		`{"events": [{"channel": "log", "x": tru}]}`,
+		`{"events": [{"channel": 5}]}`,
+		`{"events": [{"channel": true}]}`,
+		`{"events": [{"channel": {}}]}`,
+		`{"run_id": 1, "events": []}`,
+		`{"events": {}}`,
+		`{"events": "x"}`,
+		`[]`,
+		`"x"`,
+		`null`,
+		`{}`,
+		` {"events":[]} `,
+		"\t{\r\n\"events\"\t:\n[\r{ \"channel\" : \"log\" , \"content\" : \"x\" } ]\n}\n",
+		`{"events": []} x`,
+		`{"events": []}}`,
+		`{"events": [],}`,
+		`{"events": [{"channel": "log"},]}`,
+		`{"events": [{"channel": "log",}]}`,
+		`{,"events": []}`,
+		`{"events" []}`,
+		`{"events": [{"channel" "log"}]}`,
+		`{"a": {"b": {"c": [[[[[]]]]]}}, "events": []}`,
+		`{"a": ` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `, "events": []}`,
+		`{"a": ` + strings.Repeat(`{"x":`, 600) + "1" + strings.Repeat("}", 600) + `, "events": []}`,
+	} {
+		c.check([]byte(doc))
+	}
+	rng := rand.New(rand.NewSource(42))
+	for n := 0; n < 30000; n++ {
+		doc := genTrace(rng)
+		c.check(doc)
+		// Mutated: a byte changed, or the document cut short.
+		m := append([]byte(nil), doc...)
+		switch rng.Intn(3) {
+		case 0:
+			m[rng.Intn(len(m))] = advBytes[rng.Intn(len(advBytes))]
+		case 1:
+			m = m[:rng.Intn(len(m))]
+		default:
+			k := rng.Intn(len(m))
+			m = append(m[:k:k], append([]byte(advPieces[rng.Intn(len(advPieces))]), m[k:]...)...)
+		}
+		c.check(m)
+	}
+	c.done()
+	if accepted := c.n - c.rejected; c.fast*2 < accepted {
+		t.Fatalf("the fast decoder took only %d of the %d documents encoding/json decodes: the test does not exercise it", c.fast, accepted)
+	}
+}
+
+var advBytes = []byte("\"\\{}[]:, \t\n\x00\x1f\x7f\x80\xff\xc3nu0-.eE")
+
+// advPieces are what generated strings are made of, JSON-escaped or not.
+var advPieces = []string{
+	"a", "plain text ", "abcdefghijklmnop", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`,
+	`\u00e9`, `\u2028`, `\u0000`, `\u001f`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\u0041`, `\udc00\ud800`, `\uD834\uDD1E`, `\uFFFF`,
+	"é", "中文", "\U0001F600", "\u2028", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x7f", "<>&'",
+}
+
+func genString(rng *rand.Rand) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for k := rng.Intn(8); k > 0; k-- {
+		if rng.Intn(200) == 0 {
+			sb.WriteByte(byte(rng.Intn(0x20))) // raw control: invalid JSON
+		} else {
+			sb.WriteString(advPieces[rng.Intn(len(advPieces))])
+		}
+	}
+	if rng.Intn(3) == 0 {
+		sb.WriteString(strings.Repeat("long text without specials ", rng.Intn(20)))
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+func genValue(rng *rand.Rand, depth int) string {
+	switch k := rng.Intn(12); {
+	case k < 4 || depth > 3:
+		return genString(rng)
+	case k == 4:
+		return "null"
+	case k == 5:
+		return []string{"true", "false", "0", "-1", "12.5e-3", "1E+9", "-0.0", "3"}[rng.Intn(8)]
+	case k < 9:
+		var parts []string
+		for n := rng.Intn(4); n > 0; n-- {
+			parts = append(parts, genKey(rng, nil)+": "+genValue(rng, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	default:
+		var parts []string
+		for n := rng.Intn(4); n > 0; n-- {
+			parts = append(parts, genValue(rng, depth+1))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+}
+
+// genKey picks a key: mostly one of known, else a case variant, an
+// escaped or non-ASCII spelling, a near miss or any string.
+func genKey(rng *rand.Rand, known []string) string {
+	if len(known) > 0 && rng.Intn(10) < 8 {
+		return `"` + known[rng.Intn(len(known))] + `"`
+	}
+	switch rng.Intn(6) {
+	case 0:
+		if len(known) > 0 {
+			return `"` + strings.ToUpper(known[rng.Intn(len(known))][:1]) + known[rng.Intn(len(known))][1:] + `"`
+		}
+	case 1:
+		return []string{`"\u0063hannel"`, "\"\u017fource\"", "\"con\u212aent\"", "\"\u212a\"", `"s\u006furce"`, "\"ev\xc3\xa9nt\""}[rng.Intn(6)]
+	case 2:
+		return []string{`"channels"`, `"event_idx"`, `"sourc"`, `"targe"`, `"content_type"`, `"metadata"`, `"timestamp"`, `"eventsx"`, `"run_i"`, `"sourcex"`, `"targetx"`, `"timestampx"`, `"timestam"`, `"metadata_"`, `"contents"`, `"channe"`}[rng.Intn(16)]
+	}
+	return genString(rng)
+}
+
+var (
+	eventKeys = []string{"event_id", "channel", "source", "target", "content", "metadata", "timestamp"}
+	traceKeys = []string{"run_id", "agent_name", "scenario_id", "timestamp", "events"}
+)
+
+func genSpace(rng *rand.Rand) string {
+	return []string{"", "", "", " ", " ", "\t", "\n ", "\r\n"}[rng.Intn(8)]
+}
+
+func genEvent(rng *rand.Rand) string {
+	if rng.Intn(40) == 0 {
+		return genValue(rng, 2)
+	}
+	var parts []string
+	for n := rng.Intn(8); n > 0; n-- {
+		key := genKey(rng, eventKeys)
+		val := genValue(rng, 1)
+		if k := strings.Trim(key, `"`); k == "event_id" || k == "channel" || k == "source" || k == "target" {
+			if rng.Intn(6) > 0 {
+				val = genString(rng)
+			} else if rng.Intn(2) == 0 {
+				val = "null"
+			}
+		}
+		parts = append(parts, key+genSpace(rng)+":"+genSpace(rng)+val)
+	}
+	return "{" + genSpace(rng) + strings.Join(parts, ","+genSpace(rng)) + genSpace(rng) + "}"
+}
+
+func genTrace(rng *rand.Rand) []byte {
+	var parts []string
+	for n := rng.Intn(7); n > 0; n-- {
+		key := genKey(rng, traceKeys)
+		var val string
+		switch strings.Trim(key, `"`) {
+		case "events":
+			switch rng.Intn(10) {
+			case 0:
+				val = "null"
+			case 1:
+				val = genValue(rng, 1)
+			default:
+				var evs []string
+				for k := rng.Intn(6); k > 0; k-- {
+					evs = append(evs, genEvent(rng))
+				}
+				val = "[" + genSpace(rng) + strings.Join(evs, ","+genSpace(rng)) + "]"
+			}
+		default:
+			if rng.Intn(8) == 0 {
+				val = genValue(rng, 1)
+			} else if rng.Intn(8) == 0 {
+				val = "null"
+			} else {
+				val = genString(rng)
+			}
+		}
+		parts = append(parts, key+genSpace(rng)+":"+genSpace(rng)+val)
+	}
+	return []byte(genSpace(rng) + "{" + strings.Join(parts, ","+genSpace(rng)) + "}" + genSpace(rng))
+}

@@ -1,0 +1,56 @@
+package agentleak
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkRenderFile renders the results of the benchmark trace file as
+// `-o jsonl` does (findings redacted, one reused line buffer); the scan
+// is done once, before the timer, with the vaults of LF_BENCH_VAULTS (else
+// the two shared packs' vaults) so that results carry vault summaries.
+func BenchmarkRenderFile(b *testing.B) {
+	data := benchTraceFile(b)
+	list := os.Getenv("LF_BENCH_VAULTS")
+	if list == "" {
+		list = "/work/shared/conformance/agentleak/agentdojo_exfil/vaults.yaml" + string(filepath.ListSeparator) + "/work/shared/conformance/agentleak/privacylens_ci/vaults.yaml"
+	}
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	for _, p := range filepath.SplitList(list) {
+		v, err := os.ReadFile(p)
+		if err != nil {
+			b.Skip(err)
+		}
+		if ds := vs.add(p, v); ds.HasErrors() {
+			b.Fatal(ds)
+		}
+	}
+	sc := NewScanner(nil, vs)
+	var results []*Result
+	for _, l := range benchLines(data) {
+		t, err := decodeTrace("f", 1, l, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := sc.Scan(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		RedactFindings(r, false)
+		results = append(results, r)
+	}
+	var buf []byte
+	size := 0
+	for _, r := range results {
+		size += len(r.AppendJSON(buf[:0])) + 1
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range results {
+			buf = append(r.AppendJSON(buf[:0]), '\n')
+		}
+	}
+}
