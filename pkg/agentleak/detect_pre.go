@@ -44,8 +44,22 @@ func digitsExact(t string, i, n int) (ok, unknown bool) {
 	return false, hi
 }
 
+// headFails: t[p:p+4] is ASCII and its fourth byte is neither a nor b:
+// the SSN and SIN patterns, three digits and a separator, cannot match. It
+// is the whole check at most digit starts ("2022-01-01", "100.0").
+func headFails(t string, p int, a, b byte) bool {
+	if p+4 > len(t) {
+		return false
+	}
+	c := t[p+3]
+	return c != a && c != b && (t[p]|t[p+1]|t[p+2]|c) < 0x80
+}
+
 // preSSN: ddd-dd-dddd (the trailing boundary is checked after the match).
 func preSSN(t string, p int) bool {
+	if headFails(t, p, '-', '-') {
+		return false
+	}
 	i := p
 	for _, n := range [3]int{3, 2, 4} {
 		ok, unk := digitsExact(t, i, n)
@@ -68,6 +82,9 @@ func preSSN(t string, p int) bool {
 
 // preSIN: ddd[- ]ddd[- ]ddd.
 func preSIN(t string, p int) bool {
+	if headFails(t, p, '-', ' ') {
+		return false
+	}
 	i := p
 	for g := 0; g < 3; g++ {
 		ok, unk := digitsExact(t, i, 3)
@@ -111,36 +128,48 @@ func preCard(t string, p int) bool {
 	return false
 }
 
-// prePhone: the phone pattern's fixed part, (ddd) or ddd, a separator, ddd,
-// a separator, dddd, begins at p or after an optional country code of at
-// most five characters (+ddd and a separator).
+// prePhone: the phone pattern at p on ASCII text. The optional prefix is
+// '+' (when p is one), one to three digits and an optional separator; the
+// core is (ddd) or ddd, a separator, ddd, a separator, dddd. So the digit
+// run at p (after the '+') is at most six long and ends at a separator or
+// '(', and where it ends says where the core begins: at p (three digits,
+// no prefix), three digits before its end (a prefix of n-3 digits and no
+// separator), at its end ('(' after a prefix) or after the separator (a
+// prefix of the whole run). Most starts, a number in prose, fail at the
+// byte after their digits.
 func prePhone(t string, p int) bool {
-	// On ASCII text a match is at most 19 bytes (+ddd, a separator,
-	// (ddd), a separator, ddd, a separator, dddd) and holds ten digits; in
-	// any text it holds at most six ASCII bytes that are not digits, so
-	// ten of them end the search (most starts are a lone number in prose).
-	digits, other := 0, 0
-	for i := p; i < p+19 && i < len(t) && digits < 10; i++ {
-		switch c := t[i]; {
-		case c >= 0x80:
-			return true // Unicode digits or spaces: the expression decides
-		case isDigit(c):
-			digits++
-		default:
-			if other++; other == 10 {
-				return false
-			}
-		}
+	c := byteAt(t, p)
+	if c == '(' {
+		return phoneCore(t, p)
 	}
-	if digits < 10 {
+	s := p
+	if c == '+' {
+		s++
+	}
+	e := s
+	for e < len(t) && isDigit(t[e]) {
+		if e-s == 6 {
+			return false
+		}
+		e++
+	}
+	n := e - s
+	if e < len(t) && t[e] >= 0x80 {
+		return true // Unicode digits or spaces: the expression decides
+	}
+	if n == 0 {
 		return false
 	}
-	for q := p; q <= p+5 && q < len(t); q++ {
-		if phoneCore(t, q) {
-			return true
-		}
+	c = byteAt(t, e)
+	switch {
+	case c == '(':
+		return n <= 3 && phoneCore(t, e)
+	case c != '-' && c != '.' && !isSpaceASCII(c):
+		return false
+	case n > 3:
+		return phoneCore(t, e-3)
 	}
-	return false
+	return n == 3 && s == p && phoneCore(t, p) || phoneCore(t, e+1)
 }
 
 func phoneCore(t string, q int) bool {
@@ -200,6 +229,18 @@ func octet(s string) bool {
 // octet must be its whole digit run: a shorter one would be followed by a
 // digit where the pattern wants a dot or a boundary.
 func preIPv4(t string, p int) bool {
+	// Most starts fail on the first octet: a dot within its first four bytes.
+	if p+4 <= len(t) && t[p] < 0x80 {
+		for k := 1; ; k++ {
+			c := t[p+k]
+			if c == '.' || c >= 0x80 {
+				break
+			}
+			if !isDigit(c) || k == 3 {
+				return false
+			}
+		}
+	}
 	i := p
 	for g := 0; g < 4; g++ {
 		n, hi := digitsAt(t, i, 4)
@@ -352,20 +393,27 @@ func preHealthSpaced(t string, p int) bool {
 	return false
 }
 
-// streetTypes are the first address rule's street words, lower case.
-var streetTypes = []string{"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "dr", "lane", "ln", "court", "ct", "way", "place", "pl"}
-
 // streetAt: a street word (any case) at i, then no ASCII word character.
+// The word must be the whole run of letters: a longer run puts a letter
+// where the pattern's \b wants none.
 func streetAt(t string, i int) bool {
-	n := asciiRun(t, i, isLetter)
+	n := 0
+	for i+n < len(t) && isLetter(t[i+n]) {
+		n++
+	}
 	if i+n < len(t) && t[i+n] >= 0x80 {
 		return true
 	}
-	w := t[i : i+n]
-	for _, s := range streetTypes {
-		if len(s) <= len(w) && strings.EqualFold(w[:len(s)], s) && tailFree(t, i+len(s)) {
-			return true
-		}
+	if n < 2 || n > 9 || !tailFree(t, i+n) {
+		return false
+	}
+	var w [9]byte
+	for k := 0; k < n; k++ {
+		w[k] = t[i+k] | 0x20
+	}
+	switch string(w[:n]) {
+	case "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "dr", "lane", "ln", "court", "ct", "way", "place", "pl":
+		return true
 	}
 	return false
 }
@@ -381,6 +429,9 @@ func preStreet(t string, p int) bool {
 		return false
 	}
 	i := p + n
+	if c := byteAt(t, i); c < 0x80 && !isSpaceASCII(c) {
+		return false // most starts: a number in prose or a date
+	}
 	sp := 0
 	for i < len(t) && (isSpaceASCII(t[i]) || t[i] >= 0x80) {
 		if t[i] >= 0x80 {
@@ -393,7 +444,10 @@ func preStreet(t string, p int) bool {
 		return false
 	}
 	for w := 0; w < 3; w++ {
-		k := asciiRun(t, i, func(c byte) bool { return isLetter(c) || c == '.' })
+		k := 0
+		for i+k < len(t) && (isLetter(t[i+k]) || t[i+k] == '.') {
+			k++
+		}
 		if i+k < len(t) && t[i+k] >= 0x80 {
 			return true
 		}
@@ -412,8 +466,23 @@ func preStreet(t string, p int) bool {
 	return false
 }
 
-// frenchStreet are the first two letters (lower case) of the French street words.
-var frenchStreet = []string{"ru", "av", "bo", "bd", "ch", "co", "pl", "al", "im", "mo", "ra", "cr", "pr", "te", "ca"}
+// frenchStreet marks the first two letters (any case) of the French street words.
+var frenchStreet = func() (set [26 * 26]bool) {
+	for _, w := range []string{"ru", "av", "bo", "bd", "ch", "co", "pl", "al", "im", "mo", "ra", "cr", "pr", "te", "ca"} {
+		set[twoLetters(w[0], w[1])] = true
+	}
+	return set
+}()
+
+// twoLetters indexes two ASCII letters (any case) in 26*26; a pair with
+// another byte gives 0, the index of "aa", which no street word begins with.
+func twoLetters(a, b byte) int {
+	x, y := int((a|0x20)-'a'), int((b|0x20)-'a')
+	if x >= 26 || y >= 26 {
+		return 0 // "aa": no street word
+	}
+	return x*26 + y
+}
 
 // preRue: a house number (and a second one after a dash or space), spaces,
 // then a word that can begin a French street word.
@@ -424,6 +493,9 @@ func preRue(t string, p int) bool {
 	}
 	if n < 1 || n > 5 {
 		return false
+	}
+	if c := byteAt(t, p+n); c < 0x80 && c != '-' && !isSpaceASCII(c) {
+		return false // most starts: a number in prose or a date
 	}
 	try := func(i int) bool {
 		sp := 0
@@ -440,13 +512,7 @@ func preRue(t string, p int) bool {
 		if t[i] >= 0x80 || t[i+1] >= 0x80 {
 			return true
 		}
-		two := string([]byte{t[i] | 0x20, t[i+1] | 0x20})
-		for _, f := range frenchStreet {
-			if two == f {
-				return true
-			}
-		}
-		return false
+		return frenchStreet[twoLetters(t[i], t[i+1])]
 	}
 	i := p + n
 	if try(i) {

@@ -693,7 +693,20 @@ func pyClasses(p string) string {
 }
 
 // unicodeBound reports whether Python's Unicode \b holds at byte offset i.
+// It is asked at every start of most rules: two ASCII bytes, the common
+// case, are judged by a table without decoding.
 func unicodeBound(t string, i int) bool {
+	if i > 0 && i < len(t) {
+		if a, b := t[i-1], t[i]; a|b < 0x80 {
+			return asciiWord[a] != asciiWord[b]
+		}
+	}
+	return unicodeBoundAt(t, i)
+}
+
+// unicodeBoundAt is unicodeBound for any text: at an end of it, or next to
+// a character above 0x7f.
+func unicodeBoundAt(t string, i int) bool {
 	before, after := false, false
 	if i > 0 {
 		if c := t[i-1]; c < 0x80 {

@@ -160,7 +160,7 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 // Go expressions lack) inside the shapes the digit and capital rules want.
 var preFragments = append(append([]string(nil), fragments...),
 	"\x1c", "\x1d", "\x1f", "\v", "\u0085", "\u2028",
-	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199",
+	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199", "1555 123 4567", "44555-123-4567", "1(555) 123-4567", "+44 (20) 794-6095", "+1-(555) 123 4567",
 	"AB\x1c12\x1c34\x1c56\x1cC", "AB 12 34 56 D", "ABCD\x1c1234\x1c5678", "NAM\x1cTREM 8842", "12\x1cMain Street", "12 Main\x1cSt", "12\x1cRue Saint-Denis",
 	"patient:\x1cJean Tremblay", "Name: Jean-Luc Picard", "name': 'Emma',", "Mr. Smith", "dr Who",
 	"2022-01-01", "2022, 1, 1", "100.0, ", "id=1, ", "10:30", "3GS", "1234 5678 9012 3456", "4111-1111-1111-1111 ", "123 456 789 ", "192.168.0.1", "256.1.1.1", "1.2.3.4.5",
@@ -256,6 +256,11 @@ func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
 		{ruleOf("ssn", ""), func(s string, p int) bool { return preSSN(s, p) && byteAt(s, p+11) != ' ' }},
 		{ruleOf("credit_card", ""), func(s string, p int) bool { return preCard(s, p) && byteAt(s, p+4) != '-' }},
 		{ruleOf("ip_address", "25"), func(s string, p int) bool { return preIPv4(s, p) && byteAt(s, p+1) != '.' }},
+		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && !isDigit(byteAt(s, p+3)) }},
+		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && byteAt(s, p+1) != '(' && byteAt(s, p+2) != '(' }},
+		{ruleOf("sin", ""), func(s string, p int) bool { return preSIN(s, p) && byteAt(s, p+3) != ' ' }},
+		{ruleOf("address", "Street"), func(s string, p int) bool { return preStreet(s, p) && byteAt(s, p+2) != ' ' }},
+		{ruleOf("address", "Rue"), func(s string, p int) bool { return preRue(s, p) && byteAt(s, p+2) != '-' }},
 	}
 	for _, w := range wrong {
 		if text, _, _ := preViolation(w.pre, w.r.anchored.get(), texts); text == "" {
