@@ -1,6 +1,9 @@
 package agentleak
 
-import "strings"
+import (
+	"regexp/syntax"
+	"strings"
+)
 
 // Necessary checks that are exact on ASCII text: where one says no, the
 // rule's regular expression cannot match at that start, so the expression
@@ -529,14 +532,23 @@ func preRue(t string, p int) bool {
 	return false
 }
 
-// preName: a keyword's letters, one or more of `"' \s:_`, a capital, a
-// lower-case letter; the name's further words are left to the expression.
+// preName: the person-name pattern on ASCII text: a keyword (the whole
+// run of letters, as \b follows it), one or more of `"' \s:` (an
+// underscore first would break the \b), a capital and lower-case letters,
+// a space or dash, a capital and a lower-case letter. The name's third
+// word is left to the expression. Most candidates fail on the keyword
+// ("Names:", "clients.", "msg_") or on a one-word name ('Emma',).
 func preName(t string, p int) bool {
 	i := p
-	if c := byteAt(t, i); c == '"' || c == '\'' {
-		return true // a quote before the keyword: not the keyword's start
+	for i < len(t) && isLetter(t[i]) {
+		i++
 	}
-	i += asciiRun(t, i, isLetter)
+	if i < len(t) && t[i] >= 0x80 {
+		return true
+	}
+	if !nameKeyword(t[p:i]) {
+		return false
+	}
 	s := i
 	for i < len(t) {
 		c := t[i]
@@ -548,14 +560,46 @@ func preName(t string, p int) bool {
 		}
 		i++
 	}
-	if i == s {
+	if i == s || t[s] == '_' {
 		return false
 	}
-	c, d := byteAt(t, i), byteAt(t, i+1)
+	// A capital, lower-case letters, a space or a dash.
+	if c := byteAt(t, i); c >= 0x80 || !isUpper(c) {
+		return c >= 0x80
+	}
+	i++
+	s = i
+	for i < len(t) && isLower(t[i]) {
+		i++
+	}
+	c := byteAt(t, i)
+	if c >= 0x80 {
+		return true
+	}
+	if i == s || c != ' ' && c != '-' {
+		return false
+	}
+	c, d := byteAt(t, i+1), byteAt(t, i+2)
 	if c >= 0x80 || d >= 0x80 {
 		return true
 	}
 	return isUpper(c) && isLower(d)
+}
+
+// nameKeyword: w is one of the person-name pattern's keywords, in any case.
+func nameKeyword(w string) bool {
+	if len(w) < 2 || len(w) > 8 {
+		return false
+	}
+	var b [8]byte
+	for k := 0; k < len(w); k++ {
+		b[k] = w[k] | 0x20
+	}
+	switch string(b[:len(w)]) {
+	case "patient", "client", "customer", "employee", "name", "mr", "mrs", "ms", "dr", "prof":
+		return true
+	}
+	return false
 }
 
 // preClientID: a keyword's letters, an optional - or _, three digits.
@@ -710,4 +754,112 @@ func preDOB(t string, p int) bool {
 		}
 	}
 	return false
+}
+
+// stemForms are the keys a key-name stem spells, lower case and without
+// their separators: date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date gives
+// dateofbirth, dob and birthdate. It walks the stem's parsed expression,
+// which holds only literals, classes, alternations, optional parts and \b.
+func stemForms(stem string) map[string]bool {
+	re, err := syntax.Parse(stem, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		panic("agentleak: key stem " + stem + ": " + err.Error())
+	}
+	var spell func(re *syntax.Regexp) []string
+	spell = func(re *syntax.Regexp) []string {
+		switch re.Op {
+		case syntax.OpLiteral:
+			return []string{strings.ToLower(string(re.Rune))}
+		case syntax.OpEmptyMatch, syntax.OpWordBoundary:
+			return []string{""}
+		case syntax.OpCapture:
+			return spell(re.Sub[0])
+		case syntax.OpQuest:
+			return append([]string{""}, spell(re.Sub[0])...)
+		case syntax.OpAlternate:
+			var out []string
+			for _, s := range re.Sub {
+				out = append(out, spell(s)...)
+			}
+			return out
+		case syntax.OpCharClass:
+			var out []string
+			for k := 0; k < len(re.Rune); k += 2 {
+				for r := re.Rune[k]; r <= re.Rune[k+1]; r++ {
+					out = append(out, strings.ToLower(string(r)))
+				}
+			}
+			return out
+		case syntax.OpConcat:
+			out := []string{""}
+			for _, s := range re.Sub {
+				var next []string
+				for _, a := range out {
+					for _, b := range spell(s) {
+						next = append(next, a+b)
+					}
+				}
+				out = next
+			}
+			return out
+		}
+		panic("agentleak: key stem " + stem + ": unexpected " + re.String())
+	}
+	forms := map[string]bool{}
+	for _, s := range spell(re) {
+		forms[strings.NewReplacer("_", "", " ", "").Replace(s)] = true
+	}
+	return forms
+}
+
+// keyStemPre is a key-name rule's necessary check: keyPre's shape, the key
+// being one of the stem's forms. The stem ends at \b and is followed by an
+// optional quote, spaces and ':' or '=', so in a match the key is the
+// whole run of letters joined by single spaces or underscores; "date" in
+// date='2022-01-01' or "Name" in Name': 'Emma' is not the stem's.
+func keyStemPre(forms map[string]bool) func(t string, p int) bool {
+	longest := 0
+	for f := range forms {
+		longest = max(longest, len(f))
+	}
+	return func(t string, p int) bool {
+		i := p
+		if c := byteAt(t, i); c == '"' || c == '\'' {
+			i++
+		}
+		var key [32]byte
+		n := 0
+		for {
+			s := i
+			for i < len(t) && isLetter(t[i]) {
+				if n < len(key) {
+					key[n] = t[i] | 0x20
+				}
+				n++
+				i++
+			}
+			if i < len(t) && t[i] >= 0x80 {
+				return true // Unicode spaces or case folds: the expression decides
+			}
+			if i == s {
+				return false
+			}
+			if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
+				if d := t[i+1]; isLetter(d) {
+					i++
+					continue
+				} else if d >= 0x80 {
+					return true
+				}
+			}
+			break
+		}
+		if n > longest || n > len(key) || !forms[string(key[:n])] {
+			return false
+		}
+		if c := byteAt(t, i); c == '"' || c == '\'' {
+			i++
+		}
+		return keyColon(t, i)
+	}
 }

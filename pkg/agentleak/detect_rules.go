@@ -399,7 +399,7 @@ func keynameRules() []rule {
 	for _, k := range keyStems {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
-			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
+			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyStemPre(stemForms(k.stem)),
 			value: keyValue,
 		})
 	}

@@ -20,7 +20,45 @@ func TestKeyPreIsNecessary(t *testing.T) {
 		"patient", "name", "the", "we", "agreed", "on", "x", " ", "  ", "_", "-", "\"", "'", ":", "=",
 		"\t", "\n", "\v", "\f", "\r", "\x1c", "\x1f", "\u00a0", "\u2028", "é", "K", "\u212a", "7", ".",
 	}
-	keys := []string{"date of birth", "social_security_number", "DOB", "home address", "Credit Score", "patient name", "'mrn'", "\"phone\""}
+	keys := []string{
+		"date of birth", "social_security_number", "DOB", "home address", "Credit Score", "patient name", "'mrn'", "\"phone\"",
+		"birth_date", "Medical Record Number", "'account_no'", "full name", "mailing_address", "Phone Number", "health_ID", "Diagnoses",
+		"prescriptions", "rx", "Base Pay", "disciplinary_note", "card number", "iban", "sin", "Social Insurance", "nam", "name",
+	}
+	var keyRules []*rule
+	for i := range builtin().rules {
+		if r := &builtin().rules[i]; r.family == famKeyname {
+			keyRules = append(keyRules, r)
+		}
+	}
+	// Wrong checks the test must catch: a form left out, a separator
+	// refused, the quote after the key forgotten.
+	stemOf := func(dt string) int {
+		for k := range keyStems {
+			if keyStems[k].dt == dt {
+				return k
+			}
+		}
+		panic(dt)
+	}
+	without := func(dt, form string) func(string, int) bool {
+		f := stemForms(keyStems[stemOf(dt)].stem)
+		delete(f, form)
+		return keyStemPre(f)
+	}
+	wrong := []*struct {
+		stem   int
+		pre    func(string, int) bool
+		caught bool
+	}{
+		{stem: stemOf("date_of_birth"), pre: without("date_of_birth", "birthdate")},
+		{stem: stemOf("ssn"), pre: func(s string, p int) bool {
+			return keyRules[stemOf("ssn")].pre(s, p) && !strings.HasPrefix(s[p:], "social_")
+		}},
+		{stem: stemOf("phone_number"), pre: func(s string, p int) bool {
+			return keyRules[stemOf("phone_number")].pre(s, p) && !strings.HasPrefix(s[p:], "\"phone\"")
+		}},
+	}
 	rng := rand.New(rand.NewSource(6))
 	checked, matched := 0, 0
 	for n := 0; n < 20000; n++ {
@@ -33,11 +71,19 @@ func TestKeyPreIsNecessary(t *testing.T) {
 		}
 		text := b.String()
 		for p := 0; p < len(text); p++ {
-			for _, re := range res {
+			for k, re := range res {
 				if re.MatchString(text[p:]) {
 					matched++
 					if !keyPre(text, p) {
 						t.Fatalf("keyPre(%q, %d) = false, but %s matches there", text, p, re)
+					}
+					if !keyRules[k].pre(text, p) {
+						t.Fatalf("%s: the stem's check says no at %d of %q, but %s matches there", keyRules[k].dt, p, text, re)
+					}
+					for _, w := range wrong {
+						if w.stem == k && !w.pre(text, p) {
+							w.caught = true
+						}
 					}
 				}
 			}
@@ -46,6 +92,11 @@ func TestKeyPreIsNecessary(t *testing.T) {
 	}
 	if matched < 1000 {
 		t.Fatalf("only %d matches in %d positions: the generator no longer exercises the patterns", matched, checked)
+	}
+	for _, w := range wrong {
+		if !w.caught {
+			t.Errorf("a deliberately wrong check for %s passes the test", keyStems[w.stem].dt)
+		}
 	}
 }
 
@@ -258,6 +309,8 @@ func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
 		{ruleOf("ip_address", "25"), func(s string, p int) bool { return preIPv4(s, p) && byteAt(s, p+1) != '.' }},
 		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && !isDigit(byteAt(s, p+3)) }},
 		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && byteAt(s, p+1) != '(' && byteAt(s, p+2) != '(' }},
+		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.Contains(s[p:min(p+16, len(s))], "-") }},
+		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.HasPrefix(s[p:], "Mr") }},
 		{ruleOf("sin", ""), func(s string, p int) bool { return preSIN(s, p) && byteAt(s, p+3) != ' ' }},
 		{ruleOf("address", "Street"), func(s string, p int) bool { return preStreet(s, p) && byteAt(s, p+2) != ' ' }},
 		{ruleOf("address", "Rue"), func(s string, p int) bool { return preRue(s, p) && byteAt(s, p+2) != '-' }},
