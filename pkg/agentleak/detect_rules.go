@@ -92,12 +92,19 @@ func hasDigit(s string) bool {
 
 // dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
 func dictionary(terms []string) *lazyRe {
-	q := make([]string, len(terms))
-	for i, t := range terms {
+	q := dictOrder(terms)
+	for i, t := range q {
 		q[i] = regexp.QuoteMeta(t)
 	}
-	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
 	return lazy(goPattern(`(?i)\b(` + strings.Join(q, "|") + `)\b`))
+}
+
+// dictOrder is the order of a dictionary's alternation: longest (quoted)
+// term first, ties in list order.
+func dictOrder(terms []string) []string {
+	q := append([]string(nil), terms...)
+	sort.SliceStable(q, func(i, j int) bool { return len(regexp.QuoteMeta(q[i])) > len(regexp.QuoteMeta(q[j])) })
+	return q
 }
 
 // fixedTail are the rules whose pattern has a fixed width.
@@ -318,8 +325,9 @@ func healthcareRules() []rule {
 		newRule(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0),
 		newRule(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0),
 		newRule(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1),
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, wordHead: true, wordTail: true},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, wordHead: true, wordTail: true},
+		// The group is the whole match (\b is empty): 0, which a hand matcher reports.
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 0, wordHead: true, wordTail: true},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 0, wordHead: true, wordTail: true},
 	}
 }
 
@@ -448,6 +456,12 @@ func finishRules(rs []rule) []rule {
 			r.match = matchEmail
 		case r.dt == "iban" && r.family == famFinance:
 			r.match = matchIBAN
+		case r.family == famHealthcare && r.dt == "health_condition":
+			r.match = words(lowerAll(dictOrder(healthConditions))...).matcher()
+		case r.family == famHealthcare && r.dt == "medication":
+			r.match = words(lowerAll(dictOrder(medications))...).matcher()
+		case r.family != famKeyname && wordLists[r.dt] != nil:
+			r.match = wordLists[r.dt].matcher()
 		}
 	}
 	return rs
