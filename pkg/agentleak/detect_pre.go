@@ -863,3 +863,78 @@ func keyStemPre(forms map[string]bool) func(t string, p int) bool {
 		return keyColon(t, i)
 	}
 }
+
+// amountPre is the necessary check of a finance or salary rule: one of its
+// keywords (lower case, any ASCII case in the text), the separators
+// `["'\s:=#-]*` and the value, or first one of the words the pattern allows
+// after the keyword and spaces (`(?:\s*(?:number|no|num|#))?`) and then
+// the separators and the value. Separators hold no '$' or digit, so the
+// value begins where they end.
+func amountPre(keys, opts []string, value func(t string, i int) bool) func(t string, p int) bool {
+	return func(t string, p int) bool {
+		for _, k := range keys {
+			e, ok := foldWordAt(t, p, k)
+			if e < 0 {
+				return true
+			}
+			if ok && amountTail(t, e, opts, value) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// amountTail: after a keyword ending at i, the separators and the value,
+// or an optional word, the separators and the value.
+func amountTail(t string, i int, opts []string, value func(t string, i int) bool) bool {
+	j, ok := amountSepEnd(t, i)
+	if !ok || value(t, j) {
+		return true
+	}
+	for _, o := range opts {
+		e, ok := foldWordAt(t, j, o)
+		if e < 0 {
+			return true
+		}
+		if ok {
+			if k, ok := amountSepEnd(t, e); !ok || value(t, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sixDigits: the account number pattern's value, [0-9]{6,} (ASCII digits).
+func sixDigits(t string, i int) bool {
+	n, _ := digitsAt(t, i, 6)
+	return n == 6
+}
+
+// amountValue: the amount patterns' value, \$?[0-9][0-9,]{more,}.
+func amountValue(more int) func(t string, i int) bool {
+	return func(t string, i int) bool {
+		if byteAt(t, i) == '$' {
+			i++
+		}
+		if !isDigit(byteAt(t, i)) {
+			return false
+		}
+		for k := 1; k <= more; k++ {
+			if c := byteAt(t, i+k); !isDigit(c) && c != ',' {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// The finance and salary rules' checks: their keywords and values.
+var (
+	preAccount = amountPre([]string{"account", "acct", "compte"}, []string{"number", "no", "num"}, sixDigits)
+	preIncome  = amountPre([]string{"income", "revenue", "revenu", "salary income", "gross income"}, nil, amountValue(3))
+	preLoan    = amountPre([]string{"loan", "mortgage", "prêt", "pret"}, []string{"amount", "montant"}, amountValue(3))
+	preBalance = amountPre([]string{"balance", "solde"}, nil, amountValue(2))
+	preSalary  = amountPre([]string{"salary", "salaire", "compensation", "base pay"}, nil, amountValue(3))
+)

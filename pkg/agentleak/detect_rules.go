@@ -542,6 +542,16 @@ func preCheck(r *rule) func(t string, p int) bool {
 		return preClientID
 	case r.dt == "credit_score":
 		return preCreditScore
+	case r.dt == "account_number":
+		return preAccount
+	case r.dt == "income":
+		return preIncome
+	case r.dt == "loan_amount":
+		return preLoan
+	case r.dt == "account_balance":
+		return preBalance
+	case r.dt == "salary":
+		return preSalary
 	case r.dt == "secret_assignment":
 		return preAssign
 	case isMRN(r):

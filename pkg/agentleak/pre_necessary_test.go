@@ -215,7 +215,7 @@ var preFragments = append(append([]string(nil), fragments...),
 	"AB\x1c12\x1c34\x1c56\x1cC", "AB 12 34 56 D", "ABCD\x1c1234\x1c5678", "NAM\x1cTREM 8842", "12\x1cMain Street", "12 Main\x1cSt", "12\x1cRue Saint-Denis",
 	"patient:\x1cJean Tremblay", "Name: Jean-Luc Picard", "name': 'Emma',", "Mr. Smith", "dr Who",
 	"2022-01-01", "2022, 1, 1", "100.0, ", "id=1, ", "10:30", "3GS", "1234 5678 9012 3456", "4111-1111-1111-1111 ", "123 456 789 ", "192.168.0.1", "256.1.1.1", "1.2.3.4.5",
-	"date='2022-01-01'", "date: ", "password: hunter22!", "api_key=abcdef123", "token = \"s3cr3tValue\"", "Birthday Party", "Credit Card Number': ", "card number: 4111", "medical condition: ", "health_id: ", "Names: ",
+	"account no: 12345678", "Acct# 1234567", "loan montant: 250,000", "Mortgage Amount $410,000", "balance: $1,20", "solde 999", "base pay: 85,000", "salary $95,000", "revenue 1,234", "income: 5,000", "date='2022-01-01'", "date: ", "password: hunter22!", "api_key=abcdef123", "token = \"s3cr3tValue\"", "Birthday Party", "Credit Card Number': ", "card number: 4111", "medical condition: ", "health_id: ", "Names: ",
 )
 
 // preTexts draws random texts from preFragments, the way randomText does.
@@ -311,6 +311,11 @@ func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
 		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && byteAt(s, p+1) != '(' && byteAt(s, p+2) != '(' }},
 		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.Contains(s[p:min(p+16, len(s))], "-") }},
 		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.HasPrefix(s[p:], "Mr") }},
+		{ruleOf("account_number", ""), amountPre([]string{"account", "acct", "compte"}, []string{"number", "num"}, sixDigits)},
+		{ruleOf("income", ""), amountPre([]string{"income", "revenue", "revenu", "salary income", "gross income"}, nil, amountValue(4))},
+		{ruleOf("loan_amount", ""), amountPre([]string{"loan", "mortgage", "prêt", "pret"}, []string{"amount"}, amountValue(3))},
+		{ruleOf("account_balance", ""), amountPre([]string{"balance", "solde"}, nil, amountValue(3))},
+		{ruleOf("salary", ""), amountPre([]string{"salary", "salaire", "compensation"}, nil, amountValue(3))},
 		{ruleOf("sin", ""), func(s string, p int) bool { return preSIN(s, p) && byteAt(s, p+3) != ' ' }},
 		{ruleOf("address", "Street"), func(s string, p int) bool { return preStreet(s, p) && byteAt(s, p+2) != ' ' }},
 		{ruleOf("address", "Rue"), func(s string, p int) bool { return preRue(s, p) && byteAt(s, p+2) != '-' }},
