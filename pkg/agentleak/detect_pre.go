@@ -819,8 +819,10 @@ func stemForms(stem string) map[string]bool {
 // date='2022-01-01' or "Name" in Name': 'Emma' is not the stem's.
 func keyStemPre(forms map[string]bool) func(t string, p int) bool {
 	longest := 0
+	var list []string // a few forms: a loop beats a map's hash
 	for f := range forms {
 		longest = max(longest, len(f))
+		list = append(list, f)
 	}
 	return func(t string, p int) bool {
 		i := p
@@ -854,13 +856,23 @@ func keyStemPre(forms map[string]bool) func(t string, p int) bool {
 			}
 			break
 		}
-		if n > longest || n > len(key) || !forms[string(key[:n])] {
+		if n > longest || n > len(key) {
 			return false
 		}
+		// The colon first: most trigger words in prose fail there.
 		if c := byteAt(t, i); c == '"' || c == '\'' {
 			i++
 		}
-		return keyColon(t, i)
+		if !keyColon(t, i) {
+			return false
+		}
+		k := string(key[:n])
+		for _, f := range list {
+			if f == k {
+				return true
+			}
+		}
+		return false
 	}
 }
 
