@@ -1,6 +1,9 @@
 package agentleak
 
-import "strings"
+import (
+	"regexp/syntax"
+	"strings"
+)
 
 // Necessary checks that are exact on ASCII text: where one says no, the
 // rule's regular expression cannot match at that start, so the expression
@@ -44,8 +47,22 @@ func digitsExact(t string, i, n int) (ok, unknown bool) {
 	return false, hi
 }
 
+// headFails: t[p:p+4] is ASCII and its fourth byte is neither a nor b:
+// the SSN and SIN patterns, three digits and a separator, cannot match. It
+// is the whole check at most digit starts ("2022-01-01", "100.0").
+func headFails(t string, p int, a, b byte) bool {
+	if p+4 > len(t) {
+		return false
+	}
+	c := t[p+3]
+	return c != a && c != b && (t[p]|t[p+1]|t[p+2]|c) < 0x80
+}
+
 // preSSN: ddd-dd-dddd (the trailing boundary is checked after the match).
 func preSSN(t string, p int) bool {
+	if headFails(t, p, '-', '-') {
+		return false
+	}
 	i := p
 	for _, n := range [3]int{3, 2, 4} {
 		ok, unk := digitsExact(t, i, n)
@@ -68,6 +85,9 @@ func preSSN(t string, p int) bool {
 
 // preSIN: ddd[- ]ddd[- ]ddd.
 func preSIN(t string, p int) bool {
+	if headFails(t, p, '-', ' ') {
+		return false
+	}
 	i := p
 	for g := 0; g < 3; g++ {
 		ok, unk := digitsExact(t, i, 3)
@@ -111,36 +131,48 @@ func preCard(t string, p int) bool {
 	return false
 }
 
-// prePhone: the phone pattern's fixed part, (ddd) or ddd, a separator, ddd,
-// a separator, dddd, begins at p or after an optional country code of at
-// most five characters (+ddd and a separator).
+// prePhone: the phone pattern at p on ASCII text. The optional prefix is
+// '+' (when p is one), one to three digits and an optional separator; the
+// core is (ddd) or ddd, a separator, ddd, a separator, dddd. So the digit
+// run at p (after the '+') is at most six long and ends at a separator or
+// '(', and where it ends says where the core begins: at p (three digits,
+// no prefix), three digits before its end (a prefix of n-3 digits and no
+// separator), at its end ('(' after a prefix) or after the separator (a
+// prefix of the whole run). Most starts, a number in prose, fail at the
+// byte after their digits.
 func prePhone(t string, p int) bool {
-	// On ASCII text a match is at most 19 bytes (+ddd, a separator,
-	// (ddd), a separator, ddd, a separator, dddd) and holds ten digits; in
-	// any text it holds at most six ASCII bytes that are not digits, so
-	// ten of them end the search (most starts are a lone number in prose).
-	digits, other := 0, 0
-	for i := p; i < p+19 && i < len(t) && digits < 10; i++ {
-		switch c := t[i]; {
-		case c >= 0x80:
-			return true // Unicode digits or spaces: the expression decides
-		case isDigit(c):
-			digits++
-		default:
-			if other++; other == 10 {
-				return false
-			}
-		}
+	c := byteAt(t, p)
+	if c == '(' {
+		return phoneCore(t, p)
 	}
-	if digits < 10 {
+	s := p
+	if c == '+' {
+		s++
+	}
+	e := s
+	for e < len(t) && isDigit(t[e]) {
+		if e-s == 6 {
+			return false
+		}
+		e++
+	}
+	n := e - s
+	if e < len(t) && t[e] >= 0x80 {
+		return true // Unicode digits or spaces: the expression decides
+	}
+	if n == 0 {
 		return false
 	}
-	for q := p; q <= p+5 && q < len(t); q++ {
-		if phoneCore(t, q) {
-			return true
-		}
+	c = byteAt(t, e)
+	switch {
+	case c == '(':
+		return n <= 3 && phoneCore(t, e)
+	case c != '-' && c != '.' && !isSpaceASCII(c):
+		return false
+	case n > 3:
+		return phoneCore(t, e-3)
 	}
-	return false
+	return n == 3 && s == p && phoneCore(t, p) || phoneCore(t, e+1)
 }
 
 func phoneCore(t string, q int) bool {
@@ -200,6 +232,18 @@ func octet(s string) bool {
 // octet must be its whole digit run: a shorter one would be followed by a
 // digit where the pattern wants a dot or a boundary.
 func preIPv4(t string, p int) bool {
+	// Most starts fail on the first octet: a dot within its first four bytes.
+	if p+4 <= len(t) && t[p] < 0x80 {
+		for k := 1; ; k++ {
+			c := t[p+k]
+			if c == '.' || c >= 0x80 {
+				break
+			}
+			if !isDigit(c) || k == 3 {
+				return false
+			}
+		}
+	}
 	i := p
 	for g := 0; g < 4; g++ {
 		n, hi := digitsAt(t, i, 4)
@@ -352,20 +396,27 @@ func preHealthSpaced(t string, p int) bool {
 	return false
 }
 
-// streetTypes are the first address rule's street words, lower case.
-var streetTypes = []string{"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "dr", "lane", "ln", "court", "ct", "way", "place", "pl"}
-
 // streetAt: a street word (any case) at i, then no ASCII word character.
+// The word must be the whole run of letters: a longer run puts a letter
+// where the pattern's \b wants none.
 func streetAt(t string, i int) bool {
-	n := asciiRun(t, i, isLetter)
+	n := 0
+	for i+n < len(t) && isLetter(t[i+n]) {
+		n++
+	}
 	if i+n < len(t) && t[i+n] >= 0x80 {
 		return true
 	}
-	w := t[i : i+n]
-	for _, s := range streetTypes {
-		if len(s) <= len(w) && strings.EqualFold(w[:len(s)], s) && tailFree(t, i+len(s)) {
-			return true
-		}
+	if n < 2 || n > 9 || !tailFree(t, i+n) {
+		return false
+	}
+	var w [9]byte
+	for k := 0; k < n; k++ {
+		w[k] = t[i+k] | 0x20
+	}
+	switch string(w[:n]) {
+	case "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "dr", "lane", "ln", "court", "ct", "way", "place", "pl":
+		return true
 	}
 	return false
 }
@@ -381,6 +432,9 @@ func preStreet(t string, p int) bool {
 		return false
 	}
 	i := p + n
+	if c := byteAt(t, i); c < 0x80 && !isSpaceASCII(c) {
+		return false // most starts: a number in prose or a date
+	}
 	sp := 0
 	for i < len(t) && (isSpaceASCII(t[i]) || t[i] >= 0x80) {
 		if t[i] >= 0x80 {
@@ -393,7 +447,10 @@ func preStreet(t string, p int) bool {
 		return false
 	}
 	for w := 0; w < 3; w++ {
-		k := asciiRun(t, i, func(c byte) bool { return isLetter(c) || c == '.' })
+		k := 0
+		for i+k < len(t) && (isLetter(t[i+k]) || t[i+k] == '.') {
+			k++
+		}
 		if i+k < len(t) && t[i+k] >= 0x80 {
 			return true
 		}
@@ -412,8 +469,23 @@ func preStreet(t string, p int) bool {
 	return false
 }
 
-// frenchStreet are the first two letters (lower case) of the French street words.
-var frenchStreet = []string{"ru", "av", "bo", "bd", "ch", "co", "pl", "al", "im", "mo", "ra", "cr", "pr", "te", "ca"}
+// frenchStreet marks the first two letters (any case) of the French street words.
+var frenchStreet = func() (set [26 * 26]bool) {
+	for _, w := range []string{"ru", "av", "bo", "bd", "ch", "co", "pl", "al", "im", "mo", "ra", "cr", "pr", "te", "ca"} {
+		set[twoLetters(w[0], w[1])] = true
+	}
+	return set
+}()
+
+// twoLetters indexes two ASCII letters (any case) in 26*26; a pair with
+// another byte gives 0, the index of "aa", which no street word begins with.
+func twoLetters(a, b byte) int {
+	x, y := int((a|0x20)-'a'), int((b|0x20)-'a')
+	if x >= 26 || y >= 26 {
+		return 0 // "aa": no street word
+	}
+	return x*26 + y
+}
 
 // preRue: a house number (and a second one after a dash or space), spaces,
 // then a word that can begin a French street word.
@@ -424,6 +496,9 @@ func preRue(t string, p int) bool {
 	}
 	if n < 1 || n > 5 {
 		return false
+	}
+	if c := byteAt(t, p+n); c < 0x80 && c != '-' && !isSpaceASCII(c) {
+		return false // most starts: a number in prose or a date
 	}
 	try := func(i int) bool {
 		sp := 0
@@ -440,13 +515,7 @@ func preRue(t string, p int) bool {
 		if t[i] >= 0x80 || t[i+1] >= 0x80 {
 			return true
 		}
-		two := string([]byte{t[i] | 0x20, t[i+1] | 0x20})
-		for _, f := range frenchStreet {
-			if two == f {
-				return true
-			}
-		}
-		return false
+		return frenchStreet[twoLetters(t[i], t[i+1])]
 	}
 	i := p + n
 	if try(i) {
@@ -463,14 +532,23 @@ func preRue(t string, p int) bool {
 	return false
 }
 
-// preName: a keyword's letters, one or more of `"' \s:_`, a capital, a
-// lower-case letter; the name's further words are left to the expression.
+// preName: the person-name pattern on ASCII text: a keyword (the whole
+// run of letters, as \b follows it), one or more of `"' \s:` (an
+// underscore first would break the \b), a capital and lower-case letters,
+// a space or dash, a capital and a lower-case letter. The name's third
+// word is left to the expression. Most candidates fail on the keyword
+// ("Names:", "clients.", "msg_") or on a one-word name ('Emma',).
 func preName(t string, p int) bool {
 	i := p
-	if c := byteAt(t, i); c == '"' || c == '\'' {
-		return true // a quote before the keyword: not the keyword's start
+	for i < len(t) && isLetter(t[i]) {
+		i++
 	}
-	i += asciiRun(t, i, isLetter)
+	if i < len(t) && t[i] >= 0x80 {
+		return true
+	}
+	if !nameKeyword(t[p:i]) {
+		return false
+	}
 	s := i
 	for i < len(t) {
 		c := t[i]
@@ -482,14 +560,46 @@ func preName(t string, p int) bool {
 		}
 		i++
 	}
-	if i == s {
+	if i == s || t[s] == '_' {
 		return false
 	}
-	c, d := byteAt(t, i), byteAt(t, i+1)
+	// A capital, lower-case letters, a space or a dash.
+	if c := byteAt(t, i); c >= 0x80 || !isUpper(c) {
+		return c >= 0x80
+	}
+	i++
+	s = i
+	for i < len(t) && isLower(t[i]) {
+		i++
+	}
+	c := byteAt(t, i)
+	if c >= 0x80 {
+		return true
+	}
+	if i == s || c != ' ' && c != '-' {
+		return false
+	}
+	c, d := byteAt(t, i+1), byteAt(t, i+2)
 	if c >= 0x80 || d >= 0x80 {
 		return true
 	}
 	return isUpper(c) && isLower(d)
+}
+
+// nameKeyword: w is one of the person-name pattern's keywords, in any case.
+func nameKeyword(w string) bool {
+	if len(w) < 2 || len(w) > 8 {
+		return false
+	}
+	var b [8]byte
+	for k := 0; k < len(w); k++ {
+		b[k] = w[k] | 0x20
+	}
+	switch string(b[:len(w)]) {
+	case "patient", "client", "customer", "employee", "name", "mr", "mrs", "ms", "dr", "prof":
+		return true
+	}
+	return false
 }
 
 // preClientID: a keyword's letters, an optional - or _, three digits.
@@ -645,3 +755,198 @@ func preDOB(t string, p int) bool {
 	}
 	return false
 }
+
+// stemForms are the keys a key-name stem spells, lower case and without
+// their separators: date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date gives
+// dateofbirth, dob and birthdate. It walks the stem's parsed expression,
+// which holds only literals, classes, alternations, optional parts and \b.
+func stemForms(stem string) map[string]bool {
+	re, err := syntax.Parse(stem, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		panic("agentleak: key stem " + stem + ": " + err.Error())
+	}
+	var spell func(re *syntax.Regexp) []string
+	spell = func(re *syntax.Regexp) []string {
+		switch re.Op {
+		case syntax.OpLiteral:
+			return []string{strings.ToLower(string(re.Rune))}
+		case syntax.OpEmptyMatch, syntax.OpWordBoundary:
+			return []string{""}
+		case syntax.OpCapture:
+			return spell(re.Sub[0])
+		case syntax.OpQuest:
+			return append([]string{""}, spell(re.Sub[0])...)
+		case syntax.OpAlternate:
+			var out []string
+			for _, s := range re.Sub {
+				out = append(out, spell(s)...)
+			}
+			return out
+		case syntax.OpCharClass:
+			var out []string
+			for k := 0; k < len(re.Rune); k += 2 {
+				for r := re.Rune[k]; r <= re.Rune[k+1]; r++ {
+					out = append(out, strings.ToLower(string(r)))
+				}
+			}
+			return out
+		case syntax.OpConcat:
+			out := []string{""}
+			for _, s := range re.Sub {
+				var next []string
+				for _, a := range out {
+					for _, b := range spell(s) {
+						next = append(next, a+b)
+					}
+				}
+				out = next
+			}
+			return out
+		}
+		panic("agentleak: key stem " + stem + ": unexpected " + re.String())
+	}
+	forms := map[string]bool{}
+	for _, s := range spell(re) {
+		forms[strings.NewReplacer("_", "", " ", "").Replace(s)] = true
+	}
+	return forms
+}
+
+// keyStemPre is a key-name rule's necessary check: keyPre's shape, the key
+// being one of the stem's forms. The stem ends at \b and is followed by an
+// optional quote, spaces and ':' or '=', so in a match the key is the
+// whole run of letters joined by single spaces or underscores; "date" in
+// date='2022-01-01' or "Name" in Name': 'Emma' is not the stem's.
+func keyStemPre(forms map[string]bool) func(t string, p int) bool {
+	longest := 0
+	var list []string // a few forms: a loop beats a map's hash
+	for f := range forms {
+		longest = max(longest, len(f))
+		list = append(list, f)
+	}
+	return func(t string, p int) bool {
+		i := p
+		if c := byteAt(t, i); c == '"' || c == '\'' {
+			i++
+		}
+		var key [32]byte
+		n := 0
+		for {
+			s := i
+			for i < len(t) && isLetter(t[i]) {
+				if n < len(key) {
+					key[n] = t[i] | 0x20
+				}
+				n++
+				i++
+			}
+			if i < len(t) && t[i] >= 0x80 {
+				return true // Unicode spaces or case folds: the expression decides
+			}
+			if i == s {
+				return false
+			}
+			if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
+				if d := t[i+1]; isLetter(d) {
+					i++
+					continue
+				} else if d >= 0x80 {
+					return true
+				}
+			}
+			break
+		}
+		if n > longest || n > len(key) {
+			return false
+		}
+		// The colon first: most trigger words in prose fail there.
+		if c := byteAt(t, i); c == '"' || c == '\'' {
+			i++
+		}
+		if !keyColon(t, i) {
+			return false
+		}
+		k := string(key[:n])
+		for _, f := range list {
+			if f == k {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// amountPre is the necessary check of a finance or salary rule: one of its
+// keywords (lower case, any ASCII case in the text), the separators
+// `["'\s:=#-]*` and the value, or first one of the words the pattern allows
+// after the keyword and spaces (`(?:\s*(?:number|no|num|#))?`) and then
+// the separators and the value. Separators hold no '$' or digit, so the
+// value begins where they end.
+func amountPre(keys, opts []string, value func(t string, i int) bool) func(t string, p int) bool {
+	return func(t string, p int) bool {
+		for _, k := range keys {
+			e, ok := foldWordAt(t, p, k)
+			if e < 0 {
+				return true
+			}
+			if ok && amountTail(t, e, opts, value) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// amountTail: after a keyword ending at i, the separators and the value,
+// or an optional word, the separators and the value.
+func amountTail(t string, i int, opts []string, value func(t string, i int) bool) bool {
+	j, ok := amountSepEnd(t, i)
+	if !ok || value(t, j) {
+		return true
+	}
+	for _, o := range opts {
+		e, ok := foldWordAt(t, j, o)
+		if e < 0 {
+			return true
+		}
+		if ok {
+			if k, ok := amountSepEnd(t, e); !ok || value(t, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sixDigits: the account number pattern's value, [0-9]{6,} (ASCII digits).
+func sixDigits(t string, i int) bool {
+	n, _ := digitsAt(t, i, 6)
+	return n == 6
+}
+
+// amountValue: the amount patterns' value, \$?[0-9][0-9,]{more,}.
+func amountValue(more int) func(t string, i int) bool {
+	return func(t string, i int) bool {
+		if byteAt(t, i) == '$' {
+			i++
+		}
+		if !isDigit(byteAt(t, i)) {
+			return false
+		}
+		for k := 1; k <= more; k++ {
+			if c := byteAt(t, i+k); !isDigit(c) && c != ',' {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// The finance and salary rules' checks: their keywords and values.
+var (
+	preAccount = amountPre([]string{"account", "acct", "compte"}, []string{"number", "no", "num"}, sixDigits)
+	preIncome  = amountPre([]string{"income", "revenue", "revenu", "salary income", "gross income"}, nil, amountValue(3))
+	preLoan    = amountPre([]string{"loan", "mortgage", "prêt", "pret"}, []string{"amount", "montant"}, amountValue(3))
+	preBalance = amountPre([]string{"balance", "solde"}, nil, amountValue(2))
+	preSalary  = amountPre([]string{"salary", "salaire", "compensation", "base pay"}, nil, amountValue(3))
+)

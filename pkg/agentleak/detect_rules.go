@@ -92,12 +92,19 @@ func hasDigit(s string) bool {
 
 // dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
 func dictionary(terms []string) *lazyRe {
-	q := make([]string, len(terms))
-	for i, t := range terms {
+	q := dictOrder(terms)
+	for i, t := range q {
 		q[i] = regexp.QuoteMeta(t)
 	}
-	sort.SliceStable(q, func(i, j int) bool { return len(q[i]) > len(q[j]) })
 	return lazy(goPattern(`(?i)\b(` + strings.Join(q, "|") + `)\b`))
+}
+
+// dictOrder is the order of a dictionary's alternation: longest (quoted)
+// term first, ties in list order.
+func dictOrder(terms []string) []string {
+	q := append([]string(nil), terms...)
+	sort.SliceStable(q, func(i, j int) bool { return len(regexp.QuoteMeta(q[i])) > len(regexp.QuoteMeta(q[j])) })
+	return q
 }
 
 // fixedTail are the rules whose pattern has a fixed width.
@@ -318,8 +325,9 @@ func healthcareRules() []rule {
 		newRule(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0),
 		newRule(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0),
 		newRule(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1),
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 1, wordHead: true, wordTail: true},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 1, wordHead: true, wordTail: true},
+		// The group is the whole match (\b is empty): 0, which a hand matcher reports.
+		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 0, wordHead: true, wordTail: true},
+		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 0, wordHead: true, wordTail: true},
 	}
 }
 
@@ -399,7 +407,7 @@ func keynameRules() []rule {
 	for _, k := range keyStems {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
-			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyPre,
+			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyStemPre(stemForms(k.stem)),
 			value: keyValue,
 		})
 	}
@@ -448,6 +456,12 @@ func finishRules(rs []rule) []rule {
 			r.match = matchEmail
 		case r.dt == "iban" && r.family == famFinance:
 			r.match = matchIBAN
+		case r.family == famHealthcare && r.dt == "health_condition":
+			r.match = words(lowerAll(dictOrder(healthConditions))...).matcher()
+		case r.family == famHealthcare && r.dt == "medication":
+			r.match = words(lowerAll(dictOrder(medications))...).matcher()
+		case r.family != famKeyname && wordLists[r.dt] != nil:
+			r.match = wordLists[r.dt].matcher()
 		}
 	}
 	return rs
@@ -528,6 +542,16 @@ func preCheck(r *rule) func(t string, p int) bool {
 		return preClientID
 	case r.dt == "credit_score":
 		return preCreditScore
+	case r.dt == "account_number":
+		return preAccount
+	case r.dt == "income":
+		return preIncome
+	case r.dt == "loan_amount":
+		return preLoan
+	case r.dt == "account_balance":
+		return preBalance
+	case r.dt == "salary":
+		return preSalary
 	case r.dt == "secret_assignment":
 		return preAssign
 	case isMRN(r):
@@ -693,7 +717,20 @@ func pyClasses(p string) string {
 }
 
 // unicodeBound reports whether Python's Unicode \b holds at byte offset i.
+// It is asked at every start of most rules: two ASCII bytes, the common
+// case, are judged by a table without decoding.
 func unicodeBound(t string, i int) bool {
+	if i > 0 && i < len(t) {
+		if a, b := t[i-1], t[i]; a|b < 0x80 {
+			return asciiWord[a] != asciiWord[b]
+		}
+	}
+	return unicodeBoundAt(t, i)
+}
+
+// unicodeBoundAt is unicodeBound for any text: at an end of it, or next to
+// a character above 0x7f.
+func unicodeBoundAt(t string, i int) bool {
 	before, after := false, false
 	if i > 0 {
 		if c := t[i-1]; c < 0x80 {

@@ -20,7 +20,45 @@ func TestKeyPreIsNecessary(t *testing.T) {
 		"patient", "name", "the", "we", "agreed", "on", "x", " ", "  ", "_", "-", "\"", "'", ":", "=",
 		"\t", "\n", "\v", "\f", "\r", "\x1c", "\x1f", "\u00a0", "\u2028", "é", "K", "\u212a", "7", ".",
 	}
-	keys := []string{"date of birth", "social_security_number", "DOB", "home address", "Credit Score", "patient name", "'mrn'", "\"phone\""}
+	keys := []string{
+		"date of birth", "social_security_number", "DOB", "home address", "Credit Score", "patient name", "'mrn'", "\"phone\"",
+		"birth_date", "Medical Record Number", "'account_no'", "full name", "mailing_address", "Phone Number", "health_ID", "Diagnoses",
+		"prescriptions", "rx", "Base Pay", "disciplinary_note", "card number", "iban", "sin", "Social Insurance", "nam", "name",
+	}
+	var keyRules []*rule
+	for i := range builtin().rules {
+		if r := &builtin().rules[i]; r.family == famKeyname {
+			keyRules = append(keyRules, r)
+		}
+	}
+	// Wrong checks the test must catch: a form left out, a separator
+	// refused, the quote after the key forgotten.
+	stemOf := func(dt string) int {
+		for k := range keyStems {
+			if keyStems[k].dt == dt {
+				return k
+			}
+		}
+		panic(dt)
+	}
+	without := func(dt, form string) func(string, int) bool {
+		f := stemForms(keyStems[stemOf(dt)].stem)
+		delete(f, form)
+		return keyStemPre(f)
+	}
+	wrong := []*struct {
+		stem   int
+		pre    func(string, int) bool
+		caught bool
+	}{
+		{stem: stemOf("date_of_birth"), pre: without("date_of_birth", "birthdate")},
+		{stem: stemOf("ssn"), pre: func(s string, p int) bool {
+			return keyRules[stemOf("ssn")].pre(s, p) && !strings.HasPrefix(s[p:], "social_")
+		}},
+		{stem: stemOf("phone_number"), pre: func(s string, p int) bool {
+			return keyRules[stemOf("phone_number")].pre(s, p) && !strings.HasPrefix(s[p:], "\"phone\"")
+		}},
+	}
 	rng := rand.New(rand.NewSource(6))
 	checked, matched := 0, 0
 	for n := 0; n < 20000; n++ {
@@ -33,11 +71,19 @@ func TestKeyPreIsNecessary(t *testing.T) {
 		}
 		text := b.String()
 		for p := 0; p < len(text); p++ {
-			for _, re := range res {
+			for k, re := range res {
 				if re.MatchString(text[p:]) {
 					matched++
 					if !keyPre(text, p) {
 						t.Fatalf("keyPre(%q, %d) = false, but %s matches there", text, p, re)
+					}
+					if !keyRules[k].pre(text, p) {
+						t.Fatalf("%s: the stem's check says no at %d of %q, but %s matches there", keyRules[k].dt, p, text, re)
+					}
+					for _, w := range wrong {
+						if w.stem == k && !w.pre(text, p) {
+							w.caught = true
+						}
 					}
 				}
 			}
@@ -46,6 +92,11 @@ func TestKeyPreIsNecessary(t *testing.T) {
 	}
 	if matched < 1000 {
 		t.Fatalf("only %d matches in %d positions: the generator no longer exercises the patterns", matched, checked)
+	}
+	for _, w := range wrong {
+		if !w.caught {
+			t.Errorf("a deliberately wrong check for %s passes the test", keyStems[w.stem].dt)
+		}
 	}
 }
 
@@ -160,11 +211,11 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 // Go expressions lack) inside the shapes the digit and capital rules want.
 var preFragments = append(append([]string(nil), fragments...),
 	"\x1c", "\x1d", "\x1f", "\v", "\u0085", "\u2028",
-	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199",
+	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199", "1555 123 4567", "44555-123-4567", "1(555) 123-4567", "+44 (20) 794-6095", "+1-(555) 123 4567",
 	"AB\x1c12\x1c34\x1c56\x1cC", "AB 12 34 56 D", "ABCD\x1c1234\x1c5678", "NAM\x1cTREM 8842", "12\x1cMain Street", "12 Main\x1cSt", "12\x1cRue Saint-Denis",
 	"patient:\x1cJean Tremblay", "Name: Jean-Luc Picard", "name': 'Emma',", "Mr. Smith", "dr Who",
 	"2022-01-01", "2022, 1, 1", "100.0, ", "id=1, ", "10:30", "3GS", "1234 5678 9012 3456", "4111-1111-1111-1111 ", "123 456 789 ", "192.168.0.1", "256.1.1.1", "1.2.3.4.5",
-	"date='2022-01-01'", "date: ", "password: hunter22!", "api_key=abcdef123", "token = \"s3cr3tValue\"", "Birthday Party", "Credit Card Number': ", "card number: 4111", "medical condition: ", "health_id: ", "Names: ",
+	"account no: 12345678", "Acct# 1234567", "loan montant: 250,000", "Mortgage Amount $410,000", "balance: $1,20", "solde 999", "base pay: 85,000", "salary $95,000", "revenue 1,234", "income: 5,000", "date='2022-01-01'", "date: ", "password: hunter22!", "api_key=abcdef123", "token = \"s3cr3tValue\"", "Birthday Party", "Credit Card Number': ", "card number: 4111", "medical condition: ", "health_id: ", "Names: ",
 )
 
 // preTexts draws random texts from preFragments, the way randomText does.
@@ -256,6 +307,18 @@ func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
 		{ruleOf("ssn", ""), func(s string, p int) bool { return preSSN(s, p) && byteAt(s, p+11) != ' ' }},
 		{ruleOf("credit_card", ""), func(s string, p int) bool { return preCard(s, p) && byteAt(s, p+4) != '-' }},
 		{ruleOf("ip_address", "25"), func(s string, p int) bool { return preIPv4(s, p) && byteAt(s, p+1) != '.' }},
+		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && !isDigit(byteAt(s, p+3)) }},
+		{ruleOf("phone_number", `\(`), func(s string, p int) bool { return prePhone(s, p) && byteAt(s, p+1) != '(' && byteAt(s, p+2) != '(' }},
+		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.Contains(s[p:min(p+16, len(s))], "-") }},
+		{ruleOf("person_name", ""), func(s string, p int) bool { return preName(s, p) && !strings.HasPrefix(s[p:], "Mr") }},
+		{ruleOf("account_number", ""), amountPre([]string{"account", "acct", "compte"}, []string{"number", "num"}, sixDigits)},
+		{ruleOf("income", ""), amountPre([]string{"income", "revenue", "revenu", "salary income", "gross income"}, nil, amountValue(4))},
+		{ruleOf("loan_amount", ""), amountPre([]string{"loan", "mortgage", "prêt", "pret"}, []string{"amount"}, amountValue(3))},
+		{ruleOf("account_balance", ""), amountPre([]string{"balance", "solde"}, nil, amountValue(3))},
+		{ruleOf("salary", ""), amountPre([]string{"salary", "salaire", "compensation"}, nil, amountValue(3))},
+		{ruleOf("sin", ""), func(s string, p int) bool { return preSIN(s, p) && byteAt(s, p+3) != ' ' }},
+		{ruleOf("address", "Street"), func(s string, p int) bool { return preStreet(s, p) && byteAt(s, p+2) != ' ' }},
+		{ruleOf("address", "Rue"), func(s string, p int) bool { return preRue(s, p) && byteAt(s, p+2) != '-' }},
 	}
 	for _, w := range wrong {
 		if text, _, _ := preViolation(w.pre, w.r.anchored.get(), texts); text == "" {

@@ -1,0 +1,147 @@
+package agentleak
+
+import (
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// matchTexts are random texts for the hand matchers: the necessary-check
+// tests' texts, and joins of every word list's words with their near
+// misses (cut short, run on into a letter, digit, underscore or non-ASCII
+// letter, in other cases) and separators.
+func matchTexts(seed int64, n int) []string {
+	var pool []string
+	add := func(w string) {
+		pool = append(pool, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"s", w+"_", w+"1", w+"é", w+"ing", w[:len(w)-1], w+"-", w+".")
+	}
+	for _, wl := range wordLists {
+		for _, w := range wl.words {
+			add(w)
+		}
+	}
+	for _, w := range append(lowerAll(healthConditions), lowerAll(medications)...) {
+		add(w)
+	}
+	pool = append(pool, " ", " ", "  ", ",", ".", "'", "\"", ":", "\n", "\u00a0", "é", "\u212a", "\u017f", "risk", "internal", "cancer du", "cancer dux",
+		"a@b.co", "x.y+z@ex-ample.com", "foo@bar", "@", "DE89370400440532013000", "GB82WEST12345698765432", "FR76300060000112345678901890123456789", "ÉMILE", "ß")
+	rng := rand.New(rand.NewSource(seed))
+	out := preTexts(seed, n/2)
+	for len(out) < n {
+		var b strings.Builder
+		for k := 1 + rng.Intn(8); k > 0; k-- {
+			b.WriteString(pool[rng.Intn(len(pool))])
+			if rng.Intn(2) == 0 {
+				b.WriteString(pool[rng.Intn(20)+len(pool)-28]) // a separator
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// matchDisagreement returns the first text and position where the hand
+// matcher and the rule's anchored expression disagree (the matcher
+// leaving the position to the expression is no disagreement), and how
+// many positions the matcher decided with a match.
+func matchDisagreement(r *rule, match func(string, int, []int) int, texts []string) (text string, at, matched int) {
+	m := make([]int, 2)
+	re := r.anchored.get()
+	for _, s := range texts {
+		for p := 0; p <= len(s); p++ {
+			got := match(s, p, m)
+			if got == -1 {
+				continue
+			}
+			want := re.FindStringSubmatchIndex(s[p:])
+			switch {
+			case got == 0 && want == nil:
+				continue
+			case got == 1 && want != nil && m[0] == p && m[1] == p+want[1]:
+				matched++
+				continue
+			}
+			if text == "" {
+				text, at = s, p
+			}
+		}
+	}
+	return text, at, matched
+}
+
+// TestHandMatchersAgreeWithExpressions: wherever a rule's hand matcher
+// decides (a match or none), its anchored expression decides the same,
+// with the same end.
+func TestHandMatchersAgreeWithExpressions(t *testing.T) {
+	texts := matchTexts(21, 6000)
+	e := builtin()
+	n := 0
+	for i := range e.rules {
+		r := &e.rules[i]
+		if r.match == nil {
+			continue
+		}
+		n++
+		if text, at, matched := matchDisagreement(r, r.match, texts); text != "" {
+			m := make([]int, 2)
+			got := r.match(text, at, m)
+			t.Errorf("rule %d %s/%s at %d of %q: the hand matcher says %d %v, %s says %v",
+				i, r.family, r.dt, at, text, got, m, r.anchored.src, r.anchored.get().FindStringIndex(text[at:]))
+		} else if matched < 20 {
+			t.Errorf("rule %d %s/%s: only %d matches: the texts no longer exercise it", i, r.family, r.dt, matched)
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d rules have a hand matcher", n)
+	}
+}
+
+// TestHandMatcherTestCatchesWrongMatchers: the test above fails for
+// matchers that are deliberately wrong: words tried in another order, the
+// \b after a word forgotten, the \w* tail dropped.
+func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
+	texts := matchTexts(21, 6000)
+	e := builtin()
+	ruleOf := func(dt string) *rule {
+		for i := range e.rules {
+			if r := &e.rules[i]; r.dt == dt && r.family != famKeyname {
+				return r
+			}
+		}
+		t.Fatalf("no rule %s", dt)
+		return nil
+	}
+	conditions := lowerAll(dictOrder(healthConditions))
+	slices.Reverse(conditions)
+	noBound := func(match func(string, int, []int) int) func(string, int, []int) int {
+		return func(s string, p int, m []int) int {
+			got := match(s, p, m)
+			if got == 0 && strings.HasPrefix(strings.ToLower(s[p:]), "terminateds") {
+				m[0], m[1] = p, p+len("terminated")
+				return 1
+			}
+			return got
+		}
+	}
+	wrong := []struct {
+		dt    string
+		match func(string, int, []int) int
+	}{
+		{"health_condition", words(conditions...).matcher()},
+		{"employment_status", noBound(ruleOf("employment_status").match)},
+		{"performance_review", words(wordLists["performance_review"].words...).matcher()},
+		{"email", func(s string, p int, m []int) int {
+			got := matchEmail(s, p, m)
+			if got == 1 && m[1] > p+1 && s[m[1]-1] != '.' {
+				m[1]--
+			}
+			return got
+		}},
+	}
+	for _, w := range wrong {
+		if text, _, _ := matchDisagreement(ruleOf(w.dt), w.match, texts); text == "" {
+			t.Errorf("%s: a deliberately wrong matcher passes the test", w.dt)
+		}
+	}
+}
