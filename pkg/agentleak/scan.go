@@ -385,6 +385,12 @@ func (sc *Scanner) eventText(raw []byte) (string, error) {
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
 	}
+	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
+		if out, ok := appendValueText(sc.text[:0], raw); ok {
+			sc.text, sc.scratch = out, true
+			return unsafe.String(unsafe.SliceData(out), len(out)), nil
+		}
+	}
 	return eventText(raw, nil)
 }
 

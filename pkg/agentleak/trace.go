@@ -407,6 +407,16 @@ func eventText(raw json.RawMessage, buf []byte) (string, error) {
 		}
 		return s, nil
 	}
+	if out, ok := appendValueText(buf[:0], raw); ok {
+		return string(out), nil
+	}
+	return decodedValueText(raw)
+}
+
+// decodedValueText renders a JSON value through encoding/json's token
+// stream: the reference for appendValueText, and the path for what that
+// does not take on.
+func decodedValueText(raw []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var b strings.Builder
