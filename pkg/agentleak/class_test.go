@@ -163,6 +163,16 @@ func diffStarts(ps *patternSet, text string, folds bool) string {
 			return fmt.Sprintf("class %d: %v, want %v", c, st.cls[c], ref.cls[c])
 		}
 	}
+	// runRule skips the \b check on the classes of word starts.
+	for c := range st.cls {
+		if boundClass(byte(c)) {
+			for _, p := range st.cls[c] {
+				if !unicodeBound(text, p) {
+					return fmt.Sprintf("class %d: %d is no word boundary", c, p)
+				}
+			}
+		}
+	}
 	if st.unsorted != ref.unsorted {
 		return fmt.Sprintf("unsorted %v, want %v", st.unsorted, ref.unsorted)
 	}
