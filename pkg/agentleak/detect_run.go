@@ -110,7 +110,8 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 			continue
 		}
 		last = p
-		if head && !boundAt(text, p) {
+		// The checks that refuse most starts, before the call.
+		if head && !boundAt(text, p) || r.pre != nil && !r.pre(text, p) {
 			continue
 		}
 		m := ps.matchAt(r, text, p)
@@ -149,13 +150,10 @@ func (r *rule) report(text string, m []int, emit emitFunc) {
 }
 
 // matchAt returns r's match anchored at p (submatch indexes into text), or
-// nil: the necessary check, the hand match or the expression within the
-// rule's window, then the lookarounds. (runRule has checked the word
-// boundary a \b at the head needs.)
+// nil: the hand match or the expression within the rule's window, then the
+// lookarounds. (runRule has checked the word boundary a \b at the head
+// needs and the necessary check.)
 func (ps *patternSet) matchAt(r *rule, text string, p int) []int {
-	if r.pre != nil && !r.pre(text, p) {
-		return nil
-	}
 	var m []int
 	got := -1
 	if r.match != nil {
