@@ -208,9 +208,18 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			// A word start, the capital and the lower-case letters after
 			// it taken at once: two capitals, a capital and a digit, or
 			// one to four hex letters and a colon can start a class.
-			v := word8(t, i)
-			if k&kindTrig != 0 && trie.maybe(v) {
-				ps.triggersAt(t, i)
+			var v uint64
+			if i+8 <= n {
+				v = load64(t, i)
+			} else {
+				v = word8Tail(t, i)
+			}
+			if k&kindTrig != 0 {
+				h := hash3(uint32(v))
+				b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
+				if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+					ps.triggersAt(t, i)
+				}
 			}
 			var j int
 			if m := notLower(v) &^ 0xff; m != 0 {

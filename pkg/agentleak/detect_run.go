@@ -95,7 +95,7 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 	r := &ps.rules[i]
 	cands, bound := ps.candidates(i)
 	// A class of word starts needs no \b check.
-	head := r.wordHead && !bound
+	head, pre := r.wordHead && !bound, r.pre
 	prevEnd, last := -1, -1
 	for _, p := range cands {
 		if p < prevEnd {
@@ -111,7 +111,7 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 		}
 		last = p
 		// The checks that refuse most starts, before the call.
-		if head && !boundAt(text, p) || r.pre != nil && !r.pre(text, p) {
+		if head && !boundAt(text, p) || pre != nil && !pre(text, p) {
 			continue
 		}
 		m := ps.matchAt(r, text, p)
