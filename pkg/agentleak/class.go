@@ -189,8 +189,13 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			continue
 		}
 		if k == kindSep {
+			// A run of bytes that start nothing, crossed in a loop of its
+			// own.
 			prevWord, prevDigit = false, false
 			i++
+			for i < n && trie.kind[t[i]] == kindSep {
+				i++
+			}
 			continue
 		}
 		switch k &^ kindTrig {

@@ -312,3 +312,18 @@ func TestPrefixFilterKeepsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundAt holds boundAt to unicodeBound at every position of the
+// adversarial and random-byte texts.
+func TestBoundAt(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for n := 0; n < 5000; n++ {
+		for _, s := range []string{adversarialText(rng), randomBytes(rng), randomText(rng)} {
+			for p := 0; p <= len(s); p++ {
+				if got, want := boundAt(s, p), unicodeBound(s, p); got != want {
+					t.Fatalf("%q at %d: boundAt %v, unicodeBound %v", s, p, got, want)
+				}
+			}
+		}
+	}
+}

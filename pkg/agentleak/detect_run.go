@@ -57,7 +57,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			_, n := utf8.DecodeLastRuneInString(text[:p])
 			c = append(c, p-n)
 		}
-		if ps.rules[ri].family != famKeyname || unicodeBound(text, p) {
+		if ps.rules[ri].family != famKeyname || boundAt(text, p) {
 			c = append(c, p)
 		}
 		if n > 0 && len(c) > n && c[n] < c[n-1] {
