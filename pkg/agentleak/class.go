@@ -146,11 +146,15 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			} else {
 				v = word8Tail(t, i)
 			}
+			// The run is t[i:j]; c1 follows it (0 at the end of the text).
 			var j int
+			var c1 byte
 			if m := notLower(v); m != 0 {
-				j = i + bits.TrailingZeros64(m)>>3
+				d := bits.TrailingZeros64(m) >> 3
+				j, c1 = i+d, byte(v>>(8*d))
 			} else {
 				j = lowerEnd(t, i+8)
+				c1 = byteAt(t, j)
 			}
 			if !prevWord {
 				// A word start: a trigger word, a postal code (a letter
@@ -167,10 +171,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 						ps.triggersAt(t, i)
 					}
 				}
-				if j-i <= 4 {
-					if c1 := byte(v >> (8 * (j - i))); c1-'0' <= 10 || c1-'A' < 6 || c1 >= 0x80 {
-						st.shortWord(t, i, j, c1)
-					}
+				if j-i <= 4 && shortNext[c1] {
+					st.shortWord(t, i, j, c1)
 				}
 			} else if k == kindLower|kindTrig && t[i-1] >= 0x80 && trie.maybe(v) {
 				// After a non-ASCII letter: no class starts, but a trigger
@@ -178,7 +180,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				ps.triggersAt(t, i)
 			}
 			// A space after the word is taken with it.
-			if j < n && t[j] == ' ' {
+			if c1 == ' ' {
 				j++
 				prevWord = false
 			} else {
@@ -307,6 +309,17 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	}
 	return false
 }
+
+// shortNext marks the bytes after a short run of lower-case letters that
+// let it start a class (shortWord): a digit, a colon, A-F, or a byte above
+// 0x7f.
+var shortNext = func() (m [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		m[c] = isDigit(b) || b == ':' || b-'A' < 6 || b >= 0x80
+	}
+	return m
+}()
 
 // add files position i in start class c.
 func (st *ruleState) add(c byte, i int) { st.cls[c] = append(st.cls[c], i) }
