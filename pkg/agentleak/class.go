@@ -370,12 +370,26 @@ func hexColon(t string, i int) bool {
 	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
 
-// triggersAt files the trigger words that begin at i.
-func (ps *patternSet) triggersAt(t string, i int) {
-	st := ps.state
-	st.ids = ps.trie.walk(t, i, st.ids[:0])
-	for _, id := range st.ids {
-		ps.addTrigger(t, int(id), i)
+// triggersAt files the trigger words that begin at p: triggerTrie.walk,
+// each word filed as the walk reaches its end.
+func (ps *patternSet) triggersAt(text string, p int) {
+	tr := ps.trie
+	s := 0
+	for i := p; i < len(text); i++ {
+		c := tr.class[text[i]]
+		if c == 0 {
+			return
+		}
+		v := tr.next[s*tr.nclass+int(c)]
+		if v == 0 {
+			return
+		}
+		s = int(v &^ outMark)
+		if v&outMark != 0 {
+			for _, id := range tr.out[s] {
+				ps.addTrigger(text, int(id), p)
+			}
+		}
 	}
 }
 
