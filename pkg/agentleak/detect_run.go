@@ -277,7 +277,6 @@ type ruleState struct {
 	// text (an empty list may have one): the rules to run and the lists
 	// to clear.
 	trig []uint64
-	ids  []int32 // trigger words found at one position
 	// unsorted: a rule's trigger positions were not filed in order
 	unsorted bool
 	cls      [startEmail + 1][]int // per start class: its positions
