@@ -146,11 +146,15 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			} else {
 				v = word8Tail(t, i)
 			}
+			// The run is t[i:j]; c1 follows it (0 at the end of the text).
 			var j int
+			var c1 byte
 			if m := notLower(v); m != 0 {
-				j = i + bits.TrailingZeros64(m)>>3
+				d := bits.TrailingZeros64(m) >> 3
+				j, c1 = i+d, byte(v>>(8*d))
 			} else {
 				j = lowerEnd(t, i+8)
+				c1 = byteAt(t, j)
 			}
 			if !prevWord {
 				// A word start: a trigger word, a postal code (a letter
@@ -167,10 +171,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 						ps.triggersAt(t, i)
 					}
 				}
-				if j-i <= 4 {
-					if c1 := byte(v >> (8 * (j - i))); c1-'0' <= 10 || c1-'A' < 6 || c1 >= 0x80 {
-						st.shortWord(t, i, j, c1)
-					}
+				if j-i <= 4 && shortNext[c1] {
+					st.shortWord(t, i, j, c1)
 				}
 			} else if k == kindLower|kindTrig && t[i-1] >= 0x80 && trie.maybe(v) {
 				// After a non-ASCII letter: no class starts, but a trigger
@@ -178,7 +180,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				ps.triggersAt(t, i)
 			}
 			// A space after the word is taken with it.
-			if j < n && t[j] == ' ' {
+			if c1 == ' ' {
 				j++
 				prevWord = false
 			} else {
@@ -189,8 +191,13 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			continue
 		}
 		if k == kindSep {
+			// A run of bytes that start nothing, crossed in a loop of its
+			// own.
 			prevWord, prevDigit = false, false
 			i++
+			for i < n && trie.kind[t[i]] == kindSep {
+				i++
+			}
 			continue
 		}
 		switch k &^ kindTrig {
@@ -208,9 +215,18 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			// A word start, the capital and the lower-case letters after
 			// it taken at once: two capitals, a capital and a digit, or
 			// one to four hex letters and a colon can start a class.
-			v := word8(t, i)
-			if k&kindTrig != 0 && trie.maybe(v) {
-				ps.triggersAt(t, i)
+			var v uint64
+			if i+8 <= n {
+				v = load64(t, i)
+			} else {
+				v = word8Tail(t, i)
+			}
+			if k&kindTrig != 0 {
+				h := hash3(uint32(v))
+				b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
+				if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+					ps.triggersAt(t, i)
+				}
 			}
 			var j int
 			if m := notLower(v) &^ 0xff; m != 0 {
@@ -294,6 +310,17 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	return false
 }
 
+// shortNext marks the bytes after a short run of lower-case letters that
+// let it start a class (shortWord): a digit, a colon, A-F, or a byte above
+// 0x7f.
+var shortNext = func() (m [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		m[c] = isDigit(b) || b == ':' || b-'A' < 6 || b >= 0x80
+	}
+	return m
+}()
+
 // add files position i in start class c.
 func (st *ruleState) add(c byte, i int) { st.cls[c] = append(st.cls[c], i) }
 
@@ -343,12 +370,26 @@ func hexColon(t string, i int) bool {
 	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
 
-// triggersAt files the trigger words that begin at i.
-func (ps *patternSet) triggersAt(t string, i int) {
-	st := ps.state
-	st.ids = ps.trie.walk(t, i, st.ids[:0])
-	for _, id := range st.ids {
-		ps.addTrigger(t, int(id), i)
+// triggersAt files the trigger words that begin at p: triggerTrie.walk,
+// each word filed as the walk reaches its end.
+func (ps *patternSet) triggersAt(text string, p int) {
+	tr := ps.trie
+	s := 0
+	for i := p; i < len(text); i++ {
+		c := tr.class[text[i]]
+		if c == 0 {
+			return
+		}
+		v := tr.next[s*tr.nclass+int(c)]
+		if v == 0 {
+			return
+		}
+		s = int(v &^ outMark)
+		if v&outMark != 0 {
+			for _, id := range tr.out[s] {
+				ps.addTrigger(text, int(id), p)
+			}
+		}
 	}
 }
 

@@ -163,6 +163,16 @@ func diffStarts(ps *patternSet, text string, folds bool) string {
 			return fmt.Sprintf("class %d: %v, want %v", c, st.cls[c], ref.cls[c])
 		}
 	}
+	// runRule skips the \b check on the classes of word starts.
+	for c := range st.cls {
+		if boundClass(byte(c)) {
+			for _, p := range st.cls[c] {
+				if !unicodeBound(text, p) {
+					return fmt.Sprintf("class %d: %d is no word boundary", c, p)
+				}
+			}
+		}
+	}
 	if st.unsorted != ref.unsorted {
 		return fmt.Sprintf("unsorted %v, want %v", st.unsorted, ref.unsorted)
 	}
@@ -297,6 +307,21 @@ func TestPrefixFilterKeepsWords(t *testing.T) {
 							t.Errorf("%q: the prefix filter refuses %q at 1", w, s)
 						}
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestBoundAt holds boundAt to unicodeBound at every position of the
+// adversarial and random-byte texts.
+func TestBoundAt(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for n := 0; n < 5000; n++ {
+		for _, s := range []string{adversarialText(rng), randomBytes(rng), randomText(rng)} {
+			for p := 0; p <= len(s); p++ {
+				if got, want := boundAt(s, p), unicodeBound(s, p); got != want {
+					t.Fatalf("%q at %d: boundAt %v, unicodeBound %v", s, p, got, want)
 				}
 			}
 		}

@@ -57,7 +57,7 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			_, n := utf8.DecodeLastRuneInString(text[:p])
 			c = append(c, p-n)
 		}
-		if ps.rules[ri].family != famKeyname || unicodeBound(text, p) {
+		if ps.rules[ri].family != famKeyname || boundAt(text, p) {
 			c = append(c, p)
 		}
 		if n > 0 && len(c) > n && c[n] < c[n-1] {
@@ -68,26 +68,36 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 	}
 }
 
-// candidates returns where rule i may start, in order.
-func (ps *patternSet) candidates(i int) []int {
+// candidates returns where rule i may start, in order, and whether each
+// is known to be a word boundary.
+func (ps *patternSet) candidates(i int) (c []int, bound bool) {
 	r := &ps.rules[i]
 	if len(r.triggers) == 0 {
-		return ps.state.cls[r.starts]
+		return ps.state.cls[r.starts], boundClass(r.starts)
 	}
-	c := ps.state.cands[i]
+	c = ps.state.cands[i]
 	// findStarts files them left to right (a quote or character before a
 	// word never before the word filed last); addTrigger notes it if not.
 	if ps.state.unsorted {
 		sort.Ints(c)
 	}
-	return c
+	return c, false
+}
+
+// boundClass: the class files only word characters that no word character
+// comes before (findStarts' prevWord), where Python's \b holds.
+func boundClass(c byte) bool {
+	return c == startDigit || c == startUpper || c == startLetter || c == startHex
 }
 
 // runRule reports rule i's matches in text.
 func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 	r := &ps.rules[i]
+	cands, bound := ps.candidates(i)
+	// A class of word starts needs no \b check.
+	head, pre := r.wordHead && !bound, r.pre
 	prevEnd, last := -1, -1
-	for _, p := range ps.candidates(i) {
+	for _, p := range cands {
 		if p < prevEnd {
 			// An address's local part may begin inside the previous
 			// match: the search goes on from where that match ended.
@@ -100,6 +110,10 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 			continue
 		}
 		last = p
+		// The checks that refuse most starts, before the call.
+		if head && !boundAt(text, p) || pre != nil && !pre(text, p) {
+			continue
+		}
 		m := ps.matchAt(r, text, p)
 		if m == nil {
 			continue
@@ -110,6 +124,14 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 		}
 		r.report(text, m, emit)
 	}
+}
+
+// boundAt is unicodeBound with ASCII on both sides taken inline.
+func boundAt(t string, p int) bool {
+	if p > 0 && p < len(t) && t[p-1]|t[p] < 0x80 {
+		return asciiWord[t[p-1]] != asciiWord[t[p]]
+	}
+	return unicodeBound(t, p)
 }
 
 // report emits the value of match m unless the rule's keep check refuses
@@ -128,15 +150,10 @@ func (r *rule) report(text string, m []int, emit emitFunc) {
 }
 
 // matchAt returns r's match anchored at p (submatch indexes into text), or
-// nil: the word boundary, the necessary check, the hand match or the
-// expression within the rule's window, then the lookarounds.
+// nil: the hand match or the expression within the rule's window, then the
+// lookarounds. (runRule has checked the word boundary a \b at the head
+// needs and the necessary check.)
 func (ps *patternSet) matchAt(r *rule, text string, p int) []int {
-	if r.wordHead && !unicodeBound(text, p) {
-		return nil
-	}
-	if r.pre != nil && !r.pre(text, p) {
-		return nil
-	}
 	var m []int
 	got := -1
 	if r.match != nil {
@@ -260,7 +277,6 @@ type ruleState struct {
 	// text (an empty list may have one): the rules to run and the lists
 	// to clear.
 	trig []uint64
-	ids  []int32 // trigger words found at one position
 	// unsorted: a rule's trigger positions were not filed in order
 	unsorted bool
 	cls      [startEmail + 1][]int // per start class: its positions
