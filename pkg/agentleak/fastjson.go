@@ -389,7 +389,7 @@ func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 				i = nextSpecial(b, i, high)
 				break
 			}
-			if m := specialMask(binary.LittleEndian.Uint64(b[i:]), high); m != 0 {
+			if m := specialMask(load64(b, i), high); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -436,7 +436,7 @@ func isHex(h byte) bool { return isDigit(h) || (h|0x20)-'a' < 6 }
 // already passed.
 func nextSpecial(b []byte, i int, high uint64) int {
 	for i+8 <= len(b) {
-		if m := specialMask(binary.LittleEndian.Uint64(b[i:]), high); m != 0 {
+		if m := specialMask(load64(b, i), high); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
@@ -484,19 +484,21 @@ func specialMask32(w, high uint32) uint32 {
 	const ones, highs = 0x01010101, 0x80808080
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
-	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w&high) & highs
+	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
 }
 
 // specialMask flags (with the byte's high bit) the bytes of w that are a
 // quote, a backslash or below 0x20, and those above 0x7f when high is
-// highBits. Each test is the exact "some byte is zero" / "some byte is
-// below n" bit trick: a borrow can only set a flag above a byte that
-// already matched, so the lowest flag is always a true one.
+// highBits. The tests are the "some byte is zero" / "some byte is below
+// n" bit tricks, whose "and not the byte" parts are all the byte's own
+// high bit (a quote and a backslash have none), so they share one &^ w.
+// A borrow can only set a flag above a byte that already matched, so the
+// lowest flag is always a true one.
 func specialMask(w, high uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
-	return ((q-ones)&^q | (bs-ones)&^bs | (w-ones*0x20)&^w | w&high) & highs
+	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
 }
 
 // specialInWord reports whether one of the eight bytes of w is a quote, a

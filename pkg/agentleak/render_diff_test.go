@@ -146,6 +146,9 @@ func checkFloat(t *testing.T, f float64) {
 	if want := appendJSONFloatRef([]byte("x"), f); !bytes.Equal(got, want) {
 		t.Fatalf("appendJSONFloat(%v) = %s, want %s", f, got, want)
 	}
+	if got, want := appendFloatF([]byte("x"), f), strconv.AppendFloat([]byte("x"), f, 'f', -1, 64); !bytes.Equal(got, want) {
+		t.Fatalf("appendFloatF(%v) = %s, want %s", f, got, want)
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return
 	}

@@ -190,6 +190,16 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// appendFloatF is strconv.AppendFloat(b, f, 'f', -1, 64) (ChannelRisks
+// writes its risks so) with appendJSONFloat's path for exact millionths,
+// whose output is the same.
+func appendFloatF(b []byte, f float64) []byte {
+	if out, ok := appendMillionths(b, f); ok {
+		return out
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
 // appendMillionths writes f when it is the double nearest to k/1e6 for an
 // integer k, and 0 < |f| < 1e9, as k/1e6 in decimal without trailing zeros;
 // ok is false otherwise. That is strconv's shortest form: below 2^33 two
