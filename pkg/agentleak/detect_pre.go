@@ -818,62 +818,71 @@ func stemForms(stem string) map[string]bool {
 // whole run of letters joined by single spaces or underscores; "date" in
 // date='2022-01-01' or "Name" in Name': 'Emma' is not the stem's.
 func keyStemPre(forms map[string]bool) func(t string, p int) bool {
-	longest := 0
-	var list []string // a few forms: a loop beats a map's hash
+	k := &keyForms{}
 	for f := range forms {
-		longest = max(longest, len(f))
-		list = append(list, f)
+		k.longest = max(k.longest, len(f))
+		k.list = append(k.list, f)
 	}
-	return func(t string, p int) bool {
-		i := p
-		if c := byteAt(t, i); c == '"' || c == '\'' {
+	k.longest = min(k.longest, len(keyBuf{}))
+	return k.pre
+}
+
+// keyForms are a stem's forms: a few short strings, which a loop compares
+// faster than a map hashes. (A method, not a closure: the compiler inlines
+// the byte tests into it.)
+type keyForms struct {
+	list    []string
+	longest int
+}
+
+type keyBuf [32]byte
+
+func (k *keyForms) pre(t string, p int) bool {
+	i := p
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		i++
+	}
+	var key keyBuf
+	n := 0
+	for {
+		s := i
+		for i < len(t) && isLetter(t[i]) {
+			if n == k.longest {
+				return false // longer than every form
+			}
+			key[n] = t[i] | 0x20
+			n++
 			i++
 		}
-		var key [32]byte
-		n := 0
-		for {
-			s := i
-			for i < len(t) && isLetter(t[i]) {
-				if n < len(key) {
-					key[n] = t[i] | 0x20
-				}
-				n++
+		if i < len(t) && t[i] >= 0x80 {
+			return true // Unicode spaces or case folds: the expression decides
+		}
+		if i == s {
+			return false
+		}
+		if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
+			if d := t[i+1]; isLetter(d) {
 				i++
-			}
-			if i < len(t) && t[i] >= 0x80 {
-				return true // Unicode spaces or case folds: the expression decides
-			}
-			if i == s {
-				return false
-			}
-			if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
-				if d := t[i+1]; isLetter(d) {
-					i++
-					continue
-				} else if d >= 0x80 {
-					return true
-				}
-			}
-			break
-		}
-		if n > longest || n > len(key) {
-			return false
-		}
-		// The colon first: most trigger words in prose fail there.
-		if c := byteAt(t, i); c == '"' || c == '\'' {
-			i++
-		}
-		if !keyColon(t, i) {
-			return false
-		}
-		k := string(key[:n])
-		for _, f := range list {
-			if f == k {
+				continue
+			} else if d >= 0x80 {
 				return true
 			}
 		}
+		break
+	}
+	// The colon first: most trigger words in prose fail there.
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		i++
+	}
+	if !keyColon(t, i) {
 		return false
 	}
+	for _, f := range k.list {
+		if string(key[:n]) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // amountPre is the necessary check of a finance or salary rule: one of its
