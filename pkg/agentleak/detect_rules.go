@@ -464,6 +464,8 @@ func finishRules(rs []rule) []rule {
 			r.match = matchCard
 		case r.dt == "phone_number" && r.family == famPII:
 			r.match = matchPhone
+		case r.key == "address" && strings.Contains(r.re.src, "Street"):
+			r.match = matchStreet
 		case r.dt == "client_identifier":
 			r.match = matchClientID
 		case r.family == famHealthcare && r.dt == "health_condition":
