@@ -86,3 +86,140 @@ func high(t string, i int) int {
 	}
 	return 0
 }
+
+// rueWords are the French address pattern's street words, lower case, in
+// its order, the accented letters of C[ôo]te, All[ée]e, Mont[ée]e and
+// Carr[ée] in their ASCII form (text with the accent is the expression's).
+var rueWords = []string{"rue", "avenue", "av", "boulevard", "boul", "bd", "chemin", "ch", "cote", "place", "allee", "impasse", "montee", "rang", "croissant", "promenade", "terrasse", "carre"}
+
+// matchRue is the French address pattern on ASCII text at p: a house
+// number, optionally a dash or space and a second number (tried first), spaces,
+// a street word (tried in the pattern's order: Avenue before Av), an
+// optional dot, spaces and one to four name words joined by a space or a
+// dash. Numbers and spaces are whole runs; name words are greedy and
+// nothing after them can fail, so the first street word that is followed
+// by a dot or spaces and a name gives the match.
+func matchRue(t string, p int, m []int) int {
+	i := p
+	for i < len(t) && isDigit(t[i]) {
+		i++
+	}
+	if n := i - p; n == 0 || n > 5 {
+		return high(t, i)
+	}
+	switch c := byteAt(t, i); {
+	case c >= 0x80:
+		return -1
+	case c == '-' || goSpace(c):
+		k := i + 1
+		for k < len(t) && isDigit(t[k]) {
+			k++
+		}
+		if k < len(t) && t[k] >= 0x80 {
+			return -1
+		}
+		if n := k - i - 1; n >= 1 && n <= 4 {
+			if got := rueRest(t, p, k, m); got != 0 {
+				return got
+			}
+		}
+	}
+	return rueRest(t, p, i, m)
+}
+
+// rueRest matches from the spaces before the street word at i.
+func rueRest(t string, p, i int, m []int) int {
+	j := i
+	for j < len(t) && goSpace(t[j]) {
+		j++
+	}
+	if j < len(t) && t[j] >= 0x80 {
+		return -1
+	}
+	if j == i {
+		return 0
+	}
+	for _, w := range rueWords {
+		e, ok := foldWordAt(t, j, w)
+		if e < 0 {
+			return -1
+		}
+		if ok {
+			if got := rueName(t, p, e, m); got != 0 {
+				return got
+			}
+		}
+	}
+	return 0
+}
+
+// rueName matches the dot, spaces and name words after a street word
+// ending at e.
+func rueName(t string, p, e int, m []int) int {
+	k := e
+	c := byteAt(t, k)
+	if c >= 0x80 {
+		return -1
+	}
+	if c == '.' {
+		if c = byteAt(t, k+1); c >= 0x80 {
+			return -1
+		}
+		if !goSpace(c) {
+			return 0 // without the dot, the spaces would start at it
+		}
+		k++
+	}
+	s := k
+	for k < len(t) && goSpace(t[k]) {
+		k++
+	}
+	if k < len(t) && t[k] >= 0x80 {
+		return -1
+	}
+	if k == s {
+		return 0
+	}
+	end, got := rueWord(t, k)
+	if got != 1 {
+		return got
+	}
+	for r := 0; r < 3; r++ {
+		if c := byteAt(t, end); c != ' ' && c != '-' {
+			break
+		}
+		e, got := rueWord(t, end+1)
+		if got < 0 {
+			return -1
+		}
+		if got == 0 {
+			break
+		}
+		end = e
+	}
+	m[0], m[1] = p, end
+	return 1
+}
+
+// rueWord is a name word at k, a letter and one or more of
+// [\wÀ-ÿ'’.-]: its end and 1, or 0 where none is, -1 at a byte above 0x7f.
+func rueWord(t string, k int) (int, int) {
+	c := byteAt(t, k)
+	if c >= 0x80 {
+		return 0, -1
+	}
+	if !isLetter(c) {
+		return 0, 0
+	}
+	e := k + 1
+	for e < len(t) && (asciiWord[t[e]] || t[e] == '\'' || t[e] == '.' || t[e] == '-') {
+		e++
+	}
+	if e < len(t) && t[e] >= 0x80 {
+		return 0, -1
+	}
+	if e == k+1 {
+		return 0, 0
+	}
+	return e, 1
+}

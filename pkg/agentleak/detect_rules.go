@@ -466,6 +466,8 @@ func finishRules(rs []rule) []rule {
 			r.match = matchPhone
 		case r.key == "address" && strings.Contains(r.re.src, "Street"):
 			r.match = matchStreet
+		case r.key == "address" && strings.Contains(r.re.src, "Rue"):
+			r.match = matchRue
 		case r.dt == "client_identifier":
 			r.match = matchClientID
 		case r.family == famHealthcare && r.dt == "health_condition":
