@@ -110,6 +110,12 @@ func preSIN(t string, p int) bool {
 
 // preCard: 13 or more digits, each followed by at most one space or dash.
 func preCard(t string, p int) bool {
+	// A match spans 13 bytes or more, each a digit, a space or a dash (or
+	// part of a Unicode digit): three samples of them reject most starts,
+	// a date or a number in prose, without reading the digits one by one.
+	if p+12 >= len(t) || !cardByte[t[p+12]] || !cardByte[t[p+8]] || !cardByte[t[p+4]] {
+		return false
+	}
 	n := 0
 	for i := p; i < len(t); {
 		c := t[i]
@@ -131,6 +137,24 @@ func preCard(t string, p int) bool {
 	return false
 }
 
+// phoneByte marks the bytes a phone match is made of.
+var phoneByte = func() (set [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		set[c] = isDigit(b) || isSpaceASCII(b) || b == '+' || b == '(' || b == ')' || b == '-' || b == '.' || b >= 0x80
+	}
+	return set
+}()
+
+// cardByte marks the bytes a credit card match is made of: digits, space,
+// dash, and the bytes of Unicode digits.
+var cardByte = func() (set [256]bool) {
+	for c := 0; c < 256; c++ {
+		set[c] = isDigit(byte(c)) || c == ' ' || c == '-' || c >= 0x80
+	}
+	return set
+}()
+
 // prePhone: the phone pattern at p on ASCII text. The optional prefix is
 // '+' (when p is one), one to three digits and an optional separator; the
 // core is (ddd) or ddd, a separator, ddd, a separator, dddd. So the digit
@@ -141,6 +165,12 @@ func preCard(t string, p int) bool {
 // prefix of the whole run). Most starts, a number in prose, fail at the
 // byte after their digits.
 func prePhone(t string, p int) bool {
+	// A match spans 12 bytes or more, all of them digits, separators,
+	// '+', parentheses or parts of Unicode characters: two samples reject
+	// most starts before the digits are read.
+	if p+11 >= len(t) || !phoneByte[t[p+11]] || !phoneByte[t[p+6]] {
+		return false
+	}
 	c := byteAt(t, p)
 	if c == '(' {
 		return phoneCore(t, p)
@@ -232,8 +262,13 @@ func octet(s string) bool {
 // octet must be its whole digit run: a shorter one would be followed by a
 // digit where the pattern wants a dot or a boundary.
 func preIPv4(t string, p int) bool {
-	// Most starts fail on the first octet: a dot within its first four bytes.
-	if p+4 <= len(t) && t[p] < 0x80 {
+	// A match spans 7 bytes or more ("1.1.1.1"), digits and dots (or parts
+	// of Unicode digits); most starts fail on the first octet: a dot within
+	// its first four bytes.
+	if p+6 >= len(t) || !isDigit(t[p+6]) && t[p+6] != '.' && t[p+6] < 0x80 {
+		return false
+	}
+	if t[p] < 0x80 {
 		for k := 1; ; k++ {
 			c := t[p+k]
 			if c == '.' || c >= 0x80 {
