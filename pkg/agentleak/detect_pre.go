@@ -110,6 +110,12 @@ func preSIN(t string, p int) bool {
 
 // preCard: 13 or more digits, each followed by at most one space or dash.
 func preCard(t string, p int) bool {
+	// A match spans 13 bytes or more, each a digit, a space or a dash (or
+	// part of a Unicode digit): three samples of them reject most starts,
+	// a date or a number in prose, without reading the digits one by one.
+	if p+12 >= len(t) || !cardByte[t[p+12]] || !cardByte[t[p+8]] || !cardByte[t[p+4]] {
+		return false
+	}
 	n := 0
 	for i := p; i < len(t); {
 		c := t[i]
@@ -131,6 +137,24 @@ func preCard(t string, p int) bool {
 	return false
 }
 
+// phoneByte marks the bytes a phone match is made of.
+var phoneByte = func() (set [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		set[c] = isDigit(b) || isSpaceASCII(b) || b == '+' || b == '(' || b == ')' || b == '-' || b == '.' || b >= 0x80
+	}
+	return set
+}()
+
+// cardByte marks the bytes a credit card match is made of: digits, space,
+// dash, and the bytes of Unicode digits.
+var cardByte = func() (set [256]bool) {
+	for c := 0; c < 256; c++ {
+		set[c] = isDigit(byte(c)) || c == ' ' || c == '-' || c >= 0x80
+	}
+	return set
+}()
+
 // prePhone: the phone pattern at p on ASCII text. The optional prefix is
 // '+' (when p is one), one to three digits and an optional separator; the
 // core is (ddd) or ddd, a separator, ddd, a separator, dddd. So the digit
@@ -141,6 +165,12 @@ func preCard(t string, p int) bool {
 // prefix of the whole run). Most starts, a number in prose, fail at the
 // byte after their digits.
 func prePhone(t string, p int) bool {
+	// A match spans 12 bytes or more, all of them digits, separators,
+	// '+', parentheses or parts of Unicode characters: two samples reject
+	// most starts before the digits are read.
+	if p+11 >= len(t) || !phoneByte[t[p+11]] || !phoneByte[t[p+6]] {
+		return false
+	}
 	c := byteAt(t, p)
 	if c == '(' {
 		return phoneCore(t, p)
@@ -232,8 +262,13 @@ func octet(s string) bool {
 // octet must be its whole digit run: a shorter one would be followed by a
 // digit where the pattern wants a dot or a boundary.
 func preIPv4(t string, p int) bool {
-	// Most starts fail on the first octet: a dot within its first four bytes.
-	if p+4 <= len(t) && t[p] < 0x80 {
+	// A match spans 7 bytes or more ("1.1.1.1"), digits and dots (or parts
+	// of Unicode digits); most starts fail on the first octet: a dot within
+	// its first four bytes.
+	if p+6 >= len(t) || !isDigit(t[p+6]) && t[p+6] != '.' && t[p+6] < 0x80 {
+		return false
+	}
+	if t[p] < 0x80 {
 		for k := 1; ; k++ {
 			c := t[p+k]
 			if c == '.' || c >= 0x80 {
@@ -818,62 +853,71 @@ func stemForms(stem string) map[string]bool {
 // whole run of letters joined by single spaces or underscores; "date" in
 // date='2022-01-01' or "Name" in Name': 'Emma' is not the stem's.
 func keyStemPre(forms map[string]bool) func(t string, p int) bool {
-	longest := 0
-	var list []string // a few forms: a loop beats a map's hash
+	k := &keyForms{}
 	for f := range forms {
-		longest = max(longest, len(f))
-		list = append(list, f)
+		k.longest = max(k.longest, len(f))
+		k.list = append(k.list, f)
 	}
-	return func(t string, p int) bool {
-		i := p
-		if c := byteAt(t, i); c == '"' || c == '\'' {
+	k.longest = min(k.longest, len(keyBuf{}))
+	return k.pre
+}
+
+// keyForms are a stem's forms: a few short strings, which a loop compares
+// faster than a map hashes. (A method, not a closure: the compiler inlines
+// the byte tests into it.)
+type keyForms struct {
+	list    []string
+	longest int
+}
+
+type keyBuf [32]byte
+
+func (k *keyForms) pre(t string, p int) bool {
+	i := p
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		i++
+	}
+	var key keyBuf
+	n := 0
+	for {
+		s := i
+		for i < len(t) && isLetter(t[i]) {
+			if n == k.longest {
+				return false // longer than every form
+			}
+			key[n] = t[i] | 0x20
+			n++
 			i++
 		}
-		var key [32]byte
-		n := 0
-		for {
-			s := i
-			for i < len(t) && isLetter(t[i]) {
-				if n < len(key) {
-					key[n] = t[i] | 0x20
-				}
-				n++
+		if i < len(t) && t[i] >= 0x80 {
+			return true // Unicode spaces or case folds: the expression decides
+		}
+		if i == s {
+			return false
+		}
+		if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
+			if d := t[i+1]; isLetter(d) {
 				i++
-			}
-			if i < len(t) && t[i] >= 0x80 {
-				return true // Unicode spaces or case folds: the expression decides
-			}
-			if i == s {
-				return false
-			}
-			if c := byteAt(t, i); (c == ' ' || c == '_') && i+1 < len(t) {
-				if d := t[i+1]; isLetter(d) {
-					i++
-					continue
-				} else if d >= 0x80 {
-					return true
-				}
-			}
-			break
-		}
-		if n > longest || n > len(key) {
-			return false
-		}
-		// The colon first: most trigger words in prose fail there.
-		if c := byteAt(t, i); c == '"' || c == '\'' {
-			i++
-		}
-		if !keyColon(t, i) {
-			return false
-		}
-		k := string(key[:n])
-		for _, f := range list {
-			if f == k {
+				continue
+			} else if d >= 0x80 {
 				return true
 			}
 		}
+		break
+	}
+	// The colon first: most trigger words in prose fail there.
+	if c := byteAt(t, i); c == '"' || c == '\'' {
+		i++
+	}
+	if !keyColon(t, i) {
 		return false
 	}
+	for _, f := range k.list {
+		if string(key[:n]) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // amountPre is the necessary check of a finance or salary rule: one of its

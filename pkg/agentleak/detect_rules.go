@@ -456,6 +456,20 @@ func finishRules(rs []rule) []rule {
 			r.match = matchEmail
 		case r.dt == "iban" && r.family == famFinance:
 			r.match = matchIBAN
+		case r.dt == "ssn" && r.family == famPII:
+			r.match = matchFixed("ddd-dd-dddd")
+		case r.dt == "sin" && r.family == famPII:
+			r.match = matchFixed("ddd?ddd?ddd")
+		case r.dt == "credit_card" && r.family == famPII:
+			r.match = matchCard
+		case r.dt == "phone_number" && r.family == famPII:
+			r.match = matchPhone
+		case r.key == "address" && strings.Contains(r.re.src, "Street"):
+			r.match = matchStreet
+		case r.key == "address" && strings.Contains(r.re.src, "Rue"):
+			r.match = matchRue
+		case r.dt == "client_identifier":
+			r.match = matchClientID
 		case r.family == famHealthcare && r.dt == "health_condition":
 			r.match = words(lowerAll(dictOrder(healthConditions))...).matcher()
 		case r.family == famHealthcare && r.dt == "medication":

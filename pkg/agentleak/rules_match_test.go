@@ -25,7 +25,11 @@ func matchTexts(seed int64, n int) []string {
 		add(w)
 	}
 	pool = append(pool, " ", " ", "  ", ",", ".", "'", "\"", ":", "\n", "\u00a0", "é", "\u212a", "\u017f", "risk", "internal", "cancer du", "cancer dux",
-		"a@b.co", "x.y+z@ex-ample.com", "foo@bar", "@", "DE89370400440532013000", "GB82WEST12345698765432", "FR76300060000112345678901890123456789", "ÉMILE", "ß")
+		"a@b.co", "x.y+z@ex-ample.com", "foo@bar", "@", "DE89370400440532013000", "GB82WEST12345698765432", "FR76300060000112345678901890123456789", "ÉMILE", "ß",
+		"ACC-123", "acct_4567", "CUST12345", "client-999x", "USER_12", "member123456_", "ACCT123", "Acc-", "user", "٣٤٥", "1234", "12",
+		"4111 1111 1111 1111", "4111-1111-1111-1111-", "41111111111111112222", "4111 1111 1111 111 ", "(555) 123-4567", "+1 555.123.4567", "+44-555-123-4567", "1555-123-4567",
+		"555\x1c123\x1c4567", "555\v123\v4567", "12 Main Street Street", "5 Oak Road Way ", "123456 Elm St", "7\x1cSt. Louis Ave.", "42  Rue Drive", "12-34 Rue Saint-Denis", "12-1234 Rue Saint-Denis", "3 4321 Av Foo", "1234 5 Av. Mont Royal Est Ouest Nord", "12 Boul René-Lévesque", "7 Ch. du Lac", "3 Avenue  Des Pins", "44 Côte Vertu", "5 rue a", "12 Rue O'Brien.", "12\x1cRue X1", "123456 Rue Foo", "1 12345 Rue Foo", "9 Chemin-Foo", "9 Dr Dr. Who", "10 Main\vSt", "412-55-9087", "123 456 789", "123-456 789")
+	seps := []string{" ", "  ", ",", ".", "'", "\"", ":", "\n", "-", "_", "\u00a0", "\x1c", "\v", "é"}
 	rng := rand.New(rand.NewSource(seed))
 	out := preTexts(seed, n/2)
 	for len(out) < n {
@@ -33,7 +37,7 @@ func matchTexts(seed int64, n int) []string {
 		for k := 1 + rng.Intn(8); k > 0; k-- {
 			b.WriteString(pool[rng.Intn(len(pool))])
 			if rng.Intn(2) == 0 {
-				b.WriteString(pool[rng.Intn(20)+len(pool)-28]) // a separator
+				b.WriteString(seps[rng.Intn(len(seps))])
 			}
 		}
 		out = append(out, b.String())
@@ -131,6 +135,36 @@ func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
 		{"health_condition", words(conditions...).matcher()},
 		{"employment_status", noBound(ruleOf("employment_status").match)},
 		{"performance_review", words(wordLists["performance_review"].words...).matcher()},
+		{"sin", matchFixed("ddd-ddd-ddd")},
+		{"credit_card", func(s string, p int, m []int) int {
+			got := matchCard(s, p, m)
+			if got == 1 && m[1] > p && (s[m[1]-1] == ' ' || s[m[1]-1] == '-') {
+				m[1]--
+			}
+			return got
+		}},
+		{"phone_number", func(s string, p int, m []int) int {
+			got := matchPhone(s, p, m)
+			if got == 1 && byteAt(s, p) != '+' && m[1]-p > 14 {
+				return 0
+			}
+			return got
+		}},
+		{"client_identifier", func(s string, p int, m []int) int {
+			got := matchClientID(s, p, m)
+			if got == 0 && strings.HasPrefix(strings.ToLower(s[p:]), "user_12") {
+				m[0], m[1] = p, p+7
+				return 1
+			}
+			return got
+		}},
+		{"address", func(s string, p int, m []int) int {
+			got := matchStreet(s, p, m)
+			if got == 1 && strings.Count(s[p:m[1]], " ") > 2 {
+				return 0 // three words never
+			}
+			return got
+		}},
 		{"email", func(s string, p int, m []int) int {
 			got := matchEmail(s, p, m)
 			if got == 1 && m[1] > p+1 && s[m[1]-1] != '.' {
