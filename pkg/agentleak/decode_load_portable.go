@@ -4,8 +4,8 @@ package agentleak
 
 import "encoding/binary"
 
-// load64 is binary.LittleEndian.Uint64(b[i:]) for a caller that checked
+// loadBytes64 is binary.LittleEndian.Uint64(b[i:]) for a caller that checked
 // i+8 <= len(b).
-func load64(b []byte, i int) uint64 {
+func loadBytes64(b []byte, i int) uint64 {
 	return binary.LittleEndian.Uint64(b[i:])
 }

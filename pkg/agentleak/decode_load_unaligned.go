@@ -4,10 +4,10 @@ package agentleak
 
 import "unsafe"
 
-// load64 is binary.LittleEndian.Uint64(b[i:]) for a caller that checked
+// loadBytes64 is binary.LittleEndian.Uint64(b[i:]) for a caller that checked
 // i+8 <= len(b): these little-endian machines load unaligned words, and
 // the slice expression's bounds check and pointer masking, a third of the
 // string search's instructions, are left out.
-func load64(b []byte, i int) uint64 {
+func loadBytes64(b []byte, i int) uint64 {
 	return *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))
 }

@@ -389,7 +389,7 @@ func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 				i = nextSpecial(b, i, high)
 				break
 			}
-			if m := specialMask(load64(b, i), high); m != 0 {
+			if m := specialMask(loadBytes64(b, i), high); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -436,7 +436,7 @@ func isHex(h byte) bool { return isDigit(h) || (h|0x20)-'a' < 6 }
 // already passed.
 func nextSpecial(b []byte, i int, high uint64) int {
 	for i+8 <= len(b) {
-		if m := specialMask(load64(b, i), high); m != 0 {
+		if m := specialMask(loadBytes64(b, i), high); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
