@@ -52,7 +52,7 @@ func (c ChannelRisks) appendJSON(b []byte) []byte {
 		}
 		b = strconv.AppendQuote(b, r.Channel)
 		b = append(b, ':')
-		b = strconv.AppendFloat(b, r.RI, 'f', -1, 64)
+		b = appendFloatF(b, r.RI)
 	}
 	return append(b, '}')
 }
