@@ -97,6 +97,8 @@ func TestDetectors(t *testing.T) {
 		{"dob: 1980-01-31", []string{"date_of_birth=1980-01-31", "date_of_birth=1980-01-31"}},
 		{"mortgage: $410,000, balance: 2,300", []string{"loan_amount=410,000,", "account_balance=2,300"}}, // engine quirk: [0-9,] keeps a trailing comma
 		{"x", nil},
+		// Python's \s takes the vertical tab and \x1c-\x1f; Go's does not.
+		{"call 555\v123\v4567 or 555\x1c123\x1c4567", []string{"phone_number=555\v123\v4567", "phone_number=555\x1c123\x1c4567"}},
 		{"version 10.2.3.4 and host 10.2.3.5", []string{"ip_address=10.2.3.5"}},
 		{"BG123456A and AB123456C", []string{"national_insurance_number=AB123456C"}},
 		{"card 4111 1111 1111 1112 invalid", nil},

@@ -8,9 +8,9 @@ package agentleak
 // rules_match_test.go holds each to its rule's anchored expression.
 
 // goSpace: an ASCII byte the rules' \s takes: Go's \s (\t \n \f \r and the
-// space, not \v) widened by pyClasses with \x1c-\x1f.
+// space) widened by pyClasses to Python's, with \v and \x1c-\x1f.
 func goSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c-0x1c <= 3
+	return c == ' ' || c-'\t' <= '\r'-'\t' || c-0x1c <= 3
 }
 
 // matchFixed matches a fixed-width shape at p: 'd' a digit, '?' a space or

@@ -709,9 +709,9 @@ func pyClasses(p string) string {
 				b.WriteString(`\p{Nd}`)
 			case 's':
 				if inClass {
-					b.WriteString(`\s\p{Z}\x{85}\x{1c}-\x{1f}`)
+					b.WriteString(`\s\v\p{Z}\x{85}\x{1c}-\x{1f}`)
 				} else {
-					b.WriteString(`[\s\p{Z}\x{85}\x{1c}-\x{1f}]`)
+					b.WriteString(`[\s\v\p{Z}\x{85}\x{1c}-\x{1f}]`)
 				}
 			default:
 				b.WriteByte(c)

@@ -207,8 +207,8 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 }
 
 // preFragments add to the differential test's fragments the separators
-// Python's \s has beyond the usual six (\x1c-\x1f, \x85; and \v, which the
-// Go expressions lack) inside the shapes the digit and capital rules want.
+// Python's \s has beyond the usual six (\x1c-\x1f, \x85 and \v, which Go's \s
+// lacks) inside the shapes the digit and capital rules want.
 var preFragments = append(append([]string(nil), fragments...),
 	"\x1c", "\x1d", "\x1f", "\v", "\u0085", "\u2028",
 	"555\x1c123\x1c4567", "(555)\x1f123-4567", "+1\x1d555 123 4567", "+44 20 7946 0958", "555.123.4567", "5551234567", "1-800-555-0199", "1555 123 4567", "44555-123-4567", "1(555) 123-4567", "+44 (20) 794-6095", "+1-(555) 123 4567",
