@@ -379,8 +379,14 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 // string with escapes is decoded into the scanner's reused buffer.
 func (sc *Scanner) eventText(raw []byte) (string, error) {
 	sc.scratch = false
-	if len(raw) > 1 && raw[0] == '"' && bytes.IndexByte(raw, '\\') >= 0 {
-		if out, ok := unquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
+	if len(raw) > 1 && raw[0] == '"' {
+		if bytes.IndexByte(raw, '\\') < 0 {
+			if utf8.Valid(raw) {
+				// eventText's first case, without its second search for a
+				// backslash.
+				return unsafe.String(&raw[1], len(raw)-2), nil
+			}
+		} else if out, ok := unquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
