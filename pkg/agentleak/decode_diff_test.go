@@ -221,7 +221,7 @@ func TestDecodeAdversarial(t *testing.T) {
 		c.check([]byte(doc))
 	}
 	rng := rand.New(rand.NewSource(42))
-	for n := 0; n < 30000; n++ {
+	for n := 0; n < iterations(30000); n++ {
 		doc := genTrace(rng)
 		c.check(doc)
 		// Mutated: a byte changed, or the document cut short.

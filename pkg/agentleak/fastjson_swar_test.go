@@ -44,7 +44,7 @@ func TestNextSpecialMatchesByteLoop(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []byte("ab \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff")
-	for n := 0; n < 20000; n++ {
+	for n := 0; n < iterations(20000); n++ {
 		b := make([]byte, rng.Intn(40))
 		for k := range b {
 			if rng.Intn(4) == 0 {
