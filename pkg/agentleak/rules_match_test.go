@@ -78,6 +78,7 @@ func matchDisagreement(r *rule, match func(string, int, []int) int, texts []stri
 // decides (a match or none), its anchored expression decides the same,
 // with the same end.
 func TestHandMatchersAgreeWithExpressions(t *testing.T) {
+	skipUnderShort(t)
 	texts := matchTexts(21, 6000)
 	e := builtin()
 	n := 0
@@ -105,6 +106,7 @@ func TestHandMatchersAgreeWithExpressions(t *testing.T) {
 // matchers that are deliberately wrong: words tried in another order, the
 // \b after a word forgotten, the \w* tail dropped.
 func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
+	skipUnderShort(t)
 	texts := matchTexts(21, 6000)
 	e := builtin()
 	ruleOf := func(dt string) *rule {

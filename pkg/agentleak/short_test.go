@@ -11,3 +11,14 @@ func iterations(n int) int {
 	}
 	return n
 }
+
+// skipUnderShort skips a long single-goroutine check of the rules against
+// their expressions under -short: it runs in full in the plain pass, and
+// under the race detector (CI's -short pass), where regexp is ten times
+// slower, it took minutes and has no goroutines to race.
+func skipUnderShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a single-goroutine check of the rules: runs in full without -short")
+	}
+}
