@@ -95,18 +95,8 @@ func (r *valueText) object(depth int) bool {
 		if !r.value(depth + 1) {
 			return false
 		}
-		r.ws()
-		if r.i >= len(r.b) {
-			return false
-		}
-		switch r.b[r.i] {
-		case ',':
-			r.i++
-		case '}':
-			r.i++
-			return true
-		default:
-			return false
+		if more, ok := r.after('}'); !more {
+			return ok
 		}
 	}
 }
@@ -125,20 +115,28 @@ func (r *valueText) array(depth int) bool {
 		if !r.value(depth + 1) {
 			return false
 		}
-		r.ws()
-		if r.i >= len(r.b) {
-			return false
-		}
-		switch r.b[r.i] {
-		case ',':
-			r.i++
-		case ']':
-			r.i++
-			return true
-		default:
-			return false
+		if more, ok := r.after(']'); !more {
+			return ok
 		}
 	}
+}
+
+// after reads what follows a member or an item: a comma (more follow) or
+// the closing byte (ok, the end); anything else is bad syntax.
+func (r *valueText) after(closing byte) (more, ok bool) {
+	r.ws()
+	if r.i >= len(r.b) {
+		return false, false
+	}
+	switch r.b[r.i] {
+	case ',':
+		r.i++
+		return true, true
+	case closing:
+		r.i++
+		return false, true
+	}
+	return false, false
 }
 
 // str appends the string at r.i unquoted; a key has '_' and '-' turned
