@@ -123,8 +123,8 @@ func lowerEnd(t string, i int) int {
 // capitals, letter starts a letter and a digit, hex starts a short hex run
 // and a colon, email starts the local part before an '@'): a superset of
 // where its rules can match, and far fewer positions than every word
-// start. Trigger words are looked up where triggerTrie.each would: not
-// inside a run of ASCII word bytes. It reports that the text holds a
+// start. Trigger words are looked up where triggerTrie.each (the tests'
+// reference) would: not inside a run of ASCII word bytes. It reports that the text holds a
 // character that folds to an ASCII letter (foldsToASCII): the starts are
 // then incomplete, and the caller runs the plain expressions.
 func (ps *patternSet) findStarts(t string) (folds bool) {

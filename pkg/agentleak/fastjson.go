@@ -501,10 +501,6 @@ func specialMask(w, high uint64) uint64 {
 	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
 }
 
-// specialInWord reports whether one of the eight bytes of w is a quote, a
-// backslash or below 0x20.
-func specialInWord(w uint64) bool { return specialMask(w, 0) != 0 }
-
 // skip moves past one JSON value, checking its syntax.
 func skipValue(b []byte, i, depth int) int {
 	if depth > 512 || i >= len(b) {
