@@ -46,6 +46,11 @@ type Job struct {
 	// OnResult receives every result in input order (raw values still in
 	// the findings unless Render removed them); an error stops the scan.
 	OnResult func(*Result) error
+	// Transient promises that OnResult keeps nothing of a result (no
+	// string, no slice) once it returns. With one worker the scan then
+	// reads the input through one reused block of lines, since a result's
+	// strings are views into its trace's line.
+	Transient bool
 }
 
 // Summary is what a job saw.
@@ -148,7 +153,8 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 				sum.Blocked++
 			}
 			if j.Collect {
-				sum.Results = append(sum.Results, TraceMetrics{ScenarioID: res.ScenarioID, RunID: res.RunID, Metrics: Metrics(res)})
+				// Copies, not views into the trace's line.
+				sum.Results = append(sum.Results, TraceMetrics{ScenarioID: strings.Clone(res.ScenarioID), RunID: strings.Clone(res.RunID), Metrics: Metrics(res)})
 			}
 			if j.OnResult != nil {
 				if err := j.OnResult(res); err != nil {
@@ -182,7 +188,7 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	} else {
 		var events []Event
 		var out []byte
-		rawTraces(inputs, func(rt *rawTrace) bool {
+		rawTraces(inputs, j.Transient, func(rt *rawTrace) bool {
 			it := j.process(j.Scanner, rt, &events, out[:0])
 			if it.res != nil && j.Render != nil {
 				out = it.res.Output // reused: the result is handled before the next one
@@ -223,8 +229,9 @@ func (j *Job) process(sc *Scanner, rt *rawTrace, events *[]Event, dst []byte) it
 }
 
 // rawTraces calls fn for every trace (or error) of the inputs, in order,
-// until fn returns false. JSONL lines are handed over undecoded.
-func rawTraces(inputs []Input, fn func(rt *rawTrace) bool) {
+// until fn returns false. JSONL lines are handed over undecoded; with
+// reuse, a line's bytes are valid only until fn returns.
+func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
 	for _, in := range inputs {
 		r := in.Reader
 		if in.Path != "-" {
@@ -237,6 +244,7 @@ func rawTraces(inputs []Input, fn func(rt *rawTrace) bool) {
 			defer f.Close()
 		}
 		tr := NewTraceReader(in.Display, r)
+		tr.br.reuse = reuse
 		for {
 			rt, err := tr.nextRaw()
 			if err == io.EOF {
@@ -296,7 +304,7 @@ func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bo
 			return true
 		}
 		ok := true
-		rawTraces(inputs, func(rt *rawTrace) bool {
+		rawTraces(inputs, false, func(rt *rawTrace) bool {
 			b.raws = append(b.raws, *rt)
 			size += len(rt.data)
 			if len(b.raws) >= batchTraces || size >= batchBytes {

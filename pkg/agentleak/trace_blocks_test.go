@@ -1,9 +1,14 @@
 package agentleak
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -12,10 +17,17 @@ import (
 // readAllTraces reads every trace of r, keeping them all (so a trace whose
 // bytes were reused would show it), and describes them.
 func readAllTraces(t *testing.T, r io.Reader) ([]string, error) {
+	return readTraces(t, r, false)
+}
+
+// readTraces is readAllTraces; with reuse, the reader reuses its block and
+// each trace is described before the next is read.
+func readTraces(t *testing.T, r io.Reader, reuse bool) ([]string, error) {
 	t.Helper()
 	tr := NewTraceReader("t.jsonl", r)
+	tr.br.reuse = reuse
 	var kept []*Trace
-	var errs []string
+	var out, errs []string
 	for {
 		tc, err := tr.Next()
 		if err == io.EOF {
@@ -29,17 +41,24 @@ func readAllTraces(t *testing.T, r io.Reader) ([]string, error) {
 			errs = append(errs, err.Error())
 			continue
 		}
-		kept = append(kept, tc)
-	}
-	var out []string
-	for _, tc := range kept {
-		d := fmt.Sprintf("%d %s %s %d", tc.Line, tc.ScenarioID, tc.RunID, len(tc.Events))
-		for _, e := range tc.Events {
-			d += " " + e.EventID + "=" + string(e.Content)
+		if reuse {
+			out = append(out, describeTrace(tc))
+		} else {
+			kept = append(kept, tc)
 		}
-		out = append(out, d)
+	}
+	for _, tc := range kept {
+		out = append(out, describeTrace(tc))
 	}
 	return append(out, errs...), nil
+}
+
+func describeTrace(tc *Trace) string {
+	d := fmt.Sprintf("%d %s %s %d", tc.Line, tc.ScenarioID, tc.RunID, len(tc.Events))
+	for _, e := range tc.Events {
+		d += " " + e.EventID + "=" + string(e.Content)
+	}
+	return d
 }
 
 // TestTraceReaderBlocks: lines across block ends, lines longer than a
@@ -67,17 +86,20 @@ func TestTraceReaderBlocks(t *testing.T) {
 		if err != nil || len(want) < 2 {
 			t.Fatalf("%s: %v, %d traces", name, err, len(want))
 		}
-		for rname, r := range map[string]io.Reader{
-			"one byte": iotest.OneByteReader(strings.NewReader(in)),
-			"half":     iotest.HalfReader(strings.NewReader(in)),
-			"data+EOF": iotest.DataErrReader(strings.NewReader(in)),
-		} {
-			got, err := readAllTraces(t, r)
-			if err != nil {
-				t.Fatalf("%s, %s: %v", name, rname, err)
-			}
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("%s, %s: traces differ from reading one buffer", name, rname)
+		for _, reuse := range []bool{false, true} {
+			for rname, r := range map[string]io.Reader{
+				"one byte": iotest.OneByteReader(strings.NewReader(in)),
+				"half":     iotest.HalfReader(strings.NewReader(in)),
+				"data+EOF": iotest.DataErrReader(strings.NewReader(in)),
+				"whole":    strings.NewReader(in),
+			} {
+				got, err := readTraces(t, r, reuse)
+				if err != nil {
+					t.Fatalf("%s, %s, reuse %v: %v", name, rname, reuse, err)
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s, %s, reuse %v: traces differ from reading one buffer", name, rname, reuse)
+				}
 			}
 		}
 	}
@@ -86,5 +108,48 @@ func TestTraceReaderBlocks(t *testing.T) {
 	_, err := readAllTraces(t, io.MultiReader(strings.NewReader(jsonl[:5000]), iotest.ErrReader(boom)))
 	if !errors.Is(err, boom) {
 		t.Errorf("read error: %v, want boom", err)
+	}
+}
+
+// TestTransientJobMatches: a one-worker job told that OnResult keeps
+// nothing (Transient: it reads through one reused block) renders the same
+// lines and collects the same metrics as one that is not, on an input of
+// many blocks; the collected ids are copies, not views into reused lines.
+func TestTransientJobMatches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	var b strings.Builder
+	for i := 0; b.Len() < 6*blockSize; i++ {
+		fmt.Fprintf(&b, `{"scenario_id": "s%d", "run_id": "r%d", "events": [{"channel": "final_output", "content": "call 555-123-%04d or mail user%d@example.com %s"}]}`+"\n",
+			i, i, i%10000, i, strings.Repeat("z", (i*131)%5000))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(transient bool) (string, *Summary) {
+		var out bytes.Buffer
+		job := &Job{
+			Scanner: NewScanner(nil, nil), Workers: 1, Collect: true, Transient: transient,
+			Render: func(r *Result, dst []byte) []byte {
+				RedactFindings(r, true)
+				return append(r.AppendJSON(dst), '\n')
+			},
+			OnResult: func(r *Result) error { out.Write(r.Output); return nil },
+		}
+		sum, err := job.Run(context.Background(), []Input{{Path: path, Display: path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), sum
+	}
+	want, wantSum := run(false)
+	got, gotSum := run(true)
+	if got != want {
+		t.Errorf("transient output differs from the usual one")
+	}
+	if !reflect.DeepEqual(gotSum, wantSum) {
+		t.Errorf("transient summary differs from the usual one")
+	}
+	if wantSum.Traces < 100 || !strings.Contains(want, `"phone_number"`) {
+		t.Fatalf("the input did not exercise the scan: %d traces", wantSum.Traces)
 	}
 }

@@ -47,7 +47,10 @@ type ScanInputs struct {
 	// Render, when set, formats each result on the goroutine that scanned
 	// it (see Job.Render); OnResult finds the bytes in Result.Output.
 	Render func(r *Result, dst []byte) []byte
-	Now    time.Time // the run's time; zero means time.Now()
+	// Transient promises that OnResult keeps nothing of a result once it
+	// returns (see Job.Transient); it takes effect when nothing is recorded.
+	Transient bool
+	Now       time.Time // the run's time; zero means time.Now()
 }
 
 // Scan statuses of a ScanReport.
@@ -262,7 +265,9 @@ func (p *ScanPlan) runHead() model.EvaluationRun {
 func (p *ScanPlan) scan(ctx context.Context, rep *ScanReport, rec *recorder) (*Summary, error) {
 	sc := NewScanner(p.cfg, p.vaults)
 	sc.VaultKey = p.in.VaultKey
-	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, Render: p.in.Render, OnResult: func(r *Result) error {
+	// The recorder's goroutine reads results after OnResult returned.
+	transient := p.in.Transient && rec == nil
+	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, Render: p.in.Render, Transient: transient, OnResult: func(r *Result) error {
 		rep.Verdicts[r.Verdict]++
 		if r.Blocked {
 			rep.BlockedIDs = append(rep.BlockedIDs, strings.Clone(r.ScenarioID)) // not a view that pins the trace's line

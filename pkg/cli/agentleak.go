@@ -72,6 +72,7 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	out := &scanWriter{w: bw, format: format, show: c.Bool("show-values"), ci: newCIWriter(format, bw)}
 	// Progress on a terminal, for scans that take more than a second.
 	bar := progress.New(env.Stderr, progress.Options{Description: "scanning traces", Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	render := out.render()
 	plan, err := agentleak.Prepare(agentleak.ScanInputs{
 		Config:        c.String("config"),
 		Vaults:        c.StringSlice("vaults"),
@@ -83,7 +84,10 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 		KeepGoing:     c.Bool("keep-going"),
 		Workers:       c.Int("workers"),
 		OnResult:      func(r *agentleak.Result) error { bar.Add(1); return out.write(r) },
-		Render:        out.render(),
+		Render:        render,
+		// A rendered line is copied into the buffered writer: nothing of
+		// the result is kept.
+		Transient: render != nil,
 	})
 	if err != nil {
 		return err
