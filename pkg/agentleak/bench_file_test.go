@@ -11,7 +11,8 @@ import (
 // BenchmarkScanFile scans the trace file named by LF_BENCH_TRACES (with
 // the vault files LF_BENCH_VAULTS, a path list) the way `lf agentleak
 // scan --no-record --workers 1 -o jsonl` does: one worker, redaction and a
-// JSON line per trace. It profiles the whole scan of a large input
+// JSON line per trace rendered into a reused buffer, the input read through
+// one reused block (Transient). It profiles the whole scan of a large input
 // (`task bench:agentleak` builds a 92 MB one).
 func BenchmarkScanFile(b *testing.B) {
 	path := os.Getenv("LF_BENCH_TRACES")
@@ -35,15 +36,17 @@ func BenchmarkScanFile(b *testing.B) {
 	b.SetBytes(st.Size())
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		job := &Job{Scanner: NewScanner(nil, vs), Workers: 1, OnResult: func(r *Result) error {
-			RedactFindings(r, false)
-			out, err := r.MarshalJSON()
-			if err != nil {
+		job := &Job{
+			Scanner: NewScanner(nil, vs), Workers: 1, Transient: true,
+			Render: func(r *Result, dst []byte) []byte {
+				RedactFindings(r, false)
+				return append(r.AppendJSON(dst), '\n')
+			},
+			OnResult: func(r *Result) error {
+				_, err := io.Discard.Write(r.Output)
 				return err
-			}
-			_, err = io.Discard.Write(append(out, '\n'))
-			return err
-		}}
+			},
+		}
 		if _, err := job.Run(context.Background(), []Input{{Path: path, Display: path}}); err != nil {
 			b.Fatal(err)
 		}

@@ -188,12 +188,19 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	} else {
 		var events []Event
 		var out []byte
+		j.Scanner.transient = j.Transient
+		defer func() { j.Scanner.transient = false }()
 		rawTraces(inputs, j.Transient, func(rt *rawTrace) bool {
+			start := events
 			it := j.process(j.Scanner, rt, &events, out[:0])
 			if it.res != nil && j.Render != nil {
 				out = it.res.Output // reused: the result is handled before the next one
 			}
-			return handle(it)
+			ok := handle(it)
+			if j.Transient {
+				events = rewind(start, events)
+			}
+			return ok
 		})
 	}
 	if final != nil {
@@ -203,6 +210,19 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 		return sum, diag.Invalid(sum.Diags)
 	}
 	return sum, nil
+}
+
+// rewind gives back the slab events a trace took, once nothing refers to
+// them: start is the slab before the trace was decoded, now after. Taken
+// events are zeroed (the decoder's slab holds zero events past its
+// length); a trace that moved to a new slab leaves the old one behind.
+func rewind(start, now []Event) []Event {
+	c, n := cap(start), cap(now)
+	if c == 0 || n == 0 || n > c || &start[:c][c-1] != &now[:n][n-1] {
+		return now
+	}
+	clear(start[:c-n])
+	return start
 }
 
 // item is one trace's outcome: a result, or the error that stopped it.

@@ -119,25 +119,55 @@ func TestTransientJobMatches(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	var b strings.Builder
 	for i := 0; b.Len() < 6*blockSize; i++ {
-		fmt.Fprintf(&b, `{"scenario_id": "s%d", "run_id": "r%d", "events": [{"channel": "final_output", "content": "call 555-123-%04d or mail user%d@example.com %s"}]}`+"\n",
-			i, i, i%10000, i, strings.Repeat("z", (i*131)%5000))
+		fmt.Fprintf(&b, `{"scenario_id": "s%d", "run_id": "r%d", "events": [`, i, i)
+		for k := 0; k <= i%3; k++ {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			// Every other trace leaves event_id out: a decoded event must
+			// not keep an earlier trace's.
+			if i%2 == 0 {
+				fmt.Fprintf(&b, `{"event_id": "e%d-%d", `, i, k)
+			} else {
+				b.WriteString("{")
+			}
+			fmt.Fprintf(&b, `"channel": "final_output", "content": "call 555-123-%04d or mail user%d@example.com %s"}`, (i+k)%10000, i, strings.Repeat("z", (i*131)%5000))
+		}
+		b.WriteString("]}\n")
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(transient bool) (string, *Summary) {
 		var out bytes.Buffer
+		var kept []*Result
 		job := &Job{
 			Scanner: NewScanner(nil, nil), Workers: 1, Collect: true, Transient: transient,
 			Render: func(r *Result, dst []byte) []byte {
 				RedactFindings(r, true)
 				return append(r.AppendJSON(dst), '\n')
 			},
-			OnResult: func(r *Result) error { out.Write(r.Output); return nil },
+			OnResult: func(r *Result) error {
+				out.Write(r.Output)
+				if !transient {
+					kept = append(kept, r)
+				}
+				return nil
+			},
 		}
 		sum, err := job.Run(context.Background(), []Input{{Path: path, Display: path}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !transient {
+			// Without the promise a result stays valid after OnResult.
+			var again []byte
+			for _, r := range kept {
+				again = append(r.AppendJSON(again), '\n')
+			}
+			if string(again) != out.String() {
+				t.Errorf("results kept past OnResult changed")
+			}
 		}
 		return out.String(), sum
 	}
