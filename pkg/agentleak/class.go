@@ -454,16 +454,14 @@ func hexColon(t string, i int) bool {
 }
 
 // triggersAt files the trigger words that begin at p: triggerTrie.walk,
-// each word filed as the walk reaches its end.
+// each word filed as the walk reaches its end. A byte no word holds has
+// class 0, and no state goes on with class 0: one test ends the walk.
 func (ps *patternSet) triggersAt(text string, p int) {
 	tr := ps.trie
+	next, class, nc := tr.next, &tr.class, tr.nclass
 	s := 0
 	for i := p; i < len(text); i++ {
-		c := tr.class[text[i]]
-		if c == 0 {
-			return
-		}
-		v := tr.next[s*tr.nclass+int(c)]
+		v := next[s*nc+int(class[loadString8(text, i)])]
 		if v == 0 {
 			return
 		}
