@@ -279,22 +279,31 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
 				ps.triggersAt(t, i)
 			}
+			// The rest of the run starts nothing: each digit is a word
+			// byte after a digit.
+			j := i + 1
+			for j < n && isDigit(t[j]) {
+				j++
+			}
 			if !prevWord {
 				st.add(startDigit, i)
-				if hexColon(t, i) {
+				// An IPv6 group: the hex run goes on past the digits
+				// with hex letters, or a colon ends it.
+				if c1 := byteAt(t, j); j-i <= 4 && (c1 == ':' || (c1|0x20)-'a' < 6) && hexColon(t, i) {
 					st.add(startHex, i)
 				}
 			}
 			if !prevDigit {
 				st.add(startPhone, i)
 			}
-			// The rest of the run starts nothing: each digit is a word
-			// byte after a digit.
-			i++
-			for i < n && isDigit(t[i]) {
-				i++
-			}
+			i = j
 			prevWord, prevDigit = true, true
+			if i < n && trie.kind[t[i]] == kindSep {
+				// The separators after the digits, at once.
+				prevWord, prevDigit = false, false
+				for i++; i < n && trie.kind[t[i]] == kindSep; i++ {
+				}
+			}
 		case kindUnder:
 			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
 				ps.triggersAt(t, i)
