@@ -445,13 +445,22 @@ func (st *ruleState) letterStart(t string, i int) {
 // emailStart files the start of the local part before the '@' at at.
 func (st *ruleState) emailStart(t string, at int) {
 	s := at
-	for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+	for s > 0 && emailLocal[t[s-1]] {
 		s--
 	}
 	if s < at {
 		st.add(startEmail, s)
 	}
 }
+
+// emailLocal marks the bytes of an address's local part: ASCII word
+// bytes, '.', '+' and '-'.
+var emailLocal = func() (m [256]bool) {
+	for c := 0; c < 256; c++ {
+		m[c] = asciiWord[c] || c == '.' || c == '+' || c == '-'
+	}
+	return m
+}()
 
 // hexColon: one to four hex digits at i, then a colon.
 func hexColon(t string, i int) bool {
