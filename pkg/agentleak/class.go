@@ -348,14 +348,13 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 
 // lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),
 // words of letters, lower-case but for a capital first, and the space or
-// the run of bytes that start nothing after each, filing the trigger words
+// the run of bytes that start nothing after each (a colon only after a
+// word of more than four letters), filing the trigger words
 // at their starts. It stops at the first word that something else follows,
 // t[ws:j], its start already tried for trigger words (the caller files its
 // classes, shortWord), or where no such word begins after a separator (ws
 // == j: the caller goes on there, its first byte unseen), or near the end
-// of the text. It refuses a capital that no lower-case letter follows
-// (ws == j == i): two capitals or a capital and a digit start classes of
-// their own.
+// of the text. It refuses a capital that starts classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 	trie := ps.trie
 	kind, p3 := &trie.kind, &trie.prefix3
@@ -364,7 +363,10 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		v := loadString64(t, i)
 		// The first byte's 0x20 bit set: a capital counts as a letter.
 		m := firstNotLower(v | 0x20)
-		if m&0x80 != 0 || m&0x8000 != 0 && v&0x20 == 0 {
+		// A capital that a capital, a digit or a byte above 0x7f follows
+		// starts classes, which the main loop files; one that anything
+		// else follows is a word of one letter.
+		if c1 := byte(v >> 8); m&0x80 != 0 || m&0x8000 != 0 && v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
 			return i, i
 		}
 		// trie.maybe(v), written out.
@@ -389,10 +391,10 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		if c1 == ' ' {
 			continue
 		}
-		// A separator other than the colon (an IPv6 group's) starts no
-		// class after a short word: it is crossed with the bytes like it
-		// after it.
-		if kind[c1] != kindSep || c1 == ':' {
+		// A separator starts no class after the word, but for a colon
+		// after a short word (an IPv6 group): it is crossed with the
+		// bytes like it after it.
+		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
 			return ws, j
 		}
 		for i < len(t) && kind[t[i]] == kindSep {
