@@ -103,6 +103,16 @@ func notLower(v uint64) uint64 {
 	return (^ge | gt | v) & swarHigh
 }
 
+// firstNotLower is notLower for the first byte of v that is not a-z: its
+// high bit is set, and no bit below it. Past it the bytes are not told
+// apart (a byte above 0x7f carries into the next), which spares the
+// masking of the high bits.
+func firstNotLower(v uint64) uint64 {
+	ge := v + (0x80-'a')*swarLow   // high bit: v >= 'a', below the first byte above 0x7f
+	gt := v + (0x80-'z'-1)*swarLow // high bit: v > 'z', likewise
+	return (^ge | gt | v) & swarHigh
+}
+
 // lowerEnd returns the end of the run of lower-case letters at i.
 func lowerEnd(t string, i int) int {
 	for i+8 <= len(t) {
@@ -138,6 +148,23 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
+		if !prevWord && k&^kindTrig != kindSep && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
+			// Words, each with the space or separators after it,
+			// crossed in a loop of their own up to the last.
+			if ws, j := ps.lowerWords(t, i); j > ws {
+				if c1 := byteAt(t, j); j-ws <= 4 && shortNext[c1] {
+					st.shortWord(t, ws, j, c1)
+				}
+				prevWord, prevDigit = true, false
+				i = j
+				continue
+			} else if j > i {
+				prevDigit = false
+				i = j
+				continue
+			}
+			// A capital that starts classes.
+		}
 		if k < kindSep {
 			// A run of lower-case letters.
 			var v uint64
@@ -252,22 +279,31 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
 				ps.triggersAt(t, i)
 			}
+			// The rest of the run starts nothing: each digit is a word
+			// byte after a digit.
+			j := i + 1
+			for j < n && isDigit(t[j]) {
+				j++
+			}
 			if !prevWord {
 				st.add(startDigit, i)
-				if hexColon(t, i) {
+				// An IPv6 group: the hex run goes on past the digits
+				// with hex letters, or a colon ends it.
+				if c1 := byteAt(t, j); j-i <= 4 && (c1 == ':' || (c1|0x20)-'a' < 6) && hexColon(t, i) {
 					st.add(startHex, i)
 				}
 			}
 			if !prevDigit {
 				st.add(startPhone, i)
 			}
-			// The rest of the run starts nothing: each digit is a word
-			// byte after a digit.
-			i++
-			for i < n && isDigit(t[i]) {
-				i++
-			}
+			i = j
 			prevWord, prevDigit = true, true
+			if i < n && trie.kind[t[i]] == kindSep {
+				// The separators after the digits, at once.
+				prevWord, prevDigit = false, false
+				for i++; i < n && trie.kind[t[i]] == kindSep; i++ {
+				}
+			}
 		case kindUnder:
 			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
 				ps.triggersAt(t, i)
@@ -310,6 +346,64 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	return false
 }
 
+// lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),
+// words of letters, lower-case but for a capital first, and the space or
+// the run of bytes that start nothing after each (a colon only after a
+// word of more than four letters), filing the trigger words
+// at their starts. It stops at the first word that something else follows,
+// t[ws:j], its start already tried for trigger words (the caller files its
+// classes, shortWord), or where no such word begins after a separator (ws
+// == j: the caller goes on there, its first byte unseen), or near the end
+// of the text. It refuses a capital that starts classes (ws == j == i).
+func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
+	trie := ps.trie
+	kind, p3 := &trie.kind, &trie.prefix3
+	for i+8 <= len(t) {
+		ws = i
+		v := loadString64(t, i)
+		// The first byte's 0x20 bit set: a capital counts as a letter.
+		m := firstNotLower(v | 0x20)
+		// A capital that a capital, a digit or a byte above 0x7f follows
+		// starts classes, which the main loop files; one that anything
+		// else follows is a word of one letter.
+		if c1 := byte(v >> 8); m&0x80 != 0 || m&0x8000 != 0 && v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
+			return i, i
+		}
+		// trie.maybe(v), written out.
+		h := hash3(uint32(v))
+		b, e := uint64(1)<<(h&63), &p3[h>>6]
+		if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+			ps.triggersAt(t, i)
+		}
+		var c1 byte
+		if m != 0 {
+			// c1 is the first byte that is not a letter.
+			j = i + bits.TrailingZeros64(m)>>3
+			c1 = loadString8(t, j)
+		} else {
+			// Eight letters or more.
+			if j = lowerEnd(t, i+8); j == len(t) {
+				return ws, j
+			}
+			c1 = t[j]
+		}
+		i = j + 1
+		if c1 == ' ' {
+			continue
+		}
+		// A separator starts no class after the word, but for a colon
+		// after a short word (an IPv6 group): it is crossed with the
+		// bytes like it after it.
+		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
+			return ws, j
+		}
+		for i < len(t) && kind[t[i]] == kindSep {
+			i++
+		}
+	}
+	return i, i
+}
+
 // shortNext marks the bytes after a short run of lower-case letters that
 // let it start a class (shortWord): a digit, a colon, A-F, or a byte above
 // 0x7f.
@@ -324,8 +418,8 @@ var shortNext = func() (m [256]bool) {
 // add files position i in start class c.
 func (st *ruleState) add(c byte, i int) { st.cls[c] = append(st.cls[c], i) }
 
-// shortWord files the classes a word of one to four lower-case letters,
-// t[i:j], that c1 follows (0 at the end of the text) begins: a postal code
+// shortWord files the classes a word of one to four letters, lower-case
+// but for a capital first, t[i:j], that c1 follows (0 at the end of the text) begins: a postal code
 // needs a one-letter run followed by a digit (any Unicode digit: a byte
 // above 0x7f is let through), an IPv6 group a run of hex letters that the
 // colon or more hex digits follow.
@@ -333,7 +427,7 @@ func (st *ruleState) shortWord(t string, i, j int, c1 byte) {
 	if j == i+1 && (isDigit(c1) || c1 >= 0x80) {
 		st.add(startLetter, i)
 	}
-	if t[i]-'a' < 6 && (c1 == ':' || isDigit(c1) || c1-'A' < 6) && hexColon(t, i) {
+	if (t[i]|0x20)-'a' < 6 && (c1 == ':' || isDigit(c1) || c1-'A' < 6) && hexColon(t, i) {
 		st.add(startHex, i)
 	}
 }
@@ -353,13 +447,22 @@ func (st *ruleState) letterStart(t string, i int) {
 // emailStart files the start of the local part before the '@' at at.
 func (st *ruleState) emailStart(t string, at int) {
 	s := at
-	for s > 0 && (isWordByte(t[s-1]) && t[s-1] < 0x80 || t[s-1] == '.' || t[s-1] == '+' || t[s-1] == '-') {
+	for s > 0 && emailLocal[t[s-1]] {
 		s--
 	}
 	if s < at {
 		st.add(startEmail, s)
 	}
 }
+
+// emailLocal marks the bytes of an address's local part: ASCII word
+// bytes, '.', '+' and '-'.
+var emailLocal = func() (m [256]bool) {
+	for c := 0; c < 256; c++ {
+		m[c] = asciiWord[c] || c == '.' || c == '+' || c == '-'
+	}
+	return m
+}()
 
 // hexColon: one to four hex digits at i, then a colon.
 func hexColon(t string, i int) bool {
@@ -371,16 +474,14 @@ func hexColon(t string, i int) bool {
 }
 
 // triggersAt files the trigger words that begin at p: triggerTrie.walk,
-// each word filed as the walk reaches its end.
+// each word filed as the walk reaches its end. A byte no word holds has
+// class 0, and no state goes on with class 0: one test ends the walk.
 func (ps *patternSet) triggersAt(text string, p int) {
 	tr := ps.trie
+	next, class, nc := tr.next, &tr.class, tr.nclass
 	s := 0
 	for i := p; i < len(text); i++ {
-		c := tr.class[text[i]]
-		if c == 0 {
-			return
-		}
-		v := tr.next[s*tr.nclass+int(c)]
+		v := next[s*nc+int(class[loadString8(text, i)])]
 		if v == 0 {
 			return
 		}
