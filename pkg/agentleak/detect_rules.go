@@ -409,7 +409,7 @@ func keynameRules() []rule {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyStemPre(stemForms(k.stem)),
-			value: keyValue,
+			value: keyValue, match: newKeyMatch(k.stem).match,
 		})
 	}
 	return rs

@@ -163,7 +163,7 @@ func (ps *patternSet) matchAt(r *rule, text string, p int) []int {
 	var m []int
 	got := -1
 	if r.match != nil {
-		m = ps.state.m[:2] // hand matches report the whole match only
+		m = ps.state.m[:2*r.group+2] // the match and the groups up to the reported one
 		got = r.match(text, p, m)
 	}
 	switch got {
