@@ -478,6 +478,10 @@ func finishRules(rs []rule) []rule {
 			r.match = words(lowerAll(dictOrder(medications))...).matcher()
 		case r.family != famKeyname && wordLists[r.dt] != nil:
 			r.match = wordLists[r.dt].matcher()
+		case r.dt == "person_name" && r.family == famPII:
+			r.match = matchName
+		case r.family != famKeyname && amountMatches[r.dt] != nil:
+			r.match = amountMatches[r.dt].match
 		}
 	}
 	return rs
