@@ -38,6 +38,7 @@ type rule struct {
 	// match, when set, matches at p by hand: it fills m and returns 1, returns
 	// 0 where the expression cannot match, -1 to leave it to the expression.
 	match func(t string, p int, m []int) int
+	digit int8 // the rule's slot in the digit screen (detect_screen.go), 0 for none
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -408,7 +409,7 @@ func keynameRules() []rule {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyStemPre(stemForms(k.stem)),
-			value: keyValue,
+			value: keyValue, match: newKeyMatch(k.stem).match,
 		})
 	}
 	return rs
@@ -451,6 +452,7 @@ func finishRules(rs []rule) []rule {
 		r.pre = preCheck(r)
 		r.triggers = triggerWords(r)
 		r.window = matchWindow(r)
+		r.digit = digitSlot(r)
 		switch {
 		case r.dt == "email":
 			r.match = matchEmail
@@ -476,6 +478,10 @@ func finishRules(rs []rule) []rule {
 			r.match = words(lowerAll(dictOrder(medications))...).matcher()
 		case r.family != famKeyname && wordLists[r.dt] != nil:
 			r.match = wordLists[r.dt].matcher()
+		case r.dt == "person_name" && r.family == famPII:
+			r.match = matchName
+		case r.family != famKeyname && amountMatches[r.dt] != nil:
+			r.match = amountMatches[r.dt].match
 		}
 	}
 	return rs

@@ -15,13 +15,16 @@ import (
 func (ps *patternSet) runRules(text string, emit emitFunc) {
 	st := ps.state
 	if st.clsRules[startDigit] == nil {
-		st.setRules(ps.src)
+		st.setRules(ps.src, ps.rules)
 	}
 	if ps.findStarts(text) {
 		// The text holds a character that folds to an ASCII letter
 		// (foldsToASCII).
 		ps.runPlain(text, emit)
 		return
+	}
+	if st.screen && len(st.cls[startDigit]) > 0 {
+		st.screenDigits(text)
 	}
 	// Only the rules with a start in this text are run, in their order:
 	// those the trigger words gave positions and those of the start
@@ -72,6 +75,9 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 // is known to be a word boundary.
 func (ps *patternSet) candidates(i int) (c []int, bound bool) {
 	r := &ps.rules[i]
+	if r.digit != 0 {
+		return ps.state.dig[r.digit], true
+	}
 	if len(r.triggers) == 0 {
 		return ps.state.cls[r.starts], boundClass(r.starts)
 	}
@@ -157,7 +163,7 @@ func (ps *patternSet) matchAt(r *rule, text string, p int) []int {
 	var m []int
 	got := -1
 	if r.match != nil {
-		m = ps.state.m[:2] // hand matches report the whole match only
+		m = ps.state.m[:2*r.group+2] // the match and the groups up to the reported one
 		got = r.match(text, p, m)
 	}
 	switch got {
@@ -283,6 +289,10 @@ type ruleState struct {
 	// clsRules has, per start class, a bit for every enabled rule that
 	// starts there (filled on first use: setRules).
 	clsRules [startEmail + 1][]uint64
+	// dig are the digit starts the digit screen lets each of its rules
+	// try (detect_screen.go); screen: an enabled rule has a slot there.
+	dig    [digSlots][]int
+	screen bool
 }
 
 func newRuleState(rules int) *ruleState {
@@ -290,14 +300,15 @@ func newRuleState(rules int) *ruleState {
 }
 
 // setRules fills clsRules from the rules' sources of starts
-// (patternSet.src).
-func (st *ruleState) setRules(src []int8) {
+// (patternSet.src), and screen.
+func (st *ruleState) setRules(src []int8, rules []rule) {
 	for c := range st.clsRules {
 		st.clsRules[c] = make([]uint64, len(st.trig))
 	}
 	for i, s := range src {
 		if s >= 0 {
 			st.clsRules[s][i>>6] |= 1 << (i & 63)
+			st.screen = st.screen || rules[i].digit != 0
 		}
 	}
 }
