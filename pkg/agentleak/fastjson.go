@@ -198,15 +198,15 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			return -1
 		}
 		switch key {
-		case "event_id":
+		case keyEventID:
 			i = strOrNull(b, j, &e.EventID)
-		case "channel":
+		case keyChannel:
 			i = strOrNull(b, j, &e.Channel)
-		case "source":
+		case keySource:
 			i = strOrNull(b, j, &e.Source)
-		case "target":
+		case keyTarget:
 			i = strOrNull(b, j, &e.Target)
-		case "content":
+		case keyContent:
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
@@ -221,16 +221,15 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			if i >= 0 {
 				e.Content = json.RawMessage(b[j:i:i])
 			}
-		case "metadata", "timestamp":
-			i = skipValue(b, j, 0)
-		default:
-			if foldsTo(key, "event_id") || foldsTo(key, "channel") || foldsTo(key, "source") || foldsTo(key, "target") || foldsTo(key, "content") {
-				return -1
-			}
+		default: // metadata, timestamp and keys of no field
 			i = skipValue(b, j, 0)
 		}
 		if i < 0 {
 			return -1
+		}
+		if i+1 < len(b) && b[i] == ',' && b[i+1] == ' ' {
+			i += 2 // the usual separator; eventKey reads any other space
+			continue
 		}
 		i = ws(b, i)
 		if i < len(b) && b[i] == ',' {
@@ -244,43 +243,89 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	}
 }
 
-// eventKey is objectKey for the keys of an event. The keys recorders
-// write are recognised by the eight bytes after the opening quote (the
-// name and its closing quote, or its first eight letters): such a key
-// holds no escape and is exactly its name. Others are read as any key.
-func eventKey(b []byte, i int) (string, int) {
-	if len(b)-i <= len(`"timestamp"`) || b[i] != '"' {
-		return objectKey(b, i)
+// The keys of an event as eventKey tells them: the fields, and the others
+// (metadata, timestamp, unknown keys), whose values are skipped.
+const (
+	keyOther = iota
+	keyEventID
+	keyChannel
+	keySource
+	keyTarget
+	keyContent
+)
+
+// eventKey reads the key of an event's member at b[i] (space before it
+// allowed) and the colon after it, and returns which key it is and the
+// index of the value (-1: give up). The keys recorders write are
+// recognised by the eight bytes after the opening quote (the name and its
+// closing quote, or its first eight letters), and `": "` after it by one
+// more load: such a key holds no escape and is exactly its name. Others are
+// read as any key.
+func eventKey(b []byte, i int) (int, int) {
+	if len(b)-i < 24 || b[i] != '"' {
+		return otherEventKey(b, i)
 	}
-	var key string
-	w := binary.LittleEndian.Uint64(b[i+1:])
+	var key, n int // n: the name's length
+	w := loadBytes64(b, i+1)
 	switch {
 	case w == wordChannel:
-		key = "channel"
+		key, n = keyChannel, len("channel")
 	case w == wordContent:
-		key = "content"
+		key, n = keyContent, len("content")
 	case w&lowSeven == wordSource:
-		key = "source"
+		key, n = keySource, len("source")
 	case w&lowSeven == wordTarget:
-		key = "target"
+		key, n = keyTarget, len("target")
 	case w == wordEventID && b[i+9] == '"':
-		key = "event_id"
+		key, n = keyEventID, len("event_id")
 	case w == wordMetadata && b[i+9] == '"':
-		key = "metadata"
+		key, n = keyOther, len("metadata")
 	case w == wordTimestam && b[i+9] == 'p' && b[i+10] == '"':
-		key = "timestamp"
+		key, n = keyOther, len("timestamp")
 	default:
-		return objectKey(b, i)
+		return otherEventKey(b, i)
 	}
-	i = ws(b, i+len(key)+2)
+	i += n + 2 // past the closing quote: i+8 <= len(b) still
+	if w := loadBytes64(b, i); w&0xffff == colonSpace && byte(w>>16) > ' ' {
+		return key, i + 2
+	}
+	i = ws(b, i)
 	if i >= len(b) || b[i] != ':' {
-		return "", -1
+		return keyOther, -1
 	}
 	i = ws(b, i+1)
 	if i >= len(b) {
-		return "", -1
+		return keyOther, -1
 	}
 	return key, i
+}
+
+// colonSpace is `: ` as the low half of a little-endian word.
+const colonSpace = ' '<<8 | ':'
+
+// otherEventKey is eventKey for any key: a key that folds to a field's
+// name without being it gives up, as objectKey's callers do.
+func otherEventKey(b []byte, i int) (int, int) {
+	key, j := objectKey(b, ws(b, i))
+	if j < 0 {
+		return keyOther, -1
+	}
+	switch key {
+	case "event_id":
+		return keyEventID, j
+	case "channel":
+		return keyChannel, j
+	case "source":
+		return keySource, j
+	case "target":
+		return keyTarget, j
+	case "content":
+		return keyContent, j
+	}
+	if foldsTo(key, "event_id") || foldsTo(key, "channel") || foldsTo(key, "source") || foldsTo(key, "target") || foldsTo(key, "content") {
+		return keyOther, -1
+	}
+	return keyOther, j
 }
 
 // The first eight bytes after the opening quote of an event's keys, as
