@@ -222,7 +222,16 @@ func decodeEvent(b []byte, i int, e *Event) int {
 				e.Content = json.RawMessage(b[j:i:i])
 			}
 		default: // metadata, timestamp and keys of no field
-			i = skipValue(b, j, 0)
+			i = -1
+			if b[j] == '"' {
+				// A timestamp: plain, no strEnd needed.
+				if e := plainEnd(b, j+1, 0); e >= 0 {
+					i = e + 1
+				}
+			}
+			if i < 0 {
+				i = skipValue(b, j, 0)
+			}
 		}
 		if i < 0 {
 			return -1
@@ -380,6 +389,36 @@ func isLit(b []byte, i int, lit string) bool {
 // strOrNull reads the string or null at b[i] into dst. null leaves dst as
 // it is, as encoding/json does (an earlier value of a repeated key stays).
 func strOrNull(b []byte, i int, dst *string) int {
+	if b[i] == '"' {
+		// Ids, channels and names: plain ASCII, a few words long.
+		if e := plainEnd(b, i+1, highBits); e >= 0 {
+			*dst = unsafe.String(unsafe.SliceData(b[i+1:]), e-(i+1))
+			return e + 1
+		}
+		return strOrNullSlow(b, i, dst)
+	}
+	return strOrNullSlow(b, i, dst)
+}
+
+// plainEnd returns the index of the quote that closes the string whose body
+// starts at b[i] when no byte before it is a backslash or a control
+// character (or above 0x7f, when high is highBits), else -1 (as when the
+// string runs into b's last eight bytes): strEnd's loop without its cases.
+func plainEnd(b []byte, i int, high uint64) int {
+	for i+8 <= len(b) {
+		if m := specialMask(loadBytes64(b, i), high); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; b[i] == '"' {
+				return i
+			}
+			return -1
+		}
+		i += 8
+	}
+	return -1
+}
+
+// strOrNullSlow is strOrNull for any value.
+func strOrNullSlow(b []byte, i int, dst *string) int {
 	if b[i] == 'n' {
 		if isLit(b, i, "null") {
 			return i + 4
