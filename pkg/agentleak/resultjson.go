@@ -1,6 +1,7 @@
 package agentleak
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
@@ -263,6 +264,53 @@ const hexDigits = "0123456789abcdef"
 // of that are found eight bytes at a time (nextSpecial, stopping at every
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
+	if plainASCII(s) {
+		// Most strings (ids, channels, names, redacted values) need no
+		// escape: one test of all their words, one copy.
+		n := len(b)
+		if cap(b)-n < len(s)+2 {
+			b = append(b, make([]byte, len(s)+2)...)[:n]
+		}
+		b = b[:n+len(s)+2]
+		b[n] = '"'
+		copy(b[n+1:], s)
+		b[n+1+len(s)] = '"'
+		return b
+	}
+	return appendJSONStringEsc(b, s)
+}
+
+// plainASCII reports whether s holds only ASCII bytes that JSON writes as
+// they are (no quote, backslash or control character). The words are
+// tested whole; the last one may overlap bytes already tested, which only
+// a "yes or no" question allows, and specialMask flags none of w when
+// none of its bytes is special (no byte borrows then).
+func plainASCII(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	n := len(b)
+	if n >= 8 {
+		for i := 0; i+8 < n; i += 8 {
+			if specialMask(loadBytes64(b, i), highBits) != 0 {
+				return false
+			}
+		}
+		return specialMask(loadBytes64(b, n-8), highBits) == 0
+	}
+	if n >= 4 {
+		w := uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+		return specialMask(w, highBits) == 0
+	}
+	if n == 0 {
+		return true
+	}
+	// 'a' in the bytes s has not.
+	w := uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16 | 0x6161616161<<24
+	return specialMask(w, highBits) == 0
+}
+
+// appendJSONStringEsc is appendJSONString for a string that may need
+// escapes.
+func appendJSONStringEsc(b []byte, s string) []byte {
 	b = append(b, '"')
 	bs := unsafe.Slice(unsafe.StringData(s), len(s))
 	start, i := 0, 0
