@@ -192,8 +192,8 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
+	key, j := eventKey(b, i)
 	for {
-		key, j := eventKey(b, i)
 		if j < 0 {
 			return -1
 		}
@@ -236,13 +236,21 @@ func decodeEvent(b []byte, i int, e *Event) int {
 		if i < 0 {
 			return -1
 		}
+		// Recorders write the members in one order: the next one's
+		// separator and key are tested whole, two words against two.
+		if next := key + 1; next < len(memberPatterns) && i+16 <= len(b) {
+			if p := &memberPatterns[next]; loadBytes64(b, i) == p.w0 && loadBytes64(b, i+8)&p.mask1 == p.w1 && b[i+p.n] > ' ' {
+				key, j = next, i+p.n
+				continue
+			}
+		}
 		if i+1 < len(b) && b[i] == ',' && b[i+1] == ' ' {
-			i += 2 // the usual separator; eventKey reads any other space
+			key, j = eventKey(b, i+2) // the usual separator; eventKey reads any other space
 			continue
 		}
 		i = ws(b, i)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			key, j = eventKey(b, ws(b, i+1))
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
@@ -252,8 +260,9 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	}
 }
 
-// The keys of an event as eventKey tells them: the fields, and the others
-// (metadata, timestamp, unknown keys), whose values are skipped.
+// The keys of an event as eventKey tells them, in the order recorders
+// write them: the fields, and the others (metadata, timestamp, unknown
+// keys), whose values are skipped.
 const (
 	keyOther = iota
 	keyEventID
@@ -261,7 +270,32 @@ const (
 	keySource
 	keyTarget
 	keyContent
+	keyMetadata
+	keyTimestamp
 )
+
+// memberPatterns[k] is `, "name": ` of key k as two little-endian words
+// (the second masked to the pattern's length n, 12 to 15 bytes).
+var memberPatterns = func() (ps [keyTimestamp + 1]struct {
+	w0, w1, mask1 uint64
+	n             int
+},
+) {
+	for k, name := range [...]string{keyEventID: "event_id", keyChannel: "channel", keySource: "source", keyTarget: "target", keyContent: "content", keyMetadata: "metadata", keyTimestamp: "timestamp"} {
+		if name == "" {
+			continue
+		}
+		pat := `, "` + name + `": `
+		var buf [16]byte
+		copy(buf[:], pat)
+		p := &ps[k]
+		p.n = len(pat)
+		p.mask1 = 1<<(8*(len(pat)-8)) - 1
+		p.w0 = binary.LittleEndian.Uint64(buf[:8])
+		p.w1 = binary.LittleEndian.Uint64(buf[8:])
+	}
+	return ps
+}()
 
 // eventKey reads the key of an event's member at b[i] (space before it
 // allowed) and the colon after it, and returns which key it is and the
@@ -288,9 +322,9 @@ func eventKey(b []byte, i int) (int, int) {
 	case w == wordEventID && b[i+9] == '"':
 		key, n = keyEventID, len("event_id")
 	case w == wordMetadata && b[i+9] == '"':
-		key, n = keyOther, len("metadata")
+		key, n = keyMetadata, len("metadata")
 	case w == wordTimestam && b[i+9] == 'p' && b[i+10] == '"':
-		key, n = keyOther, len("timestamp")
+		key, n = keyTimestamp, len("timestamp")
 	default:
 		return otherEventKey(b, i)
 	}
