@@ -324,6 +324,9 @@ func genEvent(rng *rand.Rand) string {
 	if rng.Intn(40) == 0 {
 		return genValue(rng, 2)
 	}
+	if rng.Intn(2) == 0 {
+		return genRecorderEvent(rng)
+	}
 	var parts []string
 	for n := rng.Intn(8); n > 0; n-- {
 		key := genKey(rng, eventKeys)
@@ -338,6 +341,50 @@ func genEvent(rng *rand.Rand) string {
 		parts = append(parts, key+genSpace(rng)+":"+genSpace(rng)+val)
 	}
 	return "{" + genSpace(rng) + strings.Join(parts, ","+genSpace(rng)) + genSpace(rng) + "}"
+}
+
+// genRecorderEvent writes an event as recorders do (the keys in their
+// order, ", " and ": " between), with some keys replaced by near misses
+// that share their first letters or differ in case, some left out, and
+// some separators spaced otherwise: the decoder's guess of the next member
+// must not take any of them for the key it expects.
+func genRecorderEvent(rng *rand.Rand) string {
+	near := map[string][]string{
+		"event_id":  {"event_idx", "event_i", "Event_id", "event_id "},
+		"channel":   {"channels", "channe", "channelx", "Channel", "chann\\u0065l"},
+		"source":    {"sourcex", "sourc", "sources", "SOURCE"},
+		"target":    {"targetx", "targe", "targets", "Target"},
+		"content":   {"contents", "conten", "content_type", "cOntent"},
+		"metadata":  {"metadata_", "metadat", "metadatas"},
+		"timestamp": {"timestampx", "timestam", "timestamps", "Timestamp"},
+	}
+	var parts []string
+	for _, k := range eventKeys {
+		if rng.Intn(8) == 0 {
+			continue
+		}
+		key := k
+		if rng.Intn(6) == 0 {
+			key = near[k][rng.Intn(len(near[k]))]
+		}
+		colon := ": "
+		if rng.Intn(8) == 0 {
+			colon = []string{":", " : ", ":  ", ": \t", ":\n"}[rng.Intn(5)]
+		}
+		val := genString(rng)
+		switch {
+		case k == "metadata":
+			val = genValue(rng, 1)
+		case rng.Intn(10) == 0:
+			val = []string{"null", "1", "{}", "[]", "true"}[rng.Intn(5)]
+		}
+		parts = append(parts, `"`+key+`"`+colon+val)
+	}
+	sep := ", "
+	if rng.Intn(6) == 0 {
+		sep = []string{",", " , ", ",\n", ",  "}[rng.Intn(4)]
+	}
+	return "{" + strings.Join(parts, sep) + "}"
 }
 
 func genTrace(rng *rand.Rand) []byte {

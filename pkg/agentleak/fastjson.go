@@ -192,21 +192,21 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
+	key, j := eventKey(b, i)
 	for {
-		key, j := eventKey(b, i)
 		if j < 0 {
 			return -1
 		}
 		switch key {
-		case "event_id":
+		case keyEventID:
 			i = strOrNull(b, j, &e.EventID)
-		case "channel":
+		case keyChannel:
 			i = strOrNull(b, j, &e.Channel)
-		case "source":
+		case keySource:
 			i = strOrNull(b, j, &e.Source)
-		case "target":
+		case keyTarget:
 			i = strOrNull(b, j, &e.Target)
-		case "content":
+		case keyContent:
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
@@ -221,20 +221,36 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			if i >= 0 {
 				e.Content = json.RawMessage(b[j:i:i])
 			}
-		case "metadata", "timestamp":
-			i = skipValue(b, j, 0)
-		default:
-			if foldsTo(key, "event_id") || foldsTo(key, "channel") || foldsTo(key, "source") || foldsTo(key, "target") || foldsTo(key, "content") {
-				return -1
+		default: // metadata, timestamp and keys of no field
+			i = -1
+			if b[j] == '"' {
+				// A timestamp: plain, no strEnd needed.
+				if e := plainEnd(b, j+1, 0); e >= 0 {
+					i = e + 1
+				}
 			}
-			i = skipValue(b, j, 0)
+			if i < 0 {
+				i = skipValue(b, j, 0)
+			}
 		}
 		if i < 0 {
 			return -1
 		}
+		// Recorders write the members in one order: the next one's
+		// separator and key are tested whole, two words against two.
+		if next := key + 1; next < len(memberPatterns) && i+16 <= len(b) {
+			if p := &memberPatterns[next]; loadBytes64(b, i) == p.w0 && loadBytes64(b, i+8)&p.mask1 == p.w1 && b[i+p.n] > ' ' {
+				key, j = next, i+p.n
+				continue
+			}
+		}
+		if i+1 < len(b) && b[i] == ',' && b[i+1] == ' ' {
+			key, j = eventKey(b, i+2) // the usual separator; eventKey reads any other space
+			continue
+		}
 		i = ws(b, i)
 		if i < len(b) && b[i] == ',' {
-			i = ws(b, i+1)
+			key, j = eventKey(b, ws(b, i+1))
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
@@ -244,43 +260,115 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	}
 }
 
-// eventKey is objectKey for the keys of an event. The keys recorders
-// write are recognised by the eight bytes after the opening quote (the
-// name and its closing quote, or its first eight letters): such a key
-// holds no escape and is exactly its name. Others are read as any key.
-func eventKey(b []byte, i int) (string, int) {
-	if len(b)-i <= len(`"timestamp"`) || b[i] != '"' {
-		return objectKey(b, i)
+// The keys of an event as eventKey tells them, in the order recorders
+// write them: the fields, and the others (metadata, timestamp, unknown
+// keys), whose values are skipped.
+const (
+	keyOther = iota
+	keyEventID
+	keyChannel
+	keySource
+	keyTarget
+	keyContent
+	keyMetadata
+	keyTimestamp
+)
+
+// memberPatterns[k] is `, "name": ` of key k as two little-endian words
+// (the second masked to the pattern's length n, 12 to 15 bytes).
+var memberPatterns = func() (ps [keyTimestamp + 1]struct {
+	w0, w1, mask1 uint64
+	n             int
+},
+) {
+	for k, name := range [...]string{keyEventID: "event_id", keyChannel: "channel", keySource: "source", keyTarget: "target", keyContent: "content", keyMetadata: "metadata", keyTimestamp: "timestamp"} {
+		if name == "" {
+			continue
+		}
+		pat := `, "` + name + `": `
+		var buf [16]byte
+		copy(buf[:], pat)
+		p := &ps[k]
+		p.n = len(pat)
+		p.mask1 = 1<<(8*(len(pat)-8)) - 1
+		p.w0 = binary.LittleEndian.Uint64(buf[:8])
+		p.w1 = binary.LittleEndian.Uint64(buf[8:])
 	}
-	var key string
-	w := binary.LittleEndian.Uint64(b[i+1:])
+	return ps
+}()
+
+// eventKey reads the key of an event's member at b[i] (space before it
+// allowed) and the colon after it, and returns which key it is and the
+// index of the value (-1: give up). The keys recorders write are
+// recognised by the eight bytes after the opening quote (the name and its
+// closing quote, or its first eight letters), and `": "` after it by one
+// more load: such a key holds no escape and is exactly its name. Others are
+// read as any key.
+func eventKey(b []byte, i int) (int, int) {
+	if len(b)-i < 24 || b[i] != '"' {
+		return otherEventKey(b, i)
+	}
+	var key, n int // n: the name's length
+	w := loadBytes64(b, i+1)
 	switch {
 	case w == wordChannel:
-		key = "channel"
+		key, n = keyChannel, len("channel")
 	case w == wordContent:
-		key = "content"
+		key, n = keyContent, len("content")
 	case w&lowSeven == wordSource:
-		key = "source"
+		key, n = keySource, len("source")
 	case w&lowSeven == wordTarget:
-		key = "target"
+		key, n = keyTarget, len("target")
 	case w == wordEventID && b[i+9] == '"':
-		key = "event_id"
+		key, n = keyEventID, len("event_id")
 	case w == wordMetadata && b[i+9] == '"':
-		key = "metadata"
+		key, n = keyMetadata, len("metadata")
 	case w == wordTimestam && b[i+9] == 'p' && b[i+10] == '"':
-		key = "timestamp"
+		key, n = keyTimestamp, len("timestamp")
 	default:
-		return objectKey(b, i)
+		return otherEventKey(b, i)
 	}
-	i = ws(b, i+len(key)+2)
+	i += n + 2 // past the closing quote: i+8 <= len(b) still
+	if w := loadBytes64(b, i); w&0xffff == colonSpace && byte(w>>16) > ' ' {
+		return key, i + 2
+	}
+	i = ws(b, i)
 	if i >= len(b) || b[i] != ':' {
-		return "", -1
+		return keyOther, -1
 	}
 	i = ws(b, i+1)
 	if i >= len(b) {
-		return "", -1
+		return keyOther, -1
 	}
 	return key, i
+}
+
+// colonSpace is `: ` as the low half of a little-endian word.
+const colonSpace = ' '<<8 | ':'
+
+// otherEventKey is eventKey for any key: a key that folds to a field's
+// name without being it gives up, as objectKey's callers do.
+func otherEventKey(b []byte, i int) (int, int) {
+	key, j := objectKey(b, ws(b, i))
+	if j < 0 {
+		return keyOther, -1
+	}
+	switch key {
+	case "event_id":
+		return keyEventID, j
+	case "channel":
+		return keyChannel, j
+	case "source":
+		return keySource, j
+	case "target":
+		return keyTarget, j
+	case "content":
+		return keyContent, j
+	}
+	if foldsTo(key, "event_id") || foldsTo(key, "channel") || foldsTo(key, "source") || foldsTo(key, "target") || foldsTo(key, "content") {
+		return keyOther, -1
+	}
+	return keyOther, j
 }
 
 // The first eight bytes after the opening quote of an event's keys, as
@@ -335,6 +423,36 @@ func isLit(b []byte, i int, lit string) bool {
 // strOrNull reads the string or null at b[i] into dst. null leaves dst as
 // it is, as encoding/json does (an earlier value of a repeated key stays).
 func strOrNull(b []byte, i int, dst *string) int {
+	if b[i] == '"' {
+		// Ids, channels and names: plain ASCII, a few words long.
+		if e := plainEnd(b, i+1, highBits); e >= 0 {
+			*dst = unsafe.String(unsafe.SliceData(b[i+1:]), e-(i+1))
+			return e + 1
+		}
+		return strOrNullSlow(b, i, dst)
+	}
+	return strOrNullSlow(b, i, dst)
+}
+
+// plainEnd returns the index of the quote that closes the string whose body
+// starts at b[i] when no byte before it is a backslash or a control
+// character (or above 0x7f, when high is highBits), else -1 (as when the
+// string runs into b's last eight bytes): strEnd's loop without its cases.
+func plainEnd(b []byte, i int, high uint64) int {
+	for i+8 <= len(b) {
+		if m := specialMask(loadBytes64(b, i), high); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; b[i] == '"' {
+				return i
+			}
+			return -1
+		}
+		i += 8
+	}
+	return -1
+}
+
+// strOrNullSlow is strOrNull for any value.
+func strOrNullSlow(b []byte, i int, dst *string) int {
 	if b[i] == 'n' {
 		if isLit(b, i, "null") {
 			return i + 4

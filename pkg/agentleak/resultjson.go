@@ -1,6 +1,7 @@
 package agentleak
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
@@ -87,16 +88,37 @@ func (r *Result) appendScores(b []byte) []byte {
 	return r.RIByChannel.appendJSON(b)
 }
 
+// appendFindings writes the findings as a list. A finding's first members
+// (event, channel, data type) and its last ones (level to leaked) are
+// mostly those of the finding before it (one event's matches of one
+// detector): when their fields are equal, the bytes written for the
+// previous finding are copied instead of being rendered again.
 func appendFindings(b []byte, fs []Finding) []byte {
 	if fs == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
+	var head, tail [2]int // where the last rendered head and tail are in b
 	for i := range fs {
+		f := &fs[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = fs[i].appendJSON(b)
+		if i > 0 && f.sameHead(&fs[i-1]) {
+			b = append(b, b[head[0]:head[1]]...)
+		} else {
+			head[0] = len(b)
+			b = f.appendHead(b)
+			head[1] = len(b)
+		}
+		b = f.appendValues(b)
+		if i > 0 && f.sameTail(&fs[i-1]) {
+			b = append(b, b[tail[0]:tail[1]]...)
+		} else {
+			tail[0] = len(b)
+			b = f.appendTail(b)
+			tail[1] = len(b)
+		}
 	}
 	return append(b, ']')
 }
@@ -135,18 +157,32 @@ func (v *VaultStat) appendJSON(b []byte) []byte {
 }
 
 func (f *Finding) appendJSON(b []byte) []byte {
+	return f.appendTail(f.appendValues(f.appendHead(b)))
+}
+
+// appendHead opens the finding's object, up to its data type.
+func (f *Finding) appendHead(b []byte) []byte {
 	b = append(b, `{"event_id":`...)
 	b = appendJSONString(b, f.EventID)
 	b = append(b, `,"channel":`...)
 	b = appendJSONString(b, f.Channel)
 	b = append(b, `,"data_type":`...)
-	b = appendJSONString(b, f.DataType)
+	return appendJSONString(b, f.DataType)
+}
+
+// appendValues writes the finding's value (when it is shown) and redacted
+// value.
+func (f *Finding) appendValues(b []byte) []byte {
 	if f.Value != "" {
 		b = append(b, `,"value":`...)
 		b = appendJSONString(b, f.Value)
 	}
 	b = append(b, `,"redacted_value":`...)
-	b = appendJSONString(b, f.Redacted)
+	return appendJSONString(b, f.Redacted)
+}
+
+// appendTail writes the finding's members from its level on and closes it.
+func (f *Finding) appendTail(b []byte) []byte {
 	b = append(b, `,"level":`...)
 	b = strconv.AppendInt(b, int64(f.Level), 10)
 	b = append(b, `,"severity":`...)
@@ -160,6 +196,18 @@ func (f *Finding) appendJSON(b []byte) []byte {
 	b = append(b, `,"leaked":`...)
 	b = strconv.AppendBool(b, f.Leaked)
 	return append(b, '}')
+}
+
+// sameHead reports whether appendHead writes the same bytes for f and g.
+func (f *Finding) sameHead(g *Finding) bool {
+	return f.EventID == g.EventID && f.Channel == g.Channel && f.DataType == g.DataType
+}
+
+// sameTail reports whether appendTail writes the same bytes for f and g
+// (the confidences compared by their bits: 0 and -0 are written apart).
+func (f *Finding) sameTail(g *Finding) bool {
+	return f.Level == g.Level && f.Leaked == g.Leaked && math.Float64bits(f.Confidence) == math.Float64bits(g.Confidence) &&
+		f.Severity == g.Severity && f.Detector == g.Detector && f.Tier == g.Tier
 }
 
 // appendJSONFloat formats a float64 as encoding/json does (finite values).
@@ -263,6 +311,53 @@ const hexDigits = "0123456789abcdef"
 // of that are found eight bytes at a time (nextSpecial, stopping at every
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
+	if plainASCII(s) {
+		// Most strings (ids, channels, names, redacted values) need no
+		// escape: one test of all their words, one copy.
+		n := len(b)
+		if cap(b)-n < len(s)+2 {
+			b = append(b, make([]byte, len(s)+2)...)[:n]
+		}
+		b = b[:n+len(s)+2]
+		b[n] = '"'
+		copy(b[n+1:], s)
+		b[n+1+len(s)] = '"'
+		return b
+	}
+	return appendJSONStringEsc(b, s)
+}
+
+// plainASCII reports whether s holds only ASCII bytes that JSON writes as
+// they are (no quote, backslash or control character). The words are
+// tested whole; the last one may overlap bytes already tested, which only
+// a "yes or no" question allows, and specialMask flags none of w when
+// none of its bytes is special (no byte borrows then).
+func plainASCII(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	n := len(b)
+	if n >= 8 {
+		for i := 0; i+8 < n; i += 8 {
+			if specialMask(loadBytes64(b, i), highBits) != 0 {
+				return false
+			}
+		}
+		return specialMask(loadBytes64(b, n-8), highBits) == 0
+	}
+	if n >= 4 {
+		w := uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+		return specialMask(w, highBits) == 0
+	}
+	if n == 0 {
+		return true
+	}
+	// 'a' in the bytes s has not.
+	w := uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16 | 0x6161616161<<24
+	return specialMask(w, highBits) == 0
+}
+
+// appendJSONStringEsc is appendJSONString for a string that may need
+// escapes.
+func appendJSONStringEsc(b []byte, s string) []byte {
 	b = append(b, '"')
 	bs := unsafe.Slice(unsafe.StringData(s), len(s))
 	start, i := 0, 0

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +117,38 @@ func TestRedactASCII(t *testing.T) {
 	for _, v := range []string{"é", "jöhn.doe@example.org", "日本語テキスト", "ab\u00e9cd"} {
 		if got, want := Redact(v), runes(v); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestFindingsCopyOnlyEqualParts: a finding's first or last members are
+// copied from the finding before it only when they would be written
+// alike: findings that differ from the one before in one field each (0
+// and -0 too) are written as encoding/json writes them.
+func TestFindingsCopyOnlyEqualParts(t *testing.T) {
+	base := Finding{EventID: "evt_001", Channel: "tool_call", DataType: "iban", Value: "v", Redacted: "r*", Level: 4, Severity: "high", Confidence: 0.75, Detector: "finance_detector", Tier: "regex", Leaked: true}
+	vary := []func(*Finding){
+		func(f *Finding) { f.EventID = "evt_002" },
+		func(f *Finding) { f.Channel = "log" },
+		func(f *Finding) { f.DataType = "ibam" },
+		func(f *Finding) { f.Value = "" },
+		func(f *Finding) { f.Redacted = "r-" },
+		func(f *Finding) { f.Level = 3 },
+		func(f *Finding) { f.Severity = "hig\n" },
+		func(f *Finding) { f.Confidence = 0.7500001 },
+		func(f *Finding) { f.Detector = "finance_detectoR" },
+		func(f *Finding) { f.Tier = "regey" },
+		func(f *Finding) { f.Leaked = false },
+		func(f *Finding) { f.Event = 7 },
+	}
+	for i, v := range vary {
+		f := base
+		v(&f)
+		encodeBoth(t, &Result{Findings: []Finding{base, f, base, base, f}})
+		if i == 7 {
+			z, nz := base, base
+			z.Confidence, nz.Confidence = 0, math.Copysign(0, -1)
+			encodeBoth(t, &Result{Findings: []Finding{z, nz, z}})
 		}
 	}
 }
