@@ -193,8 +193,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 					// trie.maybe(v), written out: the call costs more
 					// than the test.
 					h := hash3(uint32(v))
-					b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
-					if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+					b := uint64(1) << (h & 63)
+					if trie.prefix3[0][h>>6]&b != 0 && (trie.prefix3[1][h>>6]&b != 0 || trie.maybe4(uint32(v))) {
 						ps.triggersAt(t, i)
 					}
 				}
@@ -250,8 +250,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			}
 			if k&kindTrig != 0 {
 				h := hash3(uint32(v))
-				b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
-				if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+				b := uint64(1) << (h & 63)
+				if trie.prefix3[0][h>>6]&b != 0 && (trie.prefix3[1][h>>6]&b != 0 || trie.maybe4(uint32(v))) {
 					ps.triggersAt(t, i)
 				}
 			}
@@ -357,22 +357,26 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 // of the text. It refuses a capital that starts classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 	trie := ps.trie
-	kind, p3 := &trie.kind, &trie.prefix3
+	kind, p3, p3short := &trie.kind, &trie.prefix3[0], &trie.prefix3[1]
 	for i+8 <= len(t) {
 		ws = i
 		v := loadString64(t, i)
-		// The first byte's 0x20 bit set: a capital counts as a letter.
-		m := firstNotLower(v | 0x20)
-		// A capital that a capital, a digit or a byte above 0x7f follows
-		// starts classes, which the main loop files; one that anything
-		// else follows is a word of one letter.
-		if c1 := byte(v >> 8); m&0x80 != 0 || m&0x8000 != 0 && v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
-			return i, i
+		// firstNotLower(v | 0x20) written out: the first byte's 0x20 bit
+		// set, a capital counts as a letter.
+		x := v | 0x20
+		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
+		if m&0x8080 != 0 {
+			// A capital that a capital, a digit or a byte above 0x7f
+			// follows starts classes, which the main loop files; one
+			// that anything else follows is a word of one letter.
+			if c1 := byte(v >> 8); m&0x80 != 0 || v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
+				return i, i
+			}
 		}
 		// trie.maybe(v), written out.
 		h := hash3(uint32(v))
-		b, e := uint64(1)<<(h&63), &p3[h>>6]
-		if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+		b := uint64(1) << (h & 63)
+		if p3[h>>6]&b != 0 && (p3short[h>>6]&b != 0 || trie.maybe4(uint32(v))) {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
@@ -397,7 +401,7 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
 			return ws, j
 		}
-		for i < len(t) && kind[t[i]] == kindSep {
+		for i < len(t) && kind[loadString8(t, i)] == kindSep {
 			i++
 		}
 	}

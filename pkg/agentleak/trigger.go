@@ -22,11 +22,12 @@ type triggerTrie struct {
 	short bool
 	// The prefix filter hashes the text's first three and four bytes, each
 	// byte's 0x20 bit set: that folds ASCII case, so one lookup serves
-	// every case. prefix3[h][0] has a bit for the three bytes every word
-	// begins with (a two-byte word: with any third byte), prefix3[h][1] for
+	// every case. prefix3[0] has a bit for the three bytes every word
+	// begins with (a two-byte word: with any third byte), prefix3[1] for
 	// those of words of two or three bytes, which pass on it alone; prefix4
-	// has a bit for the four bytes longer words begin with.
-	prefix3 [1 << 16 / 64][2]uint64
+	// has a bit for the four bytes longer words begin with. (Two arrays,
+	// not pairs: a word's index scales by eight in the load itself.)
+	prefix3 [2][1 << 16 / 64]uint64
 	prefix4 [1 << prefix4Bits / 64]uint64
 	kind    [256]uint8 // the class pass's byte kinds (byteKinds)
 }
@@ -40,8 +41,8 @@ const prefix4Bits = 14
 // three, then four: most word starts fail it, and the walk is skipped.
 func (t *triggerTrie) maybe(v uint64) bool {
 	h := hash3(uint32(v))
-	b, e := uint64(1)<<(h&63), &t.prefix3[h>>6]
-	return e[0]&b != 0 && (e[1]&b != 0 || t.maybe4(uint32(v)))
+	b := uint64(1) << (h & 63)
+	return t.prefix3[0][h>>6]&b != 0 && (t.prefix3[1][h>>6]&b != 0 || t.maybe4(uint32(v)))
 }
 
 // maybe4 is the second half of maybe: the first four bytes, x.
@@ -128,19 +129,21 @@ func newTriggerTrie(words []string) *triggerTrie {
 	}
 	if t.short {
 		for k := range t.prefix3 {
-			t.prefix3[k] = [2]uint64{^uint64(0), ^uint64(0)}
+			for w := range t.prefix3[k] {
+				t.prefix3[k][w] = ^uint64(0)
+			}
 		}
 	}
 	t.kind = byteKinds(&t.first)
 	return t
 }
 
-// addPrefix3 files three bytes a word begins with: in prefix3[.][0] and,
-// when the word has at most three bytes (words > 1), in prefix3[.][1].
+// addPrefix3 files three bytes a word begins with: in prefix3[0] and,
+// when the word has at most three bytes (words > 1), in prefix3[1].
 func (t *triggerTrie) addPrefix3(x uint32, words int) {
 	h := hash3(x)
 	for k := 0; k < words; k++ {
-		t.prefix3[h>>6][k] |= 1 << (h & 63)
+		t.prefix3[k][h>>6] |= 1 << (h & 63)
 	}
 }
 
