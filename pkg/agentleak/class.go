@@ -192,9 +192,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if k == kindLower|kindTrig {
 					// trie.maybe(v), written out: the call costs more
 					// than the test.
-					h := hash3(uint32(v))
-					b := uint64(1) << (h & 63)
-					if trie.prefix3[0][h>>6]&b != 0 && (trie.prefix3[1][h>>6]&b != 0 || trie.maybe4(uint32(v))) {
+					w, b := hash3(uint32(v))
+					if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 						ps.triggersAt(t, i)
 					}
 				}
@@ -249,9 +248,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				v = word8Tail(t, i)
 			}
 			if k&kindTrig != 0 {
-				h := hash3(uint32(v))
-				b := uint64(1) << (h & 63)
-				if trie.prefix3[0][h>>6]&b != 0 && (trie.prefix3[1][h>>6]&b != 0 || trie.maybe4(uint32(v))) {
+				w, b := hash3(uint32(v))
+				if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 					ps.triggersAt(t, i)
 				}
 			}
@@ -374,9 +372,8 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 			}
 		}
 		// trie.maybe(v), written out.
-		h := hash3(uint32(v))
-		b := uint64(1) << (h & 63)
-		if p3[h>>6]&b != 0 && (p3short[h>>6]&b != 0 || trie.maybe4(uint32(v))) {
+		w, b := hash3(uint32(v))
+		if p3[w]&(1<<(b&63)) != 0 && (p3short[w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
