@@ -383,10 +383,18 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 			c1 = loadString8(t, j)
 		} else {
 			// Eight letters or more.
-			if j = lowerEnd(t, i+8); j == len(t) {
-				return ws, j
+			j = i + 8
+			for {
+				if j+8 > len(t) {
+					return ws, lowerEnd(t, j)
+				}
+				if m = firstNotLower(loadString64(t, j)); m != 0 {
+					break
+				}
+				j += 8
 			}
-			c1 = t[j]
+			j += bits.TrailingZeros64(m) >> 3
+			c1 = loadString8(t, j)
 		}
 		i = j + 1
 		if c1 == ' ' {
