@@ -326,6 +326,13 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if r == '\u212a' || r == '\u017f' {
 					return true
 				}
+				if uint32(r-'\u2010') <= '\u2027'-'\u2010' {
+					// Dashes, quotes, bullets, the ellipsis: punctuation,
+					// spared the Unicode tables.
+					prevWord, prevDigit = false, false
+					i += w
+					continue
+				}
 				digit := unicode.IsDigit(r)
 				if digit && !prevWord {
 					st.add(startDigit, i)
