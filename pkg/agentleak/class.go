@@ -148,7 +148,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
-		if !prevWord && k&^kindTrig != kindSep && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
+		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
 			// Words, each with the space or separators after it,
 			// crossed in a loop of their own up to the last.
 			if ws, j := ps.lowerWords(t, i); j > ws {
