@@ -103,6 +103,14 @@ func notLower(v uint64) uint64 {
 	return (^ge | gt | v) & swarHigh
 }
 
+// upperEnd returns the end of the run of capitals at i.
+func upperEnd(t string, i int) int {
+	for i < len(t) && isUpper(t[i]) {
+		i++
+	}
+	return i
+}
+
 // firstNotLower is notLower for the first byte of v that is not a-z: its
 // high bit is set, and no bit below it. Past it the bytes are not told
 // apart (a byte above 0x7f carries into the next), which spares the
@@ -234,8 +242,10 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(word8(t, i)) {
 					ps.triggersAt(t, i)
 				}
+				// The capitals after it follow an ASCII letter: they start
+				// nothing.
 				prevDigit = false
-				i++
+				i = upperEnd(t, i+1)
 				continue
 			}
 			// A word start, the capital and the lower-case letters after
