@@ -103,6 +103,14 @@ func notLower(v uint64) uint64 {
 	return (^ge | gt | v) & swarHigh
 }
 
+// upperEnd returns the end of the run of capitals at i.
+func upperEnd(t string, i int) int {
+	for i < len(t) && isUpper(t[i]) {
+		i++
+	}
+	return i
+}
+
 // firstNotLower is notLower for the first byte of v that is not a-z: its
 // high bit is set, and no bit below it. Past it the bytes are not told
 // apart (a byte above 0x7f carries into the next), which spares the
@@ -148,7 +156,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
-		if !prevWord && k&^kindTrig != kindSep && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
+		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
 			// Words, each with the space or separators after it,
 			// crossed in a loop of their own up to the last.
 			if ws, j := ps.lowerWords(t, i); j > ws {
@@ -192,9 +200,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if k == kindLower|kindTrig {
 					// trie.maybe(v), written out: the call costs more
 					// than the test.
-					h := hash3(uint32(v))
-					b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
-					if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+					w, b := hash3(uint32(v))
+					if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 						ps.triggersAt(t, i)
 					}
 				}
@@ -235,8 +242,10 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(word8(t, i)) {
 					ps.triggersAt(t, i)
 				}
+				// The capitals after it follow an ASCII letter: they start
+				// nothing.
 				prevDigit = false
-				i++
+				i = upperEnd(t, i+1)
 				continue
 			}
 			// A word start, the capital and the lower-case letters after
@@ -249,9 +258,8 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				v = word8Tail(t, i)
 			}
 			if k&kindTrig != 0 {
-				h := hash3(uint32(v))
-				b, e := uint64(1)<<(h&63), &trie.prefix3[h>>6]
-				if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+				w, b := hash3(uint32(v))
+				if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 					ps.triggersAt(t, i)
 				}
 			}
@@ -328,6 +336,13 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 				if r == '\u212a' || r == '\u017f' {
 					return true
 				}
+				if uint32(r-'\u2010') <= '\u2027'-'\u2010' {
+					// Dashes, quotes, bullets, the ellipsis: punctuation,
+					// spared the Unicode tables.
+					prevWord, prevDigit = false, false
+					i += w
+					continue
+				}
 				digit := unicode.IsDigit(r)
 				if digit && !prevWord {
 					st.add(startDigit, i)
@@ -357,22 +372,25 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 // of the text. It refuses a capital that starts classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 	trie := ps.trie
-	kind, p3 := &trie.kind, &trie.prefix3
+	kind, p3, p3short := &trie.kind, &trie.prefix3[0], &trie.prefix3[1]
 	for i+8 <= len(t) {
 		ws = i
 		v := loadString64(t, i)
-		// The first byte's 0x20 bit set: a capital counts as a letter.
-		m := firstNotLower(v | 0x20)
-		// A capital that a capital, a digit or a byte above 0x7f follows
-		// starts classes, which the main loop files; one that anything
-		// else follows is a word of one letter.
-		if c1 := byte(v >> 8); m&0x80 != 0 || m&0x8000 != 0 && v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
-			return i, i
+		// firstNotLower(v | 0x20) written out: the first byte's 0x20 bit
+		// set, a capital counts as a letter.
+		x := v | 0x20
+		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
+		if m&0x8080 != 0 {
+			// A capital that a capital, a digit or a byte above 0x7f
+			// follows starts classes, which the main loop files; one
+			// that anything else follows is a word of one letter.
+			if c1 := byte(v >> 8); m&0x80 != 0 || v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
+				return i, i
+			}
 		}
 		// trie.maybe(v), written out.
-		h := hash3(uint32(v))
-		b, e := uint64(1)<<(h&63), &p3[h>>6]
-		if e[0]&b != 0 && (e[1]&b != 0 || trie.maybe4(uint32(v))) {
+		w, b := hash3(uint32(v))
+		if p3[w]&(1<<(b&63)) != 0 && (p3short[w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
@@ -382,10 +400,18 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 			c1 = loadString8(t, j)
 		} else {
 			// Eight letters or more.
-			if j = lowerEnd(t, i+8); j == len(t) {
-				return ws, j
+			j = i + 8
+			for {
+				if j+8 > len(t) {
+					return ws, lowerEnd(t, j)
+				}
+				if m = firstNotLower(loadString64(t, j)); m != 0 {
+					break
+				}
+				j += 8
 			}
-			c1 = t[j]
+			j += bits.TrailingZeros64(m) >> 3
+			c1 = loadString8(t, j)
 		}
 		i = j + 1
 		if c1 == ' ' {
@@ -397,7 +423,7 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
 			return ws, j
 		}
-		for i < len(t) && kind[t[i]] == kindSep {
+		for i < len(t) && kind[loadString8(t, i)] == kindSep {
 			i++
 		}
 	}

@@ -203,7 +203,7 @@ var classPieces = []string{
 	"password", "PassWord", "secret", "token", "account", "acct", "credit", "income", "loan", "prêt", "PRÊT", "évaluation", "ÉVALUATION", "valuation",
 	"patient", "client", "customer", "employee", "name", "bearer", "Bearer", "postgres", "date of birth", "birth", "born", "-----begin", "-----BEGIN",
 	"congé", "CONGÉ", "fmla", "pip", "PIP", "salary", "base pay", "sick leave", "laid off", "let go", "whistleblow", "underperform",
-	"é", "É", "ß", "中", "٣", "٤٥", "３", "²", "\u00a0", "\u2003", "\u212a", "\u017f", "\ufffd",
+	"é", "É", "ß", "中", "٣", "٤٥", "３", "²", "\u00a0", "\u2003", "\u200f", "\u2010", "—", "…", "\u2027", "\u2028", "\u203f", "\u212a", "\u017f", "\ufffd",
 	"\xc3", "\xe2\x84", "\xff", "\x80", "\xc3\xa9\xa9", "\xf0\xc3\xa9",
 	"jane.doe@example.org", "a@b", "@x", "x@", "a.b+c-d@", "fe80::1", "2001:db8::", "a:b:c", "dead:beef", "h2x 1y4",
 }

@@ -22,26 +22,32 @@ type triggerTrie struct {
 	short bool
 	// The prefix filter hashes the text's first three and four bytes, each
 	// byte's 0x20 bit set: that folds ASCII case, so one lookup serves
-	// every case. prefix3[h][0] has a bit for the three bytes every word
-	// begins with (a two-byte word: with any third byte), prefix3[h][1] for
+	// every case. prefix3[0] has a bit for the three bytes every word
+	// begins with (a two-byte word: with any third byte), prefix3[1] for
 	// those of words of two or three bytes, which pass on it alone; prefix4
-	// has a bit for the four bytes longer words begin with.
-	prefix3 [1 << 16 / 64][2]uint64
+	// has a bit for the four bytes longer words begin with. (Two arrays,
+	// not pairs: a word's index scales by eight in the load itself.) The
+	// first two bytes choose a prefix3 word and the third a bit in it
+	// (hash3), so that a two-byte word fills one word of each, not 256
+	// bits strewn over them that other words then pass on.
+	prefix3 [2][1 << prefix3Bits]uint64
 	prefix4 [1 << prefix4Bits / 64]uint64
 	kind    [256]uint8 // the class pass's byte kinds (byteKinds)
 }
 
 // prefix4Bits sizes prefix4: a few hundred words, so a bit in a hundred
-// is set.
-const prefix4Bits = 14
+// is set. prefix3Bits sizes prefix3: a word for each hash of two bytes.
+const (
+	prefix4Bits = 14
+	prefix3Bits = 10
+)
 
 // maybe reports whether a word can begin with the bytes of v (eight bytes
 // of the text, little-endian, zeros past its end), judged by the first
 // three, then four: most word starts fail it, and the walk is skipped.
 func (t *triggerTrie) maybe(v uint64) bool {
-	h := hash3(uint32(v))
-	b, e := uint64(1)<<(h&63), &t.prefix3[h>>6]
-	return e[0]&b != 0 && (e[1]&b != 0 || t.maybe4(uint32(v)))
+	w, b := hash3(uint32(v))
+	return t.prefix3[0][w]&(1<<(b&63)) != 0 && (t.prefix3[1][w]&(1<<(b&63)) != 0 || t.maybe4(uint32(v)))
 }
 
 // maybe4 is the second half of maybe: the first four bytes, x.
@@ -50,10 +56,11 @@ func (t *triggerTrie) maybe4(x uint32) bool {
 	return t.prefix4[g>>6]&(1<<(g&63)) != 0
 }
 
-// hash3 hashes the first three bytes of the little-endian x, case folded,
-// to 16 bits.
-func hash3(x uint32) uint32 {
-	return ((x | 0x202020) & 0xffffff) * 0x9e3779b1 >> 16
+// hash3 hashes the first three bytes of the little-endian x, case folded:
+// the first two to a prefix3 word, w, the third to a bit in it, b's low
+// six bits.
+func hash3(x uint32) (w, b uint32) {
+	return uint32(uint16(x)|0x2020) * 0x9e3779b1 >> (32 - prefix3Bits), x>>16 | 0x20
 }
 
 // hash4 hashes the four bytes of x, case folded, to prefix4Bits bits.
@@ -128,19 +135,21 @@ func newTriggerTrie(words []string) *triggerTrie {
 	}
 	if t.short {
 		for k := range t.prefix3 {
-			t.prefix3[k] = [2]uint64{^uint64(0), ^uint64(0)}
+			for w := range t.prefix3[k] {
+				t.prefix3[k][w] = ^uint64(0)
+			}
 		}
 	}
 	t.kind = byteKinds(&t.first)
 	return t
 }
 
-// addPrefix3 files three bytes a word begins with: in prefix3[.][0] and,
-// when the word has at most three bytes (words > 1), in prefix3[.][1].
+// addPrefix3 files three bytes a word begins with: in prefix3[0] and,
+// when the word has at most three bytes (words > 1), in prefix3[1].
 func (t *triggerTrie) addPrefix3(x uint32, words int) {
-	h := hash3(x)
+	w, b := hash3(x)
 	for k := 0; k < words; k++ {
-		t.prefix3[h>>6][k] |= 1 << (h & 63)
+		t.prefix3[k][w] |= 1 << (b & 63)
 	}
 }
 
