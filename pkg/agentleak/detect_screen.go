@@ -227,16 +227,33 @@ func (st *ruleState) screenCapitals(t string, starts []int) {
 }
 
 // screenStarts sorts the starts of the classes that have screened rules
-// and starts in this text. (The lists of a class without starts are left
-// as they were: its rules are not run.)
+// and starts in this text, and notes the rules that got any. (The lists
+// of a class without starts are left as they were: its rules are not
+// run.)
 func (st *ruleState) screenStarts(t string) {
+	for w := range st.scrRules {
+		st.scrRules[w] = 0
+	}
 	if st.screened[startDigit] && len(st.cls[startDigit]) > 0 {
 		st.screenDigits(t, st.cls[startDigit])
+		st.noteSlots(digSSN, digRue)
 	}
 	if st.screened[startPhone] && len(st.cls[startPhone]) > 0 {
 		st.screenPhones(t, st.cls[startPhone])
+		st.noteSlots(scrPhone, scrPhone)
 	}
 	if st.screened[startUpper] && len(st.cls[startUpper]) > 0 {
 		st.screenCapitals(t, st.cls[startUpper])
+		st.noteSlots(capIBAN, capHealthSpaced)
+	}
+}
+
+// noteSlots marks in scrRules the rules of slots from to to whose lists
+// the screen just filled: the rules runRules runs.
+func (st *ruleState) noteSlots(from, to int) {
+	for k := from; k <= to; k++ {
+		if i := st.slotRule[k]; i >= 0 && len(st.scr[k]) > 0 {
+			st.scrRules[i>>6] |= 1 << (i & 63)
+		}
 	}
 }
