@@ -421,7 +421,7 @@ func keyValue(v string) string {
 	v = strings.TrimSpace(v)
 	v = strings.Trim(v, `"'`)
 	v = strings.TrimSpace(v)
-	if len([]rune(v)) < 2 || trivialValue.get().MatchString(v) {
+	if utf8.RuneCountInString(v) < 2 || trivial(v) {
 		return ""
 	}
 	return v
