@@ -653,7 +653,7 @@ func preClientID(t string, p int) bool {
 // other way to match.
 func matchEmail(t string, p int, m []int) int {
 	i := p
-	for i < len(t) && (isASCIIWord(t[i]) || t[i] == '.' || t[i] == '+' || t[i] == '-') {
+	for i < len(t) && emailByte[t[i]]&emailLocal != 0 {
 		i++
 	}
 	if i == p || byteAt(t, i) != '@' {
@@ -661,7 +661,7 @@ func matchEmail(t string, p int, m []int) int {
 	}
 	i++
 	s := i
-	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-') {
+	for i < len(t) && emailByte[t[i]]&emailLabel != 0 {
 		i++
 	}
 	if i == s || byteAt(t, i) != '.' {
@@ -669,7 +669,7 @@ func matchEmail(t string, p int, m []int) int {
 	}
 	i++
 	s = i
-	for i < len(t) && (isAlnumASCII(t[i]) || t[i] == '-' || t[i] == '.') {
+	for i < len(t) && emailByte[t[i]]&emailTail != 0 {
 		i++
 	}
 	if i == s {
@@ -678,6 +678,31 @@ func matchEmail(t string, p int, m []int) int {
 	m[0], m[1] = p, i
 	return 1
 }
+
+// emailByte holds, per byte, the email pattern's classes it belongs to:
+// the local part [A-Za-z0-9_.+-], the first domain label [A-Za-z0-9-] and
+// the rest [A-Za-z0-9-.].
+var emailByte = func() (set [256]uint8) {
+	for c := 0; c < 0x80; c++ {
+		b := byte(c)
+		if isAlnumASCII(b) || b == '-' {
+			set[c] = emailLocal | emailLabel | emailTail
+		}
+		switch b {
+		case '_', '+':
+			set[c] = emailLocal
+		case '.':
+			set[c] = emailLocal | emailTail
+		}
+	}
+	return set
+}()
+
+const (
+	emailLocal = 1 << iota
+	emailLabel
+	emailTail
+)
 
 func isAlnumASCII(c byte) bool { return isDigit(c) || isLetter(c) }
 

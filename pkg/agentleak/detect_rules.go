@@ -37,8 +37,8 @@ type rule struct {
 	pre      func(t string, p int) bool // a cheap necessary condition at p
 	// match, when set, matches at p by hand: it fills m and returns 1, returns
 	// 0 where the expression cannot match, -1 to leave it to the expression.
-	match func(t string, p int, m []int) int
-	digit int8 // the rule's slot in the digit screen (detect_screen.go), 0 for none
+	match  func(t string, p int, m []int) int
+	screen int8 // the rule's slot in its class's screen (detect_screen.go), 0 for none
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -421,7 +421,7 @@ func keyValue(v string) string {
 	v = strings.TrimSpace(v)
 	v = strings.Trim(v, `"'`)
 	v = strings.TrimSpace(v)
-	if len([]rune(v)) < 2 || trivialValue.get().MatchString(v) {
+	if utf8.RuneCountInString(v) < 2 || trivial(v) {
 		return ""
 	}
 	return v
@@ -452,7 +452,7 @@ func finishRules(rs []rule) []rule {
 		r.pre = preCheck(r)
 		r.triggers = triggerWords(r)
 		r.window = matchWindow(r)
-		r.digit = digitSlot(r)
+		r.screen = screenSlot(r)
 		switch {
 		case r.dt == "email":
 			r.match = matchEmail

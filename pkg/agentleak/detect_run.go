@@ -23,13 +23,12 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 		ps.runPlain(text, emit)
 		return
 	}
-	if st.screen && len(st.cls[startDigit]) > 0 {
-		st.screenDigits(text)
-	}
+	st.screenStarts(text)
 	// Only the rules with a start in this text are run, in their order:
-	// those the trigger words gave positions and those of the start
-	// classes that hold any.
+	// those the trigger words gave positions, those the screens gave
+	// starts and those of the other start classes that hold any.
 	for w, b := range st.trig {
+		b |= st.scrRules[w]
 		for c := startDigit; c <= startEmail; c++ {
 			if len(st.cls[c]) > 0 {
 				b |= st.clsRules[c][w]
@@ -75,8 +74,8 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 // is known to be a word boundary.
 func (ps *patternSet) candidates(i int) (c []int, bound bool) {
 	r := &ps.rules[i]
-	if r.digit != 0 {
-		return ps.state.dig[r.digit], true
+	if r.screen != 0 {
+		return ps.state.scr[r.screen], boundClass(r.starts)
 	}
 	if len(r.triggers) == 0 {
 		return ps.state.cls[r.starts], boundClass(r.starts)
@@ -289,10 +288,15 @@ type ruleState struct {
 	// clsRules has, per start class, a bit for every enabled rule that
 	// starts there (filled on first use: setRules).
 	clsRules [startEmail + 1][]uint64
-	// dig are the digit starts the digit screen lets each of its rules
-	// try (detect_screen.go); screen: an enabled rule has a slot there.
-	dig    [digSlots][]int
-	screen bool
+	// scr are the starts the screens let each of their rules try
+	// (detect_screen.go); screened: an enabled rule of the class has a
+	// slot; slotRule: the enabled rule of each slot, or -1; scrRules: a
+	// bit for every rule the screens gave starts in this text. (clsRules
+	// leaves the screened rules out.)
+	scr      [scrSlots][]int
+	screened [startEmail + 1]bool
+	slotRule [scrSlots]int
+	scrRules []uint64
 }
 
 func newRuleState(rules int) *ruleState {
@@ -300,15 +304,22 @@ func newRuleState(rules int) *ruleState {
 }
 
 // setRules fills clsRules from the rules' sources of starts
-// (patternSet.src), and screen.
+// (patternSet.src), and the screens' slotRule and screened.
 func (st *ruleState) setRules(src []int8, rules []rule) {
 	for c := range st.clsRules {
 		st.clsRules[c] = make([]uint64, len(st.trig))
 	}
+	st.scrRules = make([]uint64, len(st.trig))
+	for k := range st.slotRule {
+		st.slotRule[k] = -1
+	}
 	for i, s := range src {
-		if s >= 0 {
+		switch k := rules[i].screen; {
+		case s >= 0 && k != 0:
+			st.slotRule[k] = i
+			st.screened[screenClass(k)] = true
+		case s >= 0:
 			st.clsRules[s][i>>6] |= 1 << (i & 63)
-			st.screen = st.screen || rules[i].digit != 0
 		}
 	}
 }

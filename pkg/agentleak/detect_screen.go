@@ -1,23 +1,24 @@
 package agentleak
 
-import (
-	"math/bits"
-	"strings"
-)
+import "strings"
 
-// The digit screen: the six rules that start at a digit at a word start
-// (SSN, SIN, card, IPv4, the two address patterns) want, right after the
-// start, a run of digits of a length of their own followed by a byte of
-// their own (three digits and a dash, one to five digits and a space...).
-// Most digit starts, a date or a number in prose, suit none of them. The
-// run and the byte after it are read once per start, and each rule is
-// tried only at the starts whose run and byte it allows, instead of every
-// rule's loop visiting every start and calling its necessary check there.
-// The screen is necessary, never sufficient: the rule's check and matcher
-// still run at the starts it lets through. detect_screen_test.go holds it
-// to the expressions.
+// Screens of the start classes. The digit screen: the six rules that
+// start at a digit at a word start (SSN, SIN, card, IPv4, the two address
+// patterns) want, right after the start, a run of digits of a length of
+// their own followed by a byte of their own (three digits and a dash, one
+// to five digits and a space...). Most digit starts, a date or a number in
+// prose, suit none of them. The run and the byte after it are read once per
+// start, and each rule is tried only at the starts whose run and byte it
+// allows, instead of every rule's loop visiting every start and calling its
+// necessary check there. The capital screen does the same for the four
+// rules that start at two capitals (IBAN, NINO, the two health
+// identifiers) with the bytes after them, and the phone screen for the
+// phone rule with the two bytes its check samples first. A screen is
+// necessary, never sufficient: the rule's check and matcher still run at
+// the starts it lets through. detect_screen_test.go holds each to the
+// expressions.
 
-// Slots of the digit screen (rule.digit); 0 is no slot.
+// Slots of the screens (rule.screen); 0 is no slot.
 const (
 	digSSN = 1 + iota
 	digSIN
@@ -25,77 +26,115 @@ const (
 	digIPv4
 	digStreet
 	digRue
-	digSlots
+	scrPhone
+	capIBAN
+	capNINO
+	capHealthID
+	capHealthSpaced
+	scrSlots
 )
 
-// digAll lets every screened rule try the start.
-const digAll = 1<<digSlots - 2
+// screenClass is the start class a slot's screen sorts.
+func screenClass(slot int8) byte {
+	switch {
+	case slot == scrPhone:
+		return startPhone
+	case slot >= capIBAN:
+		return startUpper
+	}
+	return startDigit
+}
 
-// digitSlot is the screen's slot of a rule that starts at digits, or 0.
-func digitSlot(r *rule) int8 {
-	if r.starts != startDigit || len(r.triggers) > 0 {
+// screenSlot is the slot of a rule that a screen sorts starts for, or 0.
+func screenSlot(r *rule) int8 {
+	if len(r.triggers) > 0 {
 		return 0
 	}
-	switch {
-	case r.dt == "ssn":
-		return digSSN
-	case r.dt == "sin":
-		return digSIN
-	case r.dt == "credit_card":
-		return digCard
-	case r.dt == "ip_address":
-		return digIPv4
-	case r.key == "address" && strings.Contains(r.re.src, "Street"):
-		return digStreet
-	case r.key == "address":
-		return digRue
+	switch r.starts {
+	case startDigit:
+		switch {
+		case r.dt == "ssn":
+			return digSSN
+		case r.dt == "sin":
+			return digSIN
+		case r.dt == "credit_card":
+			return digCard
+		case r.dt == "ip_address":
+			return digIPv4
+		case r.key == "address" && strings.Contains(r.re.src, "Street"):
+			return digStreet
+		case r.key == "address":
+			return digRue
+		}
+	case startPhone:
+		return scrPhone
+	case startUpper:
+		switch {
+		case r.dt == "iban":
+			return capIBAN
+		case r.dt == "national_insurance_number":
+			return capNINO
+		case r.dt == "health_identifier" && strings.HasPrefix(r.re.src, `(?:NAM`):
+			return capHealthSpaced
+		case r.dt == "health_identifier":
+			return capHealthID
+		}
 	}
 	return 0
 }
 
-// digitScreen is the set of slots (bit k for slot k) whose rule may match
-// at p, a digit start: the ASCII digits there and the byte after them. A
-// byte above 0x7f at either (a Unicode digit or space) lets every rule
-// through.
-func digitScreen(t string, p int) uint8 {
-	i := p
-	for i < len(t) && isDigit(t[i]) && i-p < 13 {
-		i++
+// screenDigits files the digit starts in the lists of the slots whose
+// rule may match there, from the ASCII digits at the start and the byte
+// after them. A byte above 0x7f at either (a Unicode digit or space) lets
+// every rule through.
+func (st *ruleState) screenDigits(t string, starts []int) {
+	scr := &st.scr
+	for k := digSSN; k <= digRue; k++ {
+		scr[k] = scr[k][:0]
 	}
-	n := i - p
-	if n == 13 {
-		return 1 << digCard // longer than any other rule's number
-	}
-	c := byteAt(t, i) // 0 at the end of the text
-	if n == 0 || c >= 0x80 {
-		return digAll
-	}
-	var set uint8
-	switch {
-	case c == '-':
-		if n == 3 {
-			set |= 1<<digSSN | 1<<digSIN
+	for _, p := range starts {
+		i := p
+		for i < len(t) && isDigit(t[i]) && i-p < 13 {
+			i++
 		}
-		set |= 1 << digCard
-		if n <= 5 && rueSecond(t, i+1) {
-			set |= 1 << digRue
+		n := i - p
+		c := byteAt(t, i) // 0 at the end of the text
+		if n == 13 {
+			// Longer than any other rule's number.
+			scr[digCard] = append(scr[digCard], p)
+			continue
 		}
-	case c == '.':
-		if n <= 3 {
-			set |= 1 << digIPv4
-		}
-	case keySpace(c):
-		if c == ' ' {
-			set |= 1 << digCard
+		switch {
+		case n == 0 || c >= 0x80:
+			for k := digSSN; k <= digRue; k++ {
+				scr[k] = append(scr[k], p)
+			}
+		case c == '-':
 			if n == 3 {
-				set |= 1 << digSIN
+				scr[digSSN] = append(scr[digSSN], p)
+				scr[digSIN] = append(scr[digSIN], p)
+			}
+			scr[digCard] = append(scr[digCard], p)
+			if n <= 5 && rueSecond(t, i+1) {
+				scr[digRue] = append(scr[digRue], p)
+			}
+		case c == '.':
+			if n <= 3 {
+				scr[digIPv4] = append(scr[digIPv4], p)
+			}
+		case keySpace(c):
+			if c == ' ' {
+				if n == 3 {
+					scr[digSIN] = append(scr[digSIN], p)
+				}
+				scr[digCard] = append(scr[digCard], p)
+			}
+			if n <= 5 {
+				scr[digStreet] = append(scr[digStreet], p)
+				scr[digRue] = append(scr[digRue], p)
 			}
 		}
-		if n <= 5 {
-			set |= 1<<digStreet | 1<<digRue
-		}
 	}
-	return set
 }
 
 // rueSecond: the French address pattern's second house number after a
@@ -109,18 +148,112 @@ func rueSecond(t string, i int) bool {
 	return c >= 0x80 || k >= 1 && k <= 4 && keySpace(c)
 }
 
-// screenDigits files each digit start in the lists of the screened rules
-// it lets through.
-func (st *ruleState) screenDigits(t string) {
-	for k := range st.dig {
-		st.dig[k] = st.dig[k][:0]
+// screenPhones files the phone starts where prePhone's first tests hold:
+// a phone match spans 12 bytes or more, all digits, separators, '+',
+// parentheses or parts of Unicode characters (two of them are sampled),
+// and the run of at most six digits at p (after a '+') ends at a
+// separator or '(' (a number in prose or JSON ends elsewhere).
+func (st *ruleState) screenPhones(t string, starts []int) {
+	st.scr[scrPhone] = st.scr[scrPhone][:0]
+	for _, p := range starts {
+		if p+11 >= len(t) || !phoneByte[t[p+11]] || !phoneByte[t[p+6]] {
+			continue
+		}
+		s := p
+		if t[s] == '+' {
+			s++
+		}
+		e := s
+		for e < s+7 && isDigit(t[e]) {
+			e++
+		}
+		switch c := t[e]; {
+		case e == s:
+			if c != '(' && c < 0x80 {
+				continue
+			}
+		case e == s+7:
+			continue
+		case c != '(' && c != '-' && c != '.' && c < 0x80 && !keySpace(c):
+			continue
+		}
+		st.scr[scrPhone] = append(st.scr[scrPhone], p)
 	}
-	for _, p := range st.cls[startDigit] {
-		set := digitScreen(t, p)
-		for set != 0 {
-			k := bits.TrailingZeros8(set)
-			set &= set - 1
-			st.dig[k] = append(st.dig[k], p)
+}
+
+// screenCapitals files the starts of two capitals in the lists of the
+// slots whose rule may match there, from the bytes after them: two digits
+// for an IBAN, two digits or a space and a digit for a NINO, two more
+// capitals and then a digit, or a space or a dash, for a health
+// identifier (or NAM and a space). A byte above 0x7f where a digit or a
+// space is wanted lets the rule through.
+func (st *ruleState) screenCapitals(t string, starts []int) {
+	scr := &st.scr
+	for k := capIBAN; k <= capHealthSpaced; k++ {
+		scr[k] = scr[k][:0]
+	}
+	for _, p := range starts {
+		c2 := byteAt(t, p+2)
+		if c2 >= 0x80 {
+			for k := capIBAN; k <= capHealthSpaced; k++ {
+				scr[k] = append(scr[k], p)
+			}
+			continue
+		}
+		c3 := byteAt(t, p+3)
+		d3 := isDigit(c3) || c3 >= 0x80
+		spaced := false
+		switch {
+		case isDigit(c2):
+			if d3 {
+				scr[capIBAN] = append(scr[capIBAN], p)
+				scr[capNINO] = append(scr[capNINO], p)
+			}
+		case keySpace(c2):
+			if d3 {
+				scr[capNINO] = append(scr[capNINO], p)
+			}
+		case isUpper(c2) && isUpper(c3):
+			c4 := byteAt(t, p+4)
+			if isDigit(c4) || c4 >= 0x80 {
+				scr[capHealthID] = append(scr[capHealthID], p)
+			}
+			spaced = c4 == '-' || keySpace(c4) || c4 >= 0x80
+		}
+		if spaced || c2 == 'M' && t[p] == 'N' && t[p+1] == 'A' {
+			scr[capHealthSpaced] = append(scr[capHealthSpaced], p)
+		}
+	}
+}
+
+// screenStarts sorts the starts of the classes that have screened rules
+// and starts in this text, and notes the rules that got any. (The lists
+// of a class without starts are left as they were: its rules are not
+// run.)
+func (st *ruleState) screenStarts(t string) {
+	for w := range st.scrRules {
+		st.scrRules[w] = 0
+	}
+	if st.screened[startDigit] && len(st.cls[startDigit]) > 0 {
+		st.screenDigits(t, st.cls[startDigit])
+		st.noteSlots(digSSN, digRue)
+	}
+	if st.screened[startPhone] && len(st.cls[startPhone]) > 0 {
+		st.screenPhones(t, st.cls[startPhone])
+		st.noteSlots(scrPhone, scrPhone)
+	}
+	if st.screened[startUpper] && len(st.cls[startUpper]) > 0 {
+		st.screenCapitals(t, st.cls[startUpper])
+		st.noteSlots(capIBAN, capHealthSpaced)
+	}
+}
+
+// noteSlots marks in scrRules the rules of slots from to to whose lists
+// the screen just filled: the rules runRules runs.
+func (st *ruleState) noteSlots(from, to int) {
+	for k := from; k <= to; k++ {
+		if i := st.slotRule[k]; i >= 0 && len(st.scr[k]) > 0 {
+			st.scrRules[i>>6] |= 1 << (i & 63)
 		}
 	}
 }
