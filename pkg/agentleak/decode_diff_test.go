@@ -419,3 +419,51 @@ func genTrace(rng *rand.Rand) []byte {
 	}
 	return []byte(genSpace(rng) + "{" + strings.Join(parts, ","+genSpace(rng)) + "}" + genSpace(rng))
 }
+
+// TestUnquoteMatchesEncodingJSON: unquote (and unquoteTo appending to a
+// used buffer) decodes every string encoding/json accepts as it does, with
+// escapes at every offset of a word and near the end, and reports a
+// malformed escape.
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	check := func(raw string) {
+		t.Helper()
+		var want string
+		err := json.Unmarshal([]byte(raw), &want)
+		got, ok := unquote([]byte(raw))
+		if err != nil {
+			if ok && strings.IndexFunc(raw, func(r rune) bool { return r < 0x20 }) < 0 {
+				t.Fatalf("unquote(%q) = %q, ok; encoding/json: %v", raw, got, err)
+			}
+			return
+		}
+		if !ok || got != want {
+			t.Fatalf("unquote(%q) = %q, %v; encoding/json %q", raw, got, ok, want)
+		}
+		prefix := []byte("prefix")
+		out, ok := unquoteTo(append(make([]byte, 0, rng.Intn(40)), prefix...), []byte(raw))
+		if !ok || !bytes.HasPrefix(out, prefix) || validUTF8(out[len(prefix):]) != want {
+			t.Fatalf("unquoteTo(prefix, %q) = %q, %v; encoding/json %q", raw, out, ok, want)
+		}
+	}
+	for _, esc := range append([]string{`\`, `\u12`, `\x`, `\u00e`, `\ud800\u`}, advPieces...) {
+		for pre := 0; pre <= 17; pre++ {
+			for post := 0; post <= 9; post++ {
+				check(`"` + strings.Repeat("a", pre) + esc + strings.Repeat("b", post) + `"`)
+			}
+		}
+	}
+	for n := 0; n < iterations(30000); n++ {
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for k := rng.Intn(10); k > 0; k-- {
+			if rng.Intn(2) == 0 {
+				sb.WriteString(strings.Repeat("x", rng.Intn(20)))
+			} else {
+				sb.WriteString(advPieces[rng.Intn(len(advPieces))])
+			}
+		}
+		sb.WriteByte('"')
+		check(sb.String())
+	}
+}
