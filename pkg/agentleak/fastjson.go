@@ -220,7 +220,9 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			if i >= 0 {
 				e.Content = json.RawMessage(b[j:i:i])
 			}
-		default: // metadata, timestamp and keys of no field
+		case keyMetadata:
+			i = skipMetadata(b, j)
+		default: // timestamp and keys of no field
 			i = -1
 			if b[j] == '"' {
 				// A timestamp: plain, no strEnd needed.
@@ -616,6 +618,55 @@ func specialMask(w, high uint64) uint64 {
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
 	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
+}
+
+// skipMetadata is skipValue for an event's metadata: an object of plain
+// strings and booleans, spaced as recorders write it, is read by a loop
+// of its own (no recursion, no strEnd); anything else by skipValue.
+func skipMetadata(b []byte, i int) int {
+	j := i + 1
+	if b[i] != '{' || j >= len(b) {
+		return skipValue(b, i, 0)
+	}
+	if b[j] == '}' {
+		return j + 1
+	}
+	for b[j] == '"' {
+		e := plainEnd(b, j+1, 0)
+		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
+			break
+		}
+		switch j = e + 3; b[j] {
+		case '"':
+			if e = plainEnd(b, j+1, 0); e < 0 {
+				return skipValue(b, i, 0)
+			}
+			j = e + 1
+		case 't':
+			if !isLit(b, j, "true") {
+				return skipValue(b, i, 0)
+			}
+			j += 4
+		case 'f':
+			if !isLit(b, j, "false") {
+				return skipValue(b, i, 0)
+			}
+			j += 5
+		default:
+			return skipValue(b, i, 0)
+		}
+		if j+2 >= len(b) {
+			break
+		}
+		if b[j] == '}' {
+			return j + 1
+		}
+		if b[j] != ',' || b[j+1] != ' ' {
+			break
+		}
+		j += 2
+	}
+	return skipValue(b, i, 0)
 }
 
 // skip moves past one JSON value, checking its syntax.
