@@ -425,12 +425,20 @@ func isLit(b []byte, i int, lit string) bool {
 // it is, as encoding/json does (an earlier value of a repeated key stays).
 func strOrNull(b []byte, i int, dst *string) int {
 	if b[i] == '"' {
-		// Ids, channels and names: plain ASCII, a few words long.
-		if e := plainEnd(b, i+1, highBits); e >= 0 {
-			*dst = unsafe.String(unsafe.SliceData(b[i+1:]), e-(i+1))
-			return e + 1
+		// Ids, channels and names: plain ASCII, a few words long; the
+		// byte that ends them is read from the word.
+		for j := i + 1; j+8 <= len(b); j += 8 {
+			w := loadBytes64(b, j)
+			if m := specialMask(w, highBits); m != 0 {
+				t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
+				if byte(w>>(t&^7)) != '"' {
+					break
+				}
+				e := j + t>>3
+				*dst = unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i+1)), e-(i+1))
+				return e + 1
+			}
 		}
-		return strOrNullSlow(b, i, dst)
 	}
 	return strOrNullSlow(b, i, dst)
 }
@@ -441,9 +449,11 @@ func strOrNull(b []byte, i int, dst *string) int {
 // string runs into b's last eight bytes): strEnd's loop without its cases.
 func plainEnd(b []byte, i int, high uint64) int {
 	for i+8 <= len(b) {
-		if m := specialMask(loadBytes64(b, i), high); m != 0 {
-			if i += bits.TrailingZeros64(m) >> 3; b[i] == '"' {
-				return i
+		w := loadBytes64(b, i)
+		if m := specialMask(w, high); m != 0 {
+			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
+			if byte(w>>(t&^7)) == '"' {
+				return i + t>>3
 			}
 			return -1
 		}
