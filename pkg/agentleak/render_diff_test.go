@@ -107,6 +107,10 @@ func checkString(t *testing.T, s string) {
 	if want := encodingJSONString(t, s); !bytes.Equal(got[1:], want) {
 		t.Fatalf("appendJSONString(%q) = %s, encoding/json %s", s, got[1:], want)
 	}
+	// With room for the string (the path of a reused buffer).
+	if roomy := appendJSONString(append(make([]byte, 0, len(s)+24), 'x'), s); !bytes.Equal(roomy, got) {
+		t.Fatalf("appendJSONString(%q) with room = %s, want %s", s, roomy, got)
+	}
 }
 
 // TestAppendJSONStringMatches: the word-at-a-time quoting writes the old

@@ -311,17 +311,43 @@ const hexDigits = "0123456789abcdef"
 // of that are found eight bytes at a time (nextSpecial, stopping at every
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
+	n, o := len(s), len(b)
+	if n >= 4 && n <= 16 && cap(b)-o >= n+2 {
+		// Names, ids, tiers: two loads (overlapping when shorter than
+		// their sum), one test, two stores, no call.
+		p := unsafe.Slice(unsafe.StringData(s), n)
+		if n >= 8 {
+			w0, w1 := loadBytes64(p, 0), loadBytes64(p, n-8)
+			if specialMask(w0, highBits)|specialMask(w1, highBits) == 0 {
+				b = b[:o+n+2]
+				b[o] = '"'
+				storeBytes64(b, o+1, w0)
+				storeBytes64(b, o+n-7, w1)
+				b[o+n+1] = '"'
+				return b
+			}
+		} else {
+			w0, w1 := binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[n-4:])
+			if specialMask(uint64(w0)|uint64(w1)<<32, highBits) == 0 {
+				b = b[:o+n+2]
+				b[o] = '"'
+				binary.LittleEndian.PutUint32(b[o+1:], w0)
+				binary.LittleEndian.PutUint32(b[o+n-3:], w1)
+				b[o+n+1] = '"'
+				return b
+			}
+		}
+	}
 	if plainASCII(s) {
 		// Most strings (ids, channels, names, redacted values) need no
 		// escape: one test of all their words, one copy.
-		n := len(b)
-		if cap(b)-n < len(s)+2 {
-			b = append(b, make([]byte, len(s)+2)...)[:n]
+		if cap(b)-o < n+2 {
+			b = append(b, make([]byte, n+2)...)[:o]
 		}
-		b = b[:n+len(s)+2]
-		b[n] = '"'
-		copy(b[n+1:], s)
-		b[n+1+len(s)] = '"'
+		b = b[:o+n+2]
+		b[o] = '"'
+		copy(b[o+1:], s)
+		b[o+n+1] = '"'
 		return b
 	}
 	return appendJSONStringEsc(b, s)
