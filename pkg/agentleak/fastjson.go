@@ -209,7 +209,7 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
-				e, _ := strEnd(b, j+1, 0)
+				e := contentEnd(b, j+1)
 				if e < 0 {
 					return -1
 				}
@@ -555,6 +555,44 @@ func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 		}
 	}
 }
+
+// contentEnd is strEnd for a content string, whose escapes and bytes need
+// not be told: the index of its closing quote, or -1. Content has an
+// escape every few dozen bytes; a table tells the two-byte ones.
+func contentEnd(b []byte, i int) int {
+	for {
+		for {
+			if i+8 > len(b) {
+				e, _ := strEnd(b, i, 0)
+				return e
+			}
+			if m := specialMask(loadBytes64(b, i), 0); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		c := b[i]
+		if c == '"' {
+			return i
+		}
+		if c != '\\' || i+1 >= len(b) {
+			return -1 // a control character, or a cut escape
+		}
+		if simpleEscape[b[i+1]] {
+			i += 2
+			continue
+		}
+		if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			return -1
+		}
+		i += 6
+	}
+}
+
+// simpleEscape holds the bytes that follow a backslash in a two-byte
+// escape.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 func isHex(h byte) bool { return isDigit(h) || (h|0x20)-'a' < 6 }
 
