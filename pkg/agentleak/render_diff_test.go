@@ -150,6 +150,9 @@ func checkFloat(t *testing.T, f float64) {
 	if want := appendJSONFloatRef([]byte("x"), f); !bytes.Equal(got, want) {
 		t.Fatalf("appendJSONFloat(%v) = %s, want %s", f, got, want)
 	}
+	if roomy := appendJSONFloat(append(make([]byte, 0, 48), 'x'), f); !bytes.Equal(roomy, got) {
+		t.Fatalf("appendJSONFloat(%v) with room = %s, want %s", f, roomy, got)
+	}
 	if got, want := appendFloatF([]byte("x"), f), strconv.AppendFloat([]byte("x"), f, 'f', -1, 64); !bytes.Equal(got, want) {
 		t.Fatalf("appendFloatF(%v) = %s, want %s", f, got, want)
 	}

@@ -3,6 +3,7 @@ package agentleak
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -283,11 +284,19 @@ func appendMillionths(b []byte, f float64) ([]byte, bool) {
 		return b, true
 	}
 	hi, mid, lo := frac/1e4, frac/100%100, frac%100
-	d := [7]byte{'.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1]}
-	n := len(d)
-	for d[n-1] == '0' { // frac is not 0: a digit after the point stays
-		n--
+	// The point and six digits as one little-endian word; the trailing
+	// '0' bytes are those above the highest byte that is not '0' (frac is
+	// not 0: a digit after the point stays).
+	w := '.' | uint64(twoDigits[2*hi])<<8 | uint64(twoDigits[2*hi+1])<<16 | uint64(twoDigits[2*mid])<<24 |
+		uint64(twoDigits[2*mid+1])<<32 | uint64(twoDigits[2*lo])<<40 | uint64(twoDigits[2*lo+1])<<48
+	n := (bits.Len64(w^0x30303030303030) + 7) >> 3
+	if o := len(b); cap(b)-o >= 8 {
+		b = b[:o+8]
+		storeBytes64(b, o, w)
+		return b[:o+n], true
 	}
+	var d [8]byte
+	binary.LittleEndian.PutUint64(d[:], w)
 	return append(b, d[:n]...), true
 }
 
