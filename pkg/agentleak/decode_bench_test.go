@@ -55,3 +55,34 @@ func BenchmarkDecodeFile(b *testing.B) {
 		b.Fatal("no events")
 	}
 }
+
+// BenchmarkUnquoteFile decodes the escapes of every string content of
+// the benchmark trace file that has one, into one reused buffer, as the
+// scanner's eventText does before it reads a content.
+func BenchmarkUnquoteFile(b *testing.B) {
+	var raws [][]byte
+	size := 0
+	for _, l := range benchLines(benchTraceFile(b)) {
+		t, err := decodeTrace("f", 1, l, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range t.Events {
+			if len(e.Content) > 1 && e.Content[0] == '"' && bytes.IndexByte(e.Content, '\\') >= 0 {
+				raws = append(raws, e.Content)
+				size += len(e.Content)
+			}
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var out []byte
+	for i := 0; i < b.N; i++ {
+		for _, raw := range raws {
+			var ok bool
+			if out, ok = unquoteTo(out[:0], raw); !ok {
+				b.Fatalf("unquoteTo failed on %.100s", raw)
+			}
+		}
+	}
+}

@@ -220,6 +220,17 @@ func TestDecodeAdversarial(t *testing.T) {
 	} {
 		c.check([]byte(doc))
 	}
+	// Metadata objects near the recorders' shape, each wrong or odd in one
+	// place, in an event long enough for the decoder's word loads.
+	for _, md := range []string{
+		`{}`, `{ }`, `{"x": falsy}`, `{"x": fals}`, `{"x": falsee}`, `{"x": truee}`, `{"x": tru}`, `{"x": trUe}`, `{"x": nul}`, `{"x": null}`,
+		`{"x" : true}`, `{"x":true}`, `{"x":  true}`, `{"x"; true}`, `{"x": true,}`, `{"x": true, }`, `{"x": true,"y": false}`, `{"x": true ,"y": 1}`,
+		`{"x": "a\"b"}`, `{"x\"": "b"}`, `{"x": "a` + "\x01" + `"}`, `{"x": "é"}`, `{"x": "a"` + `}}`, `{"x": "a"]`, `{"x": "a"`, `{"x": true` + "\n}",
+		`{"x": 1}`, `{"x": -}`, `{"x": {}}`, `{"x": []}`, `{x: true}`, `{"x": true "y": false}`, `{"x": "a", "y": "b", "z": true}`, `[]`, `"m"`, `{"x": t}`,
+	} {
+		c.check([]byte(`{"events": [{"event_id": "evt_001", "channel": "log", "metadata": ` + md + `, "timestamp": "2026-12-02T08:47:17.036864Z"}, {"channel": "log"}]}`))
+		c.check([]byte(`{"events": [{"channel": "log", "metadata": ` + md + `}]}`))
+	}
 	rng := rand.New(rand.NewSource(42))
 	for n := 0; n < iterations(30000); n++ {
 		doc := genTrace(rng)
@@ -373,8 +384,10 @@ func genRecorderEvent(rng *rand.Rand) string {
 		}
 		val := genString(rng)
 		switch {
-		case k == "metadata":
+		case k == "metadata" && rng.Intn(2) == 0:
 			val = genValue(rng, 1)
+		case k == "metadata":
+			val = genMetadata(rng)
 		case rng.Intn(10) == 0:
 			val = []string{"null", "1", "{}", "[]", "true"}[rng.Intn(5)]
 		}
@@ -385,6 +398,27 @@ func genRecorderEvent(rng *rand.Rand) string {
 		sep = []string{",", " , ", ",\n", ",  "}[rng.Intn(4)]
 	}
 	return "{" + strings.Join(parts, sep) + "}"
+}
+
+// genMetadata writes a metadata object as recorders do (plain strings and
+// booleans), often with one byte changed, cut or added where it breaks or
+// changes the object.
+func genMetadata(rng *rand.Rand) string {
+	var parts []string
+	for n := rng.Intn(4); n > 0; n-- {
+		val := []string{`"send_money"`, "true", "false", `"a b"`, `""`, "null", "1"}[rng.Intn(7)]
+		parts = append(parts, `"`+[]string{"tool_name", "exfiltration", "k", ""}[rng.Intn(4)]+`": `+val)
+	}
+	m := []byte("{" + strings.Join(parts, ", ") + "}")
+	switch k := rng.Intn(len(m)); rng.Intn(4) {
+	case 0:
+		m[k] = advBytes[rng.Intn(len(advBytes))]
+	case 1:
+		m = append(m[:k:k], m[k+1:]...)
+	case 2:
+		m = append(m[:k:k], append([]byte{advBytes[rng.Intn(len(advBytes))]}, m[k:]...)...)
+	}
+	return string(m)
 }
 
 func genTrace(rng *rand.Rand) []byte {
@@ -418,4 +452,52 @@ func genTrace(rng *rand.Rand) []byte {
 		parts = append(parts, key+genSpace(rng)+":"+genSpace(rng)+val)
 	}
 	return []byte(genSpace(rng) + "{" + strings.Join(parts, ","+genSpace(rng)) + "}" + genSpace(rng))
+}
+
+// TestUnquoteMatchesEncodingJSON: unquote (and unquoteTo appending to a
+// used buffer) decodes every string encoding/json accepts as it does, with
+// escapes at every offset of a word and near the end, and reports a
+// malformed escape.
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	check := func(raw string) {
+		t.Helper()
+		var want string
+		err := json.Unmarshal([]byte(raw), &want)
+		got, ok := unquote([]byte(raw))
+		if err != nil {
+			if ok && strings.IndexFunc(raw, func(r rune) bool { return r < 0x20 }) < 0 {
+				t.Fatalf("unquote(%q) = %q, ok; encoding/json: %v", raw, got, err)
+			}
+			return
+		}
+		if !ok || got != want {
+			t.Fatalf("unquote(%q) = %q, %v; encoding/json %q", raw, got, ok, want)
+		}
+		prefix := []byte("prefix")
+		out, ok := unquoteTo(append(make([]byte, 0, rng.Intn(40)), prefix...), []byte(raw))
+		if !ok || !bytes.HasPrefix(out, prefix) || validUTF8(out[len(prefix):]) != want {
+			t.Fatalf("unquoteTo(prefix, %q) = %q, %v; encoding/json %q", raw, out, ok, want)
+		}
+	}
+	for _, esc := range append([]string{`\`, `\u12`, `\x`, `\u00e`, `\ud800\u`}, advPieces...) {
+		for pre := 0; pre <= 17; pre++ {
+			for post := 0; post <= 9; post++ {
+				check(`"` + strings.Repeat("a", pre) + esc + strings.Repeat("b", post) + `"`)
+			}
+		}
+	}
+	for n := 0; n < iterations(30000); n++ {
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for k := rng.Intn(10); k > 0; k-- {
+			if rng.Intn(2) == 0 {
+				sb.WriteString(strings.Repeat("x", rng.Intn(20)))
+			} else {
+				sb.WriteString(advPieces[rng.Intn(len(advPieces))])
+			}
+		}
+		sb.WriteByte('"')
+		check(sb.String())
+	}
 }

@@ -9,3 +9,9 @@ import "encoding/binary"
 func loadBytes64(b []byte, i int) uint64 {
 	return binary.LittleEndian.Uint64(b[i:])
 }
+
+// storeBytes64 is binary.LittleEndian.PutUint64(b[i:], w) for a caller that
+// checked i+8 <= len(b).
+func storeBytes64(b []byte, i int, w uint64) {
+	binary.LittleEndian.PutUint64(b[i:], w)
+}

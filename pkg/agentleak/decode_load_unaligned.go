@@ -11,3 +11,9 @@ import "unsafe"
 func loadBytes64(b []byte, i int) uint64 {
 	return *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))
 }
+
+// storeBytes64 is binary.LittleEndian.PutUint64(b[i:], w) for a caller that
+// checked i+8 <= len(b).
+func storeBytes64(b []byte, i int, w uint64) {
+	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)) = w
+}

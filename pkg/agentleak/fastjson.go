@@ -1,7 +1,6 @@
 package agentleak
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -210,7 +209,7 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
-				e, _ := strEnd(b, j+1, 0)
+				e := contentEnd(b, j+1)
 				if e < 0 {
 					return -1
 				}
@@ -221,7 +220,9 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			if i >= 0 {
 				e.Content = json.RawMessage(b[j:i:i])
 			}
-		default: // metadata, timestamp and keys of no field
+		case keyMetadata:
+			i = skipMetadata(b, j)
+		default: // timestamp and keys of no field
 			i = -1
 			if b[j] == '"' {
 				// A timestamp: plain, no strEnd needed.
@@ -424,12 +425,20 @@ func isLit(b []byte, i int, lit string) bool {
 // it is, as encoding/json does (an earlier value of a repeated key stays).
 func strOrNull(b []byte, i int, dst *string) int {
 	if b[i] == '"' {
-		// Ids, channels and names: plain ASCII, a few words long.
-		if e := plainEnd(b, i+1, highBits); e >= 0 {
-			*dst = unsafe.String(unsafe.SliceData(b[i+1:]), e-(i+1))
-			return e + 1
+		// Ids, channels and names: plain ASCII, a few words long; the
+		// byte that ends them is read from the word.
+		for j := i + 1; j+8 <= len(b); j += 8 {
+			w := loadBytes64(b, j)
+			if m := specialMask(w, highBits); m != 0 {
+				t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
+				if byte(w>>(t&^7)) != '"' {
+					break
+				}
+				e := j + t>>3
+				*dst = unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i+1)), e-(i+1))
+				return e + 1
+			}
 		}
-		return strOrNullSlow(b, i, dst)
 	}
 	return strOrNullSlow(b, i, dst)
 }
@@ -440,9 +449,11 @@ func strOrNull(b []byte, i int, dst *string) int {
 // string runs into b's last eight bytes): strEnd's loop without its cases.
 func plainEnd(b []byte, i int, high uint64) int {
 	for i+8 <= len(b) {
-		if m := specialMask(loadBytes64(b, i), high); m != 0 {
-			if i += bits.TrailingZeros64(m) >> 3; b[i] == '"' {
-				return i
+		w := loadBytes64(b, i)
+		if m := specialMask(w, high); m != 0 {
+			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
+			if byte(w>>(t&^7)) == '"' {
+				return i + t>>3
 			}
 			return -1
 		}
@@ -545,6 +556,44 @@ func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 	}
 }
 
+// contentEnd is strEnd for a content string, whose escapes and bytes need
+// not be told: the index of its closing quote, or -1. Content has an
+// escape every few dozen bytes; a table tells the two-byte ones.
+func contentEnd(b []byte, i int) int {
+	for {
+		for {
+			if i+8 > len(b) {
+				e, _ := strEnd(b, i, 0)
+				return e
+			}
+			if m := specialMask(loadBytes64(b, i), 0); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		c := b[i]
+		if c == '"' {
+			return i
+		}
+		if c != '\\' || i+1 >= len(b) {
+			return -1 // a control character, or a cut escape
+		}
+		if simpleEscape[b[i+1]] {
+			i += 2
+			continue
+		}
+		if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			return -1
+		}
+		i += 6
+	}
+}
+
+// simpleEscape holds the bytes that follow a backslash in a two-byte
+// escape.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
 func isHex(h byte) bool { return isDigit(h) || (h|0x20)-'a' < 6 }
 
 // nextSpecial returns the index of the first byte from i on that is a
@@ -617,6 +666,55 @@ func specialMask(w, high uint64) uint64 {
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
 	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
+}
+
+// skipMetadata is skipValue for an event's metadata: an object of plain
+// strings and booleans, spaced as recorders write it, is read by a loop
+// of its own (no recursion, no strEnd); anything else by skipValue.
+func skipMetadata(b []byte, i int) int {
+	j := i + 1
+	if b[i] != '{' || j >= len(b) {
+		return skipValue(b, i, 0)
+	}
+	if b[j] == '}' {
+		return j + 1
+	}
+	for b[j] == '"' {
+		e := plainEnd(b, j+1, 0)
+		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
+			break
+		}
+		switch j = e + 3; b[j] {
+		case '"':
+			if e = plainEnd(b, j+1, 0); e < 0 {
+				return skipValue(b, i, 0)
+			}
+			j = e + 1
+		case 't':
+			if !isLit(b, j, "true") {
+				return skipValue(b, i, 0)
+			}
+			j += 4
+		case 'f':
+			if !isLit(b, j, "false") {
+				return skipValue(b, i, 0)
+			}
+			j += 5
+		default:
+			return skipValue(b, i, 0)
+		}
+		if j+2 >= len(b) {
+			break
+		}
+		if b[j] == '}' {
+			return j + 1
+		}
+		if b[j] != ',' || b[j+1] != ' ' {
+			break
+		}
+		j += 2
+	}
+	return skipValue(b, i, 0)
 }
 
 // skip moves past one JSON value, checking its syntax.
@@ -744,7 +842,7 @@ func unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 {
 		return "", false
 	}
-	out, ok := unquoteTo(make([]byte, 0, len(raw)-2), raw)
+	out, ok := unquoteTo(make([]byte, 0, len(raw)+6), raw) // unquoteTo's room
 	if !ok {
 		return "", false
 	}
@@ -757,60 +855,81 @@ func unquote(raw []byte) (string, bool) {
 // unquoteTo appends the bytes of the JSON string literal raw (quotes
 // included) to out, escapes decoded; ok is false on a malformed escape.
 // The bytes may not be valid UTF-8.
+// Content has an escape every few dozen bytes: rather than a search and a
+// copy per run between them, the text is copied eight bytes at a time into
+// room made once (the decoded text is never longer than raw), each word
+// stored whole and the output index moved only up to its first backslash.
 func unquoteTo(out, raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return nil, false
 	}
 	s := raw[1 : len(raw)-1]
-	for i := 0; i < len(s); {
-		j := bytes.IndexByte(s[i:], '\\')
-		if j < 0 {
-			out = append(out, s[i:]...)
-			break
+	o := len(out)
+	if cap(out)-o < len(s)+8 {
+		out = append(out[:cap(out)], make([]byte, o+len(s)+8-cap(out))...)
+	}
+	out = out[:cap(out)]
+	i := 0
+	for {
+		for i+8 <= len(s) {
+			w := loadBytes64(s, i)
+			storeBytes64(out, o, w)
+			bs := w ^ (0x0101010101010101 * '\\')
+			m := (bs - 0x0101010101010101) &^ bs & 0x8080808080808080
+			if m == 0 {
+				i += 8
+				o += 8
+				continue
+			}
+			n := bits.TrailingZeros64(m) >> 3 // the lowest flag is a backslash
+			i += n
+			o += n
+			goto escape
 		}
-		out = append(out, s[i:i+j]...)
-		i += j
+		// The last bytes, one at a time.
+		for i < len(s) && s[i] != '\\' {
+			out[o] = s[i]
+			i++
+			o++
+		}
+		if i >= len(s) {
+			return out[:o], true
+		}
+	escape:
 		if i+1 >= len(s) {
 			return nil, false
 		}
-		switch c := s[i+1]; c {
-		case '"', '\\', '/':
-			out = append(out, c)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(s, i+2)
-			if !ok {
-				return nil, false
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						out = utf8.AppendRune(out, d)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
+		c := s[i+1]
+		if d := unescaped[c]; d != 0 {
+			out[o] = d
+			i += 2
+			o++
 			continue
-		default:
+		}
+		if c != 'u' {
 			return nil, false
 		}
-		i += 2
+		r, ok := hex4(s, i+2)
+		if !ok {
+			return nil, false
+		}
+		i += 6
+		if utf16.IsSurrogate(r) {
+			if r2, ok := hex4(s, i+2); ok && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					o += utf8.EncodeRune(out[o:], d)
+					i += 6
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		o += utf8.EncodeRune(out[o:], r)
 	}
-	return out, true
 }
+
+// unescaped[c] is the byte the two-byte escape of c stands for (0: none).
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // validUTF8 replaces every byte of an invalid UTF-8 sequence with U+FFFD,
 // as encoding/json does.

@@ -11,6 +11,48 @@ import (
 // is done once, before the timer, with the vaults of LF_BENCH_VAULTS (else
 // the two shared packs' vaults) so that results carry vault summaries.
 func BenchmarkRenderFile(b *testing.B) {
+	results := benchResults(b)
+	var buf []byte
+	size := 0
+	for _, r := range results {
+		buf = r.AppendJSON(buf[:0])
+		size += len(buf) + 1
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range results {
+			buf = append(r.AppendJSON(buf[:0]), '\n')
+		}
+	}
+}
+
+// BenchmarkMarshalFile renders the same results as BenchmarkScanFile's
+// OnResult does: MarshalJSON, a new buffer per result, and the newline
+// appended to it. The command renders as BenchmarkRenderFile does.
+func BenchmarkMarshalFile(b *testing.B) {
+	results := benchResults(b)
+	size := 0
+	for _, r := range results {
+		out, _ := r.MarshalJSON()
+		size += len(out) + 1
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, r := range results {
+			out, _ := r.MarshalJSON()
+			_ = append(out, '\n')
+		}
+	}
+}
+
+// benchResults scans the benchmark trace file once and redacts the
+// findings, as `-o jsonl` does before it renders.
+func benchResults(b *testing.B) []*Result {
+	b.Helper()
 	data := benchTraceFile(b)
 	list := os.Getenv("LF_BENCH_VAULTS")
 	if list == "" {
@@ -40,17 +82,5 @@ func BenchmarkRenderFile(b *testing.B) {
 		RedactFindings(r, false)
 		results = append(results, r)
 	}
-	var buf []byte
-	size := 0
-	for _, r := range results {
-		size += len(r.AppendJSON(buf[:0])) + 1
-	}
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, r := range results {
-			buf = append(r.AppendJSON(buf[:0]), '\n')
-		}
-	}
+	return results
 }

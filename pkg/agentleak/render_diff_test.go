@@ -107,6 +107,10 @@ func checkString(t *testing.T, s string) {
 	if want := encodingJSONString(t, s); !bytes.Equal(got[1:], want) {
 		t.Fatalf("appendJSONString(%q) = %s, encoding/json %s", s, got[1:], want)
 	}
+	// With room for the string (the path of a reused buffer).
+	if roomy := appendJSONString(append(make([]byte, 0, len(s)+24), 'x'), s); !bytes.Equal(roomy, got) {
+		t.Fatalf("appendJSONString(%q) with room = %s, want %s", s, roomy, got)
+	}
 }
 
 // TestAppendJSONStringMatches: the word-at-a-time quoting writes the old
@@ -145,6 +149,9 @@ func checkFloat(t *testing.T, f float64) {
 	got := appendJSONFloat([]byte("x"), f)
 	if want := appendJSONFloatRef([]byte("x"), f); !bytes.Equal(got, want) {
 		t.Fatalf("appendJSONFloat(%v) = %s, want %s", f, got, want)
+	}
+	if roomy := appendJSONFloat(append(make([]byte, 0, 48), 'x'), f); !bytes.Equal(roomy, got) {
+		t.Fatalf("appendJSONFloat(%v) with room = %s, want %s", f, roomy, got)
 	}
 	if got, want := appendFloatF([]byte("x"), f), strconv.AppendFloat([]byte("x"), f, 'f', -1, 64); !bytes.Equal(got, want) {
 		t.Fatalf("appendFloatF(%v) = %s, want %s", f, got, want)

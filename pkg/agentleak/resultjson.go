@@ -3,6 +3,7 @@ package agentleak
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -283,11 +284,19 @@ func appendMillionths(b []byte, f float64) ([]byte, bool) {
 		return b, true
 	}
 	hi, mid, lo := frac/1e4, frac/100%100, frac%100
-	d := [7]byte{'.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1]}
-	n := len(d)
-	for d[n-1] == '0' { // frac is not 0: a digit after the point stays
-		n--
+	// The point and six digits as one little-endian word; the trailing
+	// '0' bytes are those above the highest byte that is not '0' (frac is
+	// not 0: a digit after the point stays).
+	w := '.' | uint64(twoDigits[2*hi])<<8 | uint64(twoDigits[2*hi+1])<<16 | uint64(twoDigits[2*mid])<<24 |
+		uint64(twoDigits[2*mid+1])<<32 | uint64(twoDigits[2*lo])<<40 | uint64(twoDigits[2*lo+1])<<48
+	n := (bits.Len64(w^0x30303030303030) + 7) >> 3
+	if o := len(b); cap(b)-o >= 8 {
+		b = b[:o+8]
+		storeBytes64(b, o, w)
+		return b[:o+n], true
 	}
+	var d [8]byte
+	binary.LittleEndian.PutUint64(d[:], w)
 	return append(b, d[:n]...), true
 }
 
@@ -311,17 +320,43 @@ const hexDigits = "0123456789abcdef"
 // of that are found eight bytes at a time (nextSpecial, stopping at every
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
+	n, o := len(s), len(b)
+	if n >= 4 && n <= 16 && cap(b)-o >= n+2 {
+		// Names, ids, tiers: two loads (overlapping when shorter than
+		// their sum), one test, two stores, no call.
+		p := unsafe.Slice(unsafe.StringData(s), n)
+		if n >= 8 {
+			w0, w1 := loadBytes64(p, 0), loadBytes64(p, n-8)
+			if specialMask(w0, highBits)|specialMask(w1, highBits) == 0 {
+				b = b[:o+n+2]
+				b[o] = '"'
+				storeBytes64(b, o+1, w0)
+				storeBytes64(b, o+n-7, w1)
+				b[o+n+1] = '"'
+				return b
+			}
+		} else {
+			w0, w1 := binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[n-4:])
+			if specialMask(uint64(w0)|uint64(w1)<<32, highBits) == 0 {
+				b = b[:o+n+2]
+				b[o] = '"'
+				binary.LittleEndian.PutUint32(b[o+1:], w0)
+				binary.LittleEndian.PutUint32(b[o+n-3:], w1)
+				b[o+n+1] = '"'
+				return b
+			}
+		}
+	}
 	if plainASCII(s) {
 		// Most strings (ids, channels, names, redacted values) need no
 		// escape: one test of all their words, one copy.
-		n := len(b)
-		if cap(b)-n < len(s)+2 {
-			b = append(b, make([]byte, len(s)+2)...)[:n]
+		if cap(b)-o < n+2 {
+			b = append(b, make([]byte, n+2)...)[:o]
 		}
-		b = b[:n+len(s)+2]
-		b[n] = '"'
-		copy(b[n+1:], s)
-		b[n+1+len(s)] = '"'
+		b = b[:o+n+2]
+		b[o] = '"'
+		copy(b[o+1:], s)
+		b[o+n+1] = '"'
 		return b
 	}
 	return appendJSONStringEsc(b, s)
