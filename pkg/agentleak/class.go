@@ -473,7 +473,7 @@ func (st *ruleState) letterStart(t string, i int) {
 // emailStart files the start of the local part before the '@' at at.
 func (st *ruleState) emailStart(t string, at int) {
 	s := at
-	for s > 0 && emailLocal[t[s-1]] {
+	for s > 0 && emailLocalByte[t[s-1]] {
 		s--
 	}
 	if s < at {
@@ -481,9 +481,9 @@ func (st *ruleState) emailStart(t string, at int) {
 	}
 }
 
-// emailLocal marks the bytes of an address's local part: ASCII word
+// emailLocalByte marks the bytes of an address's local part: ASCII word
 // bytes, '.', '+' and '-'.
-var emailLocal = func() (m [256]bool) {
+var emailLocalByte = func() (m [256]bool) {
 	for c := 0; c < 256; c++ {
 		m[c] = asciiWord[c] || c == '.' || c == '+' || c == '-'
 	}
