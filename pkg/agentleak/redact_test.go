@@ -1,6 +1,8 @@
 package agentleak
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,32 @@ func TestRedactFindingsShared(t *testing.T) {
 			if want := map[bool]string{true: v, false: ""}[keep]; f.Value != want {
 				t.Errorf("keep %v, finding %d: value %q", keep, i, f.Value)
 			}
+		}
+	}
+}
+
+// TestManySecretsCounted: a trace with more distinct secrets than the
+// scanner compares one by one (it then indexes them in a map) counts each
+// once, however often and on however many channels it appears, and the
+// next trace starts from none.
+func TestManySecretsCounted(t *testing.T) {
+	sc := NewScanner(nil, nil)
+	for _, n := range []int{3, 15, 16, 17, 40} {
+		tr := &Trace{ScenarioID: "s"}
+		for rep := 0; rep < 3; rep++ {
+			var b strings.Builder
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&b, "mail user%d@example.com now. ", i)
+			}
+			ch := []string{"final_output", "tool_input", "log"}[rep]
+			tr.Events = append(tr.Events, Event{Channel: ch, Content: []byte(strconv.Quote(b.String()))})
+		}
+		res, err := sc.Scan(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.LeakedSecrets != n {
+			t.Errorf("%d addresses: %d leaked secrets", n, res.LeakedSecrets)
 		}
 	}
 }

@@ -150,7 +150,8 @@ type Scanner struct {
 	chanBit    uint8
 	baseline   bool
 	txt        string
-	secrets    map[findingKey]int32 // secret -> index in list
+	secrets    map[findingKey]int32 // secret -> index in list, once secretsOn
+	secretsOn  bool
 	list       []secret
 	userText   [][]byte
 	vaultHit   map[int]bool
@@ -266,7 +267,7 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	if secretKey != nil {
 		k = *secretKey
 	}
-	idx, ok := sc.secrets[k]
+	idx, ok := sc.secretIndex(k)
 	if !ok {
 		idx = int32(len(sc.list))
 		sec := secret{level: level, key: k}
@@ -274,13 +275,37 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 			_, sec.vault = sc.vault.fieldKey[k]
 		}
 		sc.list = append(sc.list, sec)
-		sc.secrets[k] = idx
+		if sc.secretsOn {
+			sc.secrets[k] = idx
+		}
 	}
 	if !sc.baseline {
 		sec := &sc.list[idx]
 		sec.leaked = true
 		sec.chans |= sc.chanBit
 	}
+}
+
+// secretIndex finds secret k in sc.list. A trace has a few secrets:
+// comparing them beats hashing two strings for a map; past 16 the map
+// takes over (filled with the list's keys once).
+func (sc *Scanner) secretIndex(k findingKey) (int32, bool) {
+	if !sc.secretsOn {
+		if len(sc.list) < 16 {
+			for i := range sc.list {
+				if sc.list[i].key == k {
+					return int32(i), true
+				}
+			}
+			return 0, false
+		}
+		for i := range sc.list {
+			sc.secrets[sc.list[i].key] = int32(i)
+		}
+		sc.secretsOn = true
+	}
+	idx, ok := sc.secrets[k]
+	return idx, ok
 }
 
 // seenInEvent reports whether the current event already has a finding of
@@ -353,7 +378,10 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	}
 	v := sc.vaults.lookup(key)
 	sc.res, sc.vault = res, v
-	clear(sc.secrets)
+	if sc.secretsOn {
+		clear(sc.secrets)
+		sc.secretsOn = false
+	}
 	sc.list = sc.list[:0]
 	sc.userText = sc.userText[:0]
 	clear(sc.vaultHit)
