@@ -321,6 +321,23 @@ const hexDigits = "0123456789abcdef"
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
 	n, o := len(s), len(b)
+	if n > 16 && n <= 32 && cap(b)-o >= n+2 {
+		// Redacted values, longer names: four loads, the last two placed
+		// to end inside the string.
+		p := unsafe.Slice(unsafe.StringData(s), n)
+		k := min(16, n-8)
+		w0, w1, w2, w3 := loadBytes64(p, 0), loadBytes64(p, 8), loadBytes64(p, k), loadBytes64(p, n-8)
+		if specialMask(w0, highBits)|specialMask(w1, highBits)|specialMask(w2, highBits)|specialMask(w3, highBits) == 0 {
+			b = b[:o+n+2]
+			b[o] = '"'
+			storeBytes64(b, o+1, w0)
+			storeBytes64(b, o+9, w1)
+			storeBytes64(b, o+1+k, w2)
+			storeBytes64(b, o+n-7, w3)
+			b[o+n+1] = '"'
+			return b
+		}
+	}
 	if n >= 4 && n <= 16 && cap(b)-o >= n+2 {
 		// Names, ids, tiers: two loads (overlapping when shorter than
 		// their sum), one test, two stores, no call.
