@@ -178,9 +178,23 @@ func (f *Finding) appendValues(b []byte) []byte {
 		b = append(b, `,"value":`...)
 		b = appendJSONString(b, f.Value)
 	}
-	b = append(b, `,"redacted_value":`...)
+	if o := len(b); cap(b)-o >= len(redactedKey) {
+		// The only key above 16 bytes a finding has: append would copy
+		// it by a call; three stores of its words instead.
+		b = b[:o+len(redactedKey)]
+		storeBytes64(b, o, redactedKeyWords[0])
+		storeBytes64(b, o+8, redactedKeyWords[1])
+		storeBytes64(b, o+len(redactedKey)-8, redactedKeyWords[2])
+	} else {
+		b = append(b, redactedKey...)
+	}
 	return appendJSONString(b, f.Redacted)
 }
+
+const redactedKey = `,"redacted_value":`
+
+// redactedKeyWords are redactedKey's bytes 0-7, 8-15 and its last eight.
+var redactedKeyWords = [3]uint64{leWord(redactedKey[:8]), leWord(redactedKey[8:16]), leWord(redactedKey[len(redactedKey)-8:])}
 
 // appendTail writes the finding's members from its level on and closes it.
 func (f *Finding) appendTail(b []byte) []byte {
