@@ -129,6 +129,17 @@ func TestAppendJSONStringMatches(t *testing.T) {
 			}
 		}
 	}
+	// Longer strings (up to and past the four-word path) with a byte of
+	// each kind at every position.
+	for _, c := range []byte{0x00, 0x1f, '"', '\\', 0x7f, 0x80, 0xc3, 0xe2, 0xff, 'a'} {
+		for n := 20; n <= 34; n++ {
+			for pos := 0; pos < n; pos++ {
+				b := []byte(strings.Repeat("x", n))
+				b[pos] = c
+				checkString(t, string(b))
+			}
+		}
+	}
 	pieces := []string{"a", "abcdefgh", "\"", "\\", "\x00", "\x1f", "\x7f", "\n", "\t", "é", "中", "\U0001F600", "\u2028", "\u2029", "\u2027", "\u202a", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "<", ">", "&", "\ufffd", " "}
 	rng := rand.New(rand.NewSource(7))
 	for n := 0; n < iterations(50000); n++ {
