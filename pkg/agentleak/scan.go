@@ -50,7 +50,7 @@ func (c ChannelRisks) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, r.Channel)
+		b = appendJSONString(b, r.Channel) // JSON quoting (strconv.AppendQuote is Go's)
 		b = append(b, ':')
 		b = appendFloatF(b, r.RI)
 	}
