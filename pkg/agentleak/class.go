@@ -424,9 +424,11 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		if c1 == ' ' {
 			continue
 		}
-		if c1 == '_' {
-			// An identifier: the letters and underscores after the
-			// underscore are inside the word and start nothing.
+		if c1 == '_' || isUpper(c1) && (j-ws > 4 || c1-'A' >= 6) {
+			// An identifier or a camel-case word: the letters and
+			// underscores after the underscore or the capital are inside
+			// the word and start nothing (a short word and A-F can start
+			// an IPv6 group).
 			for i < len(t) && identRest[loadString8(t, i)] {
 				i++
 			}
