@@ -160,7 +160,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			// Words, each with the space or separators after it,
 			// crossed in a loop of their own up to the last.
 			if ws, j, inWord := ps.lowerWords(t, i); inWord {
-				prevWord, prevDigit = true, false
+				prevWord, prevDigit = true, isDigit(t[j-1])
 				i = j
 				continue
 			} else if j > ws {
@@ -369,14 +369,15 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 // words of letters, lower-case but for a capital first, and the space or
 // the run of bytes that start nothing after each (a colon only after a
 // word of more than four letters), filing the trigger words at their
-// starts; a word that an underscore follows goes on as an identifier of
-// letters and underscores. It stops at the first word that something else
-// follows, t[ws:j], its start already tried for trigger words (the caller
-// files its classes, shortWord), or inside an identifier that something
-// else follows (inWord, at j), or where no such word begins after a
-// separator (ws == j: the caller goes on there, its first byte unseen), or
-// near the end of the text. It refuses a capital that starts classes (ws
-// == j == i).
+// starts; a word that an underscore or a capital follows goes on as an
+// identifier of letters and underscores, and a run of digits at a later
+// word start is filed (digitsAt) and crossed. It stops at the first word
+// that something else follows, t[ws:j], its start already tried for
+// trigger words (the caller files its classes, shortWord), or inside an
+// identifier or after digits that something else follows (inWord, at j),
+// or where no such word begins after a separator (ws == j: the caller goes
+// on there, its first byte unseen), or near the end of the text. It
+// refuses a capital that starts classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 	trie := ps.trie
 	kind, p3, p3short := &trie.kind, &trie.prefix3[0], &trie.prefix3[1]
@@ -388,6 +389,15 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		x := v | 0x20
 		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
 		if m&0x8080 != 0 {
+			if kind[byte(v)] == kindDigit {
+				// A number after a separator.
+				if i = ps.digitsAt(t, i); i < len(t) && kind[loadString8(t, i)] == kindSep {
+					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+					}
+					continue
+				}
+				return i, i, true
+			}
 			// A capital that a capital, a digit or a byte above 0x7f
 			// follows starts classes, which the main loop files; one
 			// that anything else follows is a word of one letter.
@@ -450,6 +460,22 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		}
 	}
 	return i, i, false
+}
+
+// digitsAt files the classes of a run of ASCII digits at i, a word start
+// after a separator (no digit before it), and returns its end.
+func (ps *patternSet) digitsAt(t string, i int) int {
+	st := ps.state
+	j := i + 1
+	for j < len(t) && isDigit(t[j]) {
+		j++
+	}
+	st.add(startDigit, i)
+	if c1 := byteAt(t, j); j-i <= 4 && (c1 == ':' || (c1|0x20)-'a' < 6) && hexColon(t, i) {
+		st.add(startHex, i)
+	}
+	st.add(startPhone, i)
+	return j
 }
 
 // identRest marks ASCII letters and the underscore.
