@@ -156,9 +156,10 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
-		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
+		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n && (k < kindSep || !isUpper(t[i+1])) {
 			// Words, each with the space or separators after it,
-			// crossed in a loop of their own up to the last.
+			// crossed in a loop of their own up to the last (not from
+			// two capitals, which it refuses).
 			if ws, j, inWord := ps.lowerWords(t, i); inWord {
 				prevWord, prevDigit = true, isDigit(t[j-1])
 				i = j
