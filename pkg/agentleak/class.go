@@ -156,10 +156,15 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
-		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n {
+		if !prevWord && k&^(kindTrig|kindUpper) == 0 && i+8 <= n && (k < kindSep || !isUpper(t[i+1])) {
 			// Words, each with the space or separators after it,
-			// crossed in a loop of their own up to the last.
-			if ws, j := ps.lowerWords(t, i); j > ws {
+			// crossed in a loop of their own up to the last (not from
+			// two capitals, which it refuses).
+			if ws, j, inWord := ps.lowerWords(t, i); inWord {
+				prevWord, prevDigit = true, isDigit(t[j-1])
+				i = j
+				continue
+			} else if j > ws {
 				if c1 := byteAt(t, j); j-ws <= 4 && shortNext[c1] {
 					st.shortWord(t, ws, j, c1)
 				}
@@ -364,13 +369,17 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 // lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),
 // words of letters, lower-case but for a capital first, and the space or
 // the run of bytes that start nothing after each (a colon only after a
-// word of more than four letters), filing the trigger words
-// at their starts. It stops at the first word that something else follows,
-// t[ws:j], its start already tried for trigger words (the caller files its
-// classes, shortWord), or where no such word begins after a separator (ws
-// == j: the caller goes on there, its first byte unseen), or near the end
-// of the text. It refuses a capital that starts classes (ws == j == i).
-func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
+// word of more than four letters), filing the trigger words at their
+// starts; a word that an underscore or a capital follows goes on as an
+// identifier of letters and underscores, and a run of digits at a later
+// word start is filed (digitsAt) and crossed. It stops at the first word
+// that something else follows, t[ws:j], its start already tried for
+// trigger words (the caller files its classes, shortWord), or inside an
+// identifier or after digits that something else follows (inWord, at j),
+// or where no such word begins after a separator (ws == j: the caller goes
+// on there, its first byte unseen), or near the end of the text. It
+// refuses a capital that starts classes (ws == j == i).
+func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 	trie := ps.trie
 	kind, p3, p3short := &trie.kind, &trie.prefix3[0], &trie.prefix3[1]
 	for i+8 <= len(t) {
@@ -381,11 +390,20 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		x := v | 0x20
 		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
 		if m&0x8080 != 0 {
+			if kind[byte(v)] == kindDigit {
+				// A number after a separator.
+				if i = ps.digitsAt(t, i); i < len(t) && kind[loadString8(t, i)] == kindSep {
+					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+					}
+					continue
+				}
+				return i, i, true
+			}
 			// A capital that a capital, a digit or a byte above 0x7f
 			// follows starts classes, which the main loop files; one
 			// that anything else follows is a word of one letter.
 			if c1 := byte(v >> 8); m&0x80 != 0 || v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
-				return i, i
+				return i, i, false
 			}
 		}
 		// trie.maybe(v), written out.
@@ -403,7 +421,7 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 			j = i + 8
 			for {
 				if j+8 > len(t) {
-					return ws, lowerEnd(t, j)
+					return ws, lowerEnd(t, j), false
 				}
 				if m = firstNotLower(loadString64(t, j)); m != 0 {
 					break
@@ -417,18 +435,57 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int) {
 		if c1 == ' ' {
 			continue
 		}
+		if c1 == '_' || isUpper(c1) && (j-ws > 4 || c1-'A' >= 6) {
+			// An identifier or a camel-case word: the letters and
+			// underscores after the underscore or the capital are inside
+			// the word and start nothing (a short word and A-F can start
+			// an IPv6 group).
+			for i < len(t) && identRest[loadString8(t, i)] {
+				i++
+			}
+			if i == len(t) || t[i] != ' ' && kind[t[i]] != kindSep {
+				return i, i, true
+			}
+			for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+			}
+			continue
+		}
 		// A separator starts no class after the word, but for a colon
 		// after a short word (an IPv6 group): it is crossed with the
 		// bytes like it after it.
 		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
-			return ws, j
+			return ws, j, false
 		}
 		for i < len(t) && kind[loadString8(t, i)] == kindSep {
 			i++
 		}
 	}
-	return i, i
+	return i, i, false
 }
+
+// digitsAt files the classes of a run of ASCII digits at i, a word start
+// after a separator (no digit before it), and returns its end.
+func (ps *patternSet) digitsAt(t string, i int) int {
+	st := ps.state
+	j := i + 1
+	for j < len(t) && isDigit(t[j]) {
+		j++
+	}
+	st.add(startDigit, i)
+	if c1 := byteAt(t, j); j-i <= 4 && (c1 == ':' || (c1|0x20)-'a' < 6) && hexColon(t, i) {
+		st.add(startHex, i)
+	}
+	st.add(startPhone, i)
+	return j
+}
+
+// identRest marks ASCII letters and the underscore.
+var identRest = func() (m [256]bool) {
+	for c := 0; c < 256; c++ {
+		m[c] = isLower(byte(c)|0x20) || c == '_'
+	}
+	return m
+}()
 
 // shortNext marks the bytes after a short run of lower-case letters that
 // let it start a class (shortWord): a digit, a colon, A-F, or a byte above

@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand"
 	"slices"
 	"strings"
@@ -281,6 +282,41 @@ func TestNotLower(t *testing.T) {
 					if got, want := m>>(8*l)&0xff, uint64(0); isLower(b) != (got == want) || got != 0 && got != 0x80 {
 						t.Fatalf("notLower(%#x) lane %d: %#x (byte %#x)", v, l, got, b)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestFirstNotLower checks firstNotLower's lowest flag: the first byte
+// that is not a-z, every byte in every lane, after lower-case letters and
+// before bytes of every kind (those past it may carry).
+func TestFirstNotLower(t *testing.T) {
+	for _, fill := range []byte{'a', 'z', '`', '{', 0x80 + 'a', 0xff, 0} {
+		for c := 0; c < 256; c++ {
+			for lane := 0; lane < 8; lane++ {
+				v := uint64(fill) * swarLow
+				for l := 0; l < lane; l++ {
+					v = v&^(0xff<<(8*l)) | uint64('a'+l)<<(8*l)
+				}
+				v = v&^(0xff<<(8*lane)) | uint64(c)<<(8*lane)
+				want := 8
+				for l := 0; l < 8; l++ {
+					if !isLower(byte(v >> (8 * l))) {
+						want = l
+						break
+					}
+				}
+				m := firstNotLower(v)
+				got := 8
+				if m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+					if m>>(8*got)&0xff != 0x80 {
+						t.Fatalf("firstNotLower(%#x): %#x, not the high bit", v, m)
+					}
+				}
+				if got != want {
+					t.Fatalf("firstNotLower(%#x): first byte %d, want %d", v, got, want)
 				}
 			}
 		}

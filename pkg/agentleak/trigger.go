@@ -60,7 +60,8 @@ func (t *triggerTrie) maybe4(x uint32) bool {
 // the first two to a prefix3 word, w, the third to a bit in it, b's low
 // six bits.
 func hash3(x uint32) (w, b uint32) {
-	return uint32(uint16(x)|0x2020) * 0x9e3779b1 >> (32 - prefix3Bits), x>>16 | 0x20
+	x |= 0x202020
+	return uint32(uint16(x)) * 0x9e3779b1 >> (32 - prefix3Bits), x >> 16
 }
 
 // hash4 hashes the four bytes of x, case folded, to prefix4Bits bits.
