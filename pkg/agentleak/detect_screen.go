@@ -130,7 +130,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 				scr[digSSN] = append(scr[digSSN], p)
 				scr[digSIN] = append(scr[digSIN], p)
 			}
-			scr[digCard] = append(scr[digCard], p)
+			if cardSpan(t, p) {
+				scr[digCard] = append(scr[digCard], p)
+			}
 			if n <= 5 && rueSecond(t, i+1) {
 				scr[digRue] = append(scr[digRue], p)
 			}
@@ -143,7 +145,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 				if n == 3 {
 					scr[digSIN] = append(scr[digSIN], p)
 				}
-				scr[digCard] = append(scr[digCard], p)
+				if cardSpan(t, p) {
+					scr[digCard] = append(scr[digCard], p)
+				}
 			}
 			if n <= 5 {
 				scr[digStreet] = append(scr[digStreet], p)
@@ -151,6 +155,13 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 			}
 		}
 	}
+}
+
+// cardSpan is preCard's first test: a card match spans 13 bytes or more,
+// each a digit, a space or a dash (or part of a Unicode digit); three of
+// them are sampled. (A date or a number in prose fails it.)
+func cardSpan(t string, p int) bool {
+	return p+12 < len(t) && cardByte[t[p+12]] && cardByte[t[p+8]] && cardByte[t[p+4]]
 }
 
 // notDigit has the high bit set in every byte of v that is not 0-9 (as
