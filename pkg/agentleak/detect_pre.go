@@ -902,17 +902,16 @@ func (k *keyForms) pre(t string, p int) bool {
 	if c := byteAt(t, i); c == '"' || c == '\'' {
 		i++
 	}
-	var key keyBuf
-	n := 0
+	// The key's words are found first, the key spelled only when a colon
+	// follows them: most trigger words in prose fail there.
+	s0, n := i, 0
 	for {
 		s := i
 		for i < len(t) && isLetter(t[i]) {
-			if n == k.longest {
-				return false // longer than every form
-			}
-			key[n] = t[i] | 0x20
-			n++
 			i++
+		}
+		if n += i - s; n > k.longest {
+			return false // longer than every form
 		}
 		if i < len(t) && t[i] >= 0x80 {
 			return true // Unicode spaces or case folds: the expression decides
@@ -930,12 +929,20 @@ func (k *keyForms) pre(t string, p int) bool {
 		}
 		break
 	}
-	// The colon first: most trigger words in prose fail there.
+	e := i
 	if c := byteAt(t, i); c == '"' || c == '\'' {
 		i++
 	}
 	if !keyColon(t, i) {
 		return false
+	}
+	var key keyBuf
+	n = 0
+	for j := s0; j < e; j++ {
+		if c := t[j]; isLetter(c) {
+			key[n] = c | 0x20
+			n++
+		}
 	}
 	for _, f := range k.list {
 		if string(key[:n]) == f {
