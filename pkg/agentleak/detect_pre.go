@@ -389,9 +389,26 @@ func preIBAN(t string, p int) bool {
 	if !ok {
 		return false
 	}
-	n := asciiRun(t, p+4, isAlnumUpper)
+	n := alnumUpperRun(t, p+4)
 	return n >= 11 && n <= 30 && tailFree(t, p+4+n)
 }
+
+// alnumUpperRun is the length of the run of ASCII capitals and digits at
+// i (an IBAN's body), read through a table.
+func alnumUpperRun(t string, i int) int {
+	n := i
+	for n < len(t) && alnumUpper[t[n]] {
+		n++
+	}
+	return n - i
+}
+
+var alnumUpper = func() (set [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		set[c] = isAlnumUpper(byte(c))
+	}
+	return set
+}()
 
 // preHealthID: four capitals and eight digits, then no ASCII word character.
 func preHealthID(t string, p int) bool {
@@ -715,7 +732,7 @@ func matchIBAN(t string, p int, m []int) int {
 	if !preIBAN(t, p) {
 		return 0
 	}
-	m[0], m[1] = p, p+4+asciiRun(t, p+4, isAlnumUpper)
+	m[0], m[1] = p, p+4+alnumUpperRun(t, p+4)
 	return 1
 }
 
