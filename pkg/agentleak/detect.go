@@ -6,10 +6,11 @@ package agentleak
 // patternSet is the built-in detectors enabled by a config.
 type patternSet struct {
 	*ruleEngine
-	fam   map[string]bool
-	on    []bool     // per engine rule: its family is enabled
-	src   []int8     // per engine rule: where its starts come from (srcOff, srcTriggers or a start class)
-	state *ruleState // per-event scratch of the rules
+	fam    map[string]bool
+	on     []bool       // per engine rule: its family is enabled
+	src    []int8       // per engine rule: where its starts come from (srcOff, srcTriggers or a start class)
+	trigOn [][]trigRule // per trigger word id: its enabled rules (addTrigger)
+	state  *ruleState   // per-event scratch of the rules
 }
 
 func newPatternSet(enabled map[string]bool) *patternSet {
@@ -28,7 +29,7 @@ func newPatternSet(enabled map[string]bool) *patternSet {
 			src[i] = int8(r.starts)
 		}
 	}
-	return &patternSet{ruleEngine: e, fam: enabled, on: on, src: src, state: newRuleState(len(e.rules))}
+	return &patternSet{ruleEngine: e, fam: enabled, on: on, src: src, trigOn: trigOn(e, on), state: newRuleState(len(e.rules))}
 }
 
 // Sources of a rule's starts besides its start class (patternSet.src).

@@ -389,9 +389,26 @@ func preIBAN(t string, p int) bool {
 	if !ok {
 		return false
 	}
-	n := asciiRun(t, p+4, isAlnumUpper)
+	n := alnumUpperRun(t, p+4)
 	return n >= 11 && n <= 30 && tailFree(t, p+4+n)
 }
+
+// alnumUpperRun is the length of the run of ASCII capitals and digits at
+// i (an IBAN's body), read through a table.
+func alnumUpperRun(t string, i int) int {
+	n := i
+	for n < len(t) && alnumUpper[t[n]] {
+		n++
+	}
+	return n - i
+}
+
+var alnumUpper = func() (set [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		set[c] = isAlnumUpper(byte(c))
+	}
+	return set
+}()
 
 // preHealthID: four capitals and eight digits, then no ASCII word character.
 func preHealthID(t string, p int) bool {
@@ -715,7 +732,7 @@ func matchIBAN(t string, p int, m []int) int {
 	if !preIBAN(t, p) {
 		return 0
 	}
-	m[0], m[1] = p, p+4+asciiRun(t, p+4, isAlnumUpper)
+	m[0], m[1] = p, p+4+alnumUpperRun(t, p+4)
 	return 1
 }
 
@@ -902,17 +919,16 @@ func (k *keyForms) pre(t string, p int) bool {
 	if c := byteAt(t, i); c == '"' || c == '\'' {
 		i++
 	}
-	var key keyBuf
-	n := 0
+	// The key's words are found first, the key spelled only when a colon
+	// follows them: most trigger words in prose fail there.
+	s0, n := i, 0
 	for {
 		s := i
 		for i < len(t) && isLetter(t[i]) {
-			if n == k.longest {
-				return false // longer than every form
-			}
-			key[n] = t[i] | 0x20
-			n++
 			i++
+		}
+		if n += i - s; n > k.longest {
+			return false // longer than every form
 		}
 		if i < len(t) && t[i] >= 0x80 {
 			return true // Unicode spaces or case folds: the expression decides
@@ -930,12 +946,20 @@ func (k *keyForms) pre(t string, p int) bool {
 		}
 		break
 	}
-	// The colon first: most trigger words in prose fail there.
+	e := i
 	if c := byteAt(t, i); c == '"' || c == '\'' {
 		i++
 	}
 	if !keyColon(t, i) {
 		return false
+	}
+	var key keyBuf
+	n = 0
+	for j := s0; j < e; j++ {
+		if c := t[j]; isLetter(c) {
+			key[n] = c | 0x20
+			n++
+		}
 	}
 	for _, f := range k.list {
 		if string(key[:n]) == f {

@@ -204,8 +204,44 @@ var (
 	trivialValue    = lazy(`(?i)^(?:none|null|n/?a|true|false|redacted|unknown|\?+|-+|x{3,}|\*{2,}|<[^>]*>|\{\{.*|\$\{.*)$`)
 )
 
-// luhn checks 13 to 16 digits.
+// luhn checks 13 to 16 digits (the digits of s, which may hold spaces
+// and dashes). An ASCII s, a card number nearly always, is read in place;
+// other digits go to luhnRunes.
 func luhn(s string) bool {
+	var d [16]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return luhnRunes(s)
+		}
+		if isDigit(c) {
+			if n == len(d) {
+				return false // more than 16 digits, whatever follows
+			}
+			d[n] = c - '0'
+			n++
+		}
+	}
+	if n < 13 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < n; i++ {
+		x := int(d[n-1-i])
+		if i%2 == 1 {
+			if x *= 2; x > 9 {
+				x -= 9
+			}
+		}
+		sum += x
+	}
+	return sum%10 == 0
+}
+
+// luhnRunes is luhn for any text: every Unicode decimal digit counts as
+// its value.
+func luhnRunes(s string) bool {
 	var d []int
 	for _, r := range s {
 		if unicode.IsDigit(r) {

@@ -46,20 +46,33 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 // rules: p, and the quote or the non-ASCII character just before it.
 func (ps *patternSet) addTrigger(text string, id, p int) {
 	st := ps.state
-	for _, ri := range ps.trigRules[id] {
-		if !ps.on[ri] {
-			continue
+	// What comes before p, read once for all the word's rules: a quote,
+	// or the start of a non-ASCII character (-1 for neither).
+	before := -1
+	if p > 0 {
+		switch c := text[p-1]; {
+		case c == '"' || c == '\'':
+			before = p - 1
+		case c >= 0x80:
+			_, n := utf8.DecodeLastRuneInString(text[:p])
+			before = p - n
 		}
+	}
+	bound := -1 // whether \b holds at p, for key-name rules: read when asked
+	for _, tr := range ps.trigOn[id] {
+		ri := int(tr.rule)
 		c := st.cands[ri]
 		n := len(c)
-		if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
-			c = append(c, p-1)
+		if before >= 0 {
+			c = append(c, before)
 		}
-		if p > 0 && text[p-1] >= 0x80 {
-			_, n := utf8.DecodeLastRuneInString(text[:p])
-			c = append(c, p-n)
+		if tr.key && bound < 0 {
+			bound = 0
+			if boundAt(text, p) {
+				bound = 1
+			}
 		}
-		if ps.rules[ri].family != famKeyname || boundAt(text, p) {
+		if !tr.key || bound == 1 {
 			c = append(c, p)
 		}
 		if n > 0 && len(c) > n && c[n] < c[n-1] {
@@ -68,6 +81,27 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 		st.cands[ri] = c
 		st.trig[ri>>6] |= 1 << (ri & 63)
 	}
+}
+
+// trigRule is an enabled rule of a trigger word (patternSet.trigOn) and
+// whether it is a key-name rule (which starts at the word only where \b
+// holds).
+type trigRule struct {
+	rule int32
+	key  bool
+}
+
+// trigOn lists, per trigger word id, its rules that are enabled.
+func trigOn(e *ruleEngine, on []bool) [][]trigRule {
+	out := make([][]trigRule, len(e.trigRules))
+	for id, rs := range e.trigRules {
+		for _, ri := range rs {
+			if on[ri] {
+				out[id] = append(out[id], trigRule{rule: int32(ri), key: e.rules[ri].family == famKeyname})
+			}
+		}
+	}
+	return out
 }
 
 // candidates returns where rule i may start, in order, and whether each

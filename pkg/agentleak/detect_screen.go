@@ -1,6 +1,9 @@
 package agentleak
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Screens of the start classes. The digit screen: the six rules that
 // start at a digit at a word start (SSN, SIN, card, IPv4, the two address
@@ -93,12 +96,25 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 		scr[k] = scr[k][:0]
 	}
 	for _, p := range starts {
-		i := p
-		for i < len(t) && isDigit(t[i]) && i-p < 13 {
-			i++
+		// The digits at p and the byte after them (0 at the end of the
+		// text), eight bytes at a time where there are eight.
+		n, c := -1, byte(0)
+		if p+8 <= len(t) {
+			v := load64(t, p)
+			if m := notDigit(v); m != 0 {
+				n = bits.TrailingZeros64(m) >> 3
+				c = byte(v >> (8 * n))
+			}
 		}
-		n := i - p
-		c := byteAt(t, i) // 0 at the end of the text
+		if n < 0 {
+			i := p
+			for i < len(t) && isDigit(t[i]) && i-p < 13 {
+				i++
+			}
+			n = i - p
+			c = byteAt(t, i)
+		}
+		i := p + n
 		if n == 13 {
 			// Longer than any other rule's number.
 			scr[digCard] = append(scr[digCard], p)
@@ -114,7 +130,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 				scr[digSSN] = append(scr[digSSN], p)
 				scr[digSIN] = append(scr[digSIN], p)
 			}
-			scr[digCard] = append(scr[digCard], p)
+			if cardSpan(t, p) {
+				scr[digCard] = append(scr[digCard], p)
+			}
 			if n <= 5 && rueSecond(t, i+1) {
 				scr[digRue] = append(scr[digRue], p)
 			}
@@ -127,7 +145,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 				if n == 3 {
 					scr[digSIN] = append(scr[digSIN], p)
 				}
-				scr[digCard] = append(scr[digCard], p)
+				if cardSpan(t, p) {
+					scr[digCard] = append(scr[digCard], p)
+				}
 			}
 			if n <= 5 {
 				scr[digStreet] = append(scr[digStreet], p)
@@ -135,6 +155,22 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 			}
 		}
 	}
+}
+
+// cardSpan is preCard's first test: a card match spans 13 bytes or more,
+// each a digit, a space or a dash (or part of a Unicode digit); three of
+// them are sampled. (A date or a number in prose fails it.)
+func cardSpan(t string, p int) bool {
+	return p+12 < len(t) && cardByte[t[p+12]] && cardByte[t[p+8]] && cardByte[t[p+4]]
+}
+
+// notDigit has the high bit set in every byte of v that is not 0-9 (as
+// notLower for a-z).
+func notDigit(v uint64) uint64 {
+	x := v &^ swarHigh
+	ge := x + (0x80-'0')*swarLow   // high bit: x >= '0'
+	gt := x + (0x80-'9'-1)*swarLow // high bit: x > '9'
+	return (^ge | gt | v) & swarHigh
 }
 
 // rueSecond: the French address pattern's second house number after a

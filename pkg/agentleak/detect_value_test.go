@@ -65,3 +65,62 @@ func TestTrivialAgreesWithExpression(t *testing.T) {
 		}
 	}
 }
+
+// TestLuhnAgreesWithRunes: the ASCII Luhn check says what the check over
+// runes says, on card-like strings with spaces, dashes, Unicode digits and
+// 12 to 17 digits; and the test catches a check that skips the doubling.
+func TestLuhnAgreesWithRunes(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	var cards []string
+	valid := 0
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := 12 + rng.Intn(6); k > 0; k-- {
+			switch rng.Intn(12) {
+			case 0:
+				b.WriteByte(' ')
+			case 1:
+				b.WriteByte('-')
+			case 2:
+				b.WriteString("\u0664") // Arabic-Indic four
+			}
+			b.WriteByte(byte('0' + rng.Intn(10)))
+		}
+		cards = append(cards, b.String())
+	}
+	cards = append(cards, "4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "41111111111111112", "")
+	check := func(f func(string) bool) (string, bool) {
+		for _, c := range cards {
+			if f(c) != luhnRunes(c) {
+				return c, true
+			}
+		}
+		return "", false
+	}
+	if c, bad := check(luhn); bad {
+		t.Errorf("luhn(%q) = %v, luhnRunes says otherwise", c, luhn(c))
+	}
+	for _, c := range cards {
+		if luhnRunes(c) {
+			valid++
+		}
+	}
+	if valid < 500 {
+		t.Errorf("only %d valid numbers: the strings no longer exercise the check", valid)
+	}
+	noDouble := func(s string) bool {
+		sum, n := 0, 0
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c >= 0x80 {
+				return luhnRunes(s)
+			} else if isDigit(c) {
+				sum += int(c - '0')
+				n++
+			}
+		}
+		return n >= 13 && n <= 16 && sum%10 == 0
+	}
+	if _, bad := check(noDouble); !bad {
+		t.Error("a deliberately wrong check passes the test")
+	}
+}
