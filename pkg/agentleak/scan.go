@@ -136,6 +136,7 @@ type Scanner struct {
 	seenOn  bool
 	found   []Finding // the findings of the trace being scanned
 	sortBuf []Finding // sortByLevel's scratch
+	below   [101]string // belowReason's texts, by privacy score
 	// transient: the result of a trace is dead before the next Scan (see
 	// Job.Transient), so it keeps the scanner's list of findings instead of
 	// a copy (the copy was two fifths of a scan's allocated bytes).
@@ -642,13 +643,30 @@ func sortByLevel(f, scratch []Finding) []Finding {
 func (sc *Scanner) block(res *Result, leakedL4 bool) {
 	cfg := sc.cfg
 	if float64(res.PrivacyScore) < cfg.Scoring.FailBelow {
-		res.BlockReasons = append(res.BlockReasons, "privacy score "+strconv.Itoa(res.PrivacyScore)+" below "+strconv.FormatFloat(cfg.Scoring.FailBelow, 'f', -1, 64))
+		res.BlockReasons = append(res.BlockReasons, sc.belowReason(res.PrivacyScore))
 	}
 	if cfg.Scoring.BlockOnCritical && leakedL4 {
 		res.BlockReasons = append(res.BlockReasons, "a level 4 secret leaked")
 	}
 	res.BlockReasons = append(res.BlockReasons, cfg.Policy.violations(res)...)
 	res.Blocked = len(res.BlockReasons) > 0
+}
+
+// belowReason is the block reason of a privacy score below the
+// threshold. Scores are 0 to 100: each one's text is made once per scanner
+// (formatting it for every blocked trace was a hundredth of a scan).
+func (sc *Scanner) belowReason(score int) string {
+	if score < 0 || score >= len(sc.below) {
+		return belowText(score, sc.cfg.Scoring.FailBelow)
+	}
+	if sc.below[score] == "" {
+		sc.below[score] = belowText(score, sc.cfg.Scoring.FailBelow)
+	}
+	return sc.below[score]
+}
+
+func belowText(score int, threshold float64) string {
+	return "privacy score " + strconv.Itoa(score) + " below " + strconv.FormatFloat(threshold, 'f', -1, 64)
 }
 
 // vaultStat summarises the trace's vault.

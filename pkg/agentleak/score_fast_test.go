@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strconv"
 	"testing"
 )
 
@@ -60,6 +61,23 @@ func TestChannelRiskOrder(t *testing.T) {
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("%v sorted to %v, want %v", rc, got, want)
+			}
+		}
+	}
+}
+
+// TestBelowReasonCached: the block reason of each privacy score reads as
+// formatted afresh, on first use and from the scanner's cache, for
+// scores in and out of 0-100.
+func TestBelowReasonCached(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Scoring.FailBelow = 62.5
+	sc := NewScanner(cfg, nil)
+	for round := 0; round < 2; round++ {
+		for _, score := range []int{-1, 0, 1, 7, 49, 62, 99, 100, 101, 1000} {
+			want := "privacy score " + strconv.Itoa(score) + " below 62.5"
+			if got := sc.belowReason(score); got != want {
+				t.Errorf("round %d: belowReason(%d) = %q", round, score, got)
 			}
 		}
 	}
