@@ -134,8 +134,8 @@ type Scanner struct {
 	evStart int                     // the current event's first finding in res.Findings
 	seen    map[findingKey]struct{} // an event's findings, once it has many
 	seenOn  bool
-	found   []Finding // the findings of the trace being scanned
-	sortBuf []Finding // sortByLevel's scratch
+	found   []Finding   // the findings of the trace being scanned
+	sortBuf []Finding   // sortByLevel's scratch
 	below   [101]string // belowReason's texts, by privacy score
 	// transient: the result of a trace is dead before the next Scan (see
 	// Job.Transient), so it keeps the scanner's list of findings instead of
