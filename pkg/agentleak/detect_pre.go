@@ -452,6 +452,9 @@ func preHealthSpaced(t string, p int) bool {
 // The word must be the whole run of letters: a longer run puts a letter
 // where the pattern's \b wants none.
 func streetAt(t string, i int) bool {
+	if c := byteAt(t, i); c < 0x80 && !streetFirst[c] {
+		return false // most words: no street word begins with their letter
+	}
 	n := 0
 	for i+n < len(t) && isLetter(t[i+n]) {
 		n++
@@ -472,6 +475,14 @@ func streetAt(t string, i int) bool {
 	}
 	return false
 }
+
+// streetFirst marks the first letters (any case) of the street words.
+var streetFirst = func() (set [128]bool) {
+	for _, c := range "sarbdlcwp" {
+		set[c], set[c-0x20] = true, true
+	}
+	return set
+}()
 
 // preStreet: a house number, spaces, one to three words of two or more
 // letters or dots each followed by one space, then a street word.
