@@ -131,7 +131,7 @@ func TestDetectors(t *testing.T) {
 	ps := newPatternSet(DefaultConfig().Detectors)
 	for _, c := range cases {
 		var got []string
-		ps.runRules(c.text, func(dt, _, _, v string) { got = append(got, dt+"="+v) })
+		ps.runRules(c.text, func(info *reportInfo, v string) { got = append(got, info.dt+"="+v) })
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
 		}

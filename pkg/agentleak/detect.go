@@ -41,10 +41,32 @@ const (
 // hit is one automaton match: pattern id and span.
 type hit struct{ id, s, e int32 }
 
-// emitFunc receives one detection: the data type reported, the key into
-// builtinTypes (or "" for keyname findings, which carry their own level),
-// the family and the matched text.
-type emitFunc func(dt, typeKey, family, value string)
+// emitFunc receives one detection: what the rule reports (resolved when
+// the rules are built) and the matched text.
+type emitFunc func(info *reportInfo, value string)
+
+// reportInfo is what a rule's findings carry besides their value: the data
+// type, its level, severity and confidence (builtinTypes, or the data
+// type's default level for keyname rules), and the detector's name. It is
+// resolved once per rule instead of by two map lookups per finding.
+type reportInfo struct {
+	dt       string
+	level    int
+	severity string
+	conf     float64
+	detector string
+}
+
+// newReportInfo resolves what a rule of family fam reports for data type
+// dt; typeKey is its key into builtinTypes, "" for keyname rules.
+func newReportInfo(fam, dt, typeKey string) *reportInfo {
+	if typeKey == "" {
+		lv := defaultLevel(dt)
+		return &reportInfo{dt: dt, level: lv, severity: severityFor(lv), conf: 0.6, detector: detectorName[fam]}
+	}
+	ti := builtinTypes[typeKey]
+	return &reportInfo{dt: dt, level: ti.level, severity: ti.severity, conf: ti.conf, detector: detectorName[fam]}
+}
 
 func isWordByte(c byte) bool {
 	return c == '_' || c-'0' < 10 || (c|0x20)-'a' < 26 || c >= 0x80

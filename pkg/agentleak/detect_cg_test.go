@@ -10,7 +10,7 @@ import "testing"
 func BenchmarkRulesOnePass(b *testing.B) {
 	texts, n := classBenchTexts(b)
 	ps := newPatternSet(DefaultConfig().Detectors)
-	emit := func(dt, key, family, v string) {}
+	emit := func(*reportInfo, string) {}
 	for _, s := range texts {
 		ps.runRules(s, emit)
 	}

@@ -8,23 +8,30 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
 
+// reportString names what a finding reports:
+// detector/data type/level/severity/confidence.
+func reportString(ri *reportInfo) string {
+	return ri.detector + "/" + ri.dt + "/" + strconv.Itoa(ri.level) + "/" + ri.severity + "/" + strconv.FormatFloat(ri.conf, 'g', -1, 64)
+}
+
 func fastRules(fam map[string]bool, text string) []string {
 	ps := newPatternSet(fam)
 	var got []string
-	ps.runRules(text, func(dt, key, family, v string) {
-		got = append(got, family+"/"+dt+"/"+key+"="+v)
+	ps.runRules(text, func(info *reportInfo, v string) {
+		got = append(got, reportString(info)+"="+v)
 	})
 	return got
 }
 
 func plainRulesList(fam map[string]bool, text string) []string {
 	var got []string
-	newPatternSet(fam).runPlain(text, func(dt, key, family, v string) {
-		got = append(got, family+"/"+dt+"/"+key+"="+v)
+	newPatternSet(fam).runPlain(text, func(info *reportInfo, v string) {
+		got = append(got, reportString(info)+"="+v)
 	})
 	return got
 }

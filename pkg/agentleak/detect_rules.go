@@ -39,6 +39,7 @@ type rule struct {
 	// 0 where the expression cannot match, -1 to leave it to the expression.
 	match  func(t string, p int, m []int) int
 	screen int8 // the rule's slot in its class's screen (detect_screen.go), 0 for none
+	info   *reportInfo
 }
 
 // ruleTriggers are the words a keyword-anchored rule starts with.
@@ -489,6 +490,7 @@ func finishRules(rs []rule) []rule {
 		r.triggers = triggerWords(r)
 		r.window = matchWindow(r)
 		r.screen = screenSlot(r)
+		r.info = newReportInfo(r.family, r.dt, r.key)
 		switch {
 		case r.dt == "email":
 			r.match = matchEmail

@@ -185,7 +185,7 @@ func (r *rule) report(text string, m []int, emit emitFunc) {
 			return
 		}
 	}
-	emit(r.dt, r.key, r.family, v)
+	emit(r.info, v)
 }
 
 // matchAt returns r's match anchored at p (submatch indexes into text), or

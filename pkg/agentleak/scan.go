@@ -336,14 +336,8 @@ func (sc *Scanner) seenInEvent(fk findingKey) bool {
 	return false
 }
 
-func (sc *Scanner) emitPattern(dt, typeKey, family, value string) {
-	if typeKey == "" {
-		lv := defaultLevel(dt)
-		sc.add(dt, value, lv, severityFor(lv), 0.6, detectorName[family], "regex", nil)
-		return
-	}
-	ti := builtinTypes[typeKey]
-	sc.add(dt, value, ti.level, ti.severity, ti.conf, detectorName[family], "regex", nil)
+func (sc *Scanner) emitPattern(info *reportInfo, value string) {
+	sc.add(info.dt, value, info.level, info.severity, info.conf, info.detector, "regex", nil)
 }
 
 func (sc *Scanner) emitCanary(id, _, _ int) {
