@@ -1,6 +1,7 @@
 package agentleak
 
 import (
+	"math/bits"
 	"math/rand"
 	"strings"
 	"testing"
@@ -85,5 +86,41 @@ func TestPlainTextMatchesByteLoop(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// lowestFlag is the index of the byte of a mask's lowest flag (8: none).
+func lowestFlag(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
+
+// TestStopMaskLowestFlag: stopMask's lowest flag is specialMask's (with
+// stops above 0x7f) for every byte value at every position of a word of
+// any other byte, after each kind of special byte, and on random words.
+func TestStopMaskLowestFlag(t *testing.T) {
+	check := func(w uint64) {
+		t.Helper()
+		if got, want := lowestFlag(stopMask(w)), lowestFlag(specialMask(w, highBits)); got != want {
+			t.Fatalf("%#016x: stopMask flags byte %d first, specialMask %d", w, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for fill := 0; fill < 256; fill++ {
+			for pos := 0; pos < 8; pos++ {
+				w := uint64(fill) * 0x0101010101010101
+				w = w&^(0xff<<(8*pos)) | uint64(c)<<(8*pos)
+				check(w)
+				for _, low := range []uint64{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+					if pos > 0 {
+						check(w&^0xff | low)
+					}
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(3))
+	for n := 0; n < iterations(1000000); n++ {
+		w := rng.Uint64()
+		check(w)
+		check(w & 0x7f7f7f7f7f7f7f7f)
+		check(w&0x3f3f3f3f3f3f3f3f | 0x2020202020202020)
 	}
 }
