@@ -280,6 +280,18 @@ func TestDecodeAdversarial(t *testing.T) {
 		c.check([]byte(`{"events": [{"event_id": "evt_001", "channel": "log", "metadata": ` + md + `, "timestamp": "2026-12-02T08:47:17.036864Z"}, {"channel": "log"}]}`))
 		c.check([]byte(`{"events": [{"channel": "log", "metadata": ` + md + `}]}`))
 	}
+	// Timestamps and metadata values whose plain search stops at a byte
+	// that is no quote, right before what could follow a string.
+	for _, bad := range []string{"\x01", "\x1f", `\\`, "\xc3"} {
+		for _, after := range []string{"}]}", `, "channel": "log"}]}`, `}, {"channel": "log"}]}`, `"}]}`} {
+			for _, pad := range []string{"", "2026-12-02T08:47:17"} {
+				c.check([]byte(`{"events": [{"channel": "log", "timestamp": "` + pad + bad + after))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k": "` + pad + bad + after))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k` + pad + bad + `": "v"}}]}`))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k` + pad + bad + `: "v"}}]}`))
+			}
+		}
+	}
 	// Contents that end near the end of the document, where the decoder's
 	// word loads stop and its last bytes are read otherwise.
 	for _, piece := range []string{"", "é", `\n`, "\xff", `\u00e9`, "é\\n", `\n` + "é", "\x01", `\q`} {

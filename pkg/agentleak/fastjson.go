@@ -228,7 +228,7 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			i = -1
 			if b[j] == '"' {
 				// A timestamp: plain, no strEnd needed.
-				if e := plainEnd(b, j+1, 0); e >= 0 {
+				if e := plainEnd(b, j+1); e >= 0 {
 					i = e + 1
 				}
 			}
@@ -429,9 +429,9 @@ func strOrNull(b []byte, i int, dst *string) int {
 	if b[i] == '"' {
 		// Ids, channels and names: plain ASCII, a few words long; the
 		// byte that ends them is read from the word.
-		for j := i + 1; j+8 <= len(b); j += 8 {
+		for j, lim := i+1, len(b)-8; j <= lim; j += 8 {
 			w := loadBytes64(b, j)
-			if m := specialMask(w, highBits); m != 0 {
+			if m := stopMask(w); m != 0 {
 				t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
 				if byte(w>>(t&^7)) != '"' {
 					break
@@ -446,20 +446,19 @@ func strOrNull(b []byte, i int, dst *string) int {
 }
 
 // plainEnd returns the index of the quote that closes the string whose body
-// starts at b[i] when no byte before it is a backslash or a control
-// character (or above 0x7f, when high is highBits), else -1 (as when the
-// string runs into b's last eight bytes): strEnd's loop without its cases.
-func plainEnd(b []byte, i int, high uint64) int {
-	for i+8 <= len(b) {
+// starts at b[i] when no byte before it is a backslash, a control character
+// or above 0x7f, else -1 (as when the string runs into b's last eight
+// bytes): strEnd's loop without its cases.
+func plainEnd(b []byte, i int) int {
+	for lim := len(b) - 8; i <= lim; i += 8 {
 		w := loadBytes64(b, i)
-		if m := specialMask(w, high); m != 0 {
+		if m := stopMask(w); m != 0 {
 			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
 			if byte(w>>(t&^7)) == '"' {
 				return i + t>>3
 			}
 			return -1
 		}
-		i += 8
 	}
 	return -1
 }
@@ -747,13 +746,13 @@ func skipMetadata(b []byte, i int) int {
 		return j + 1
 	}
 	for b[j] == '"' {
-		e := plainEnd(b, j+1, 0)
+		e := plainEnd(b, j+1)
 		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
 			break
 		}
 		switch j = e + 3; b[j] {
 		case '"':
-			if e = plainEnd(b, j+1, 0); e < 0 {
+			if e = plainEnd(b, j+1); e < 0 {
 				return skipValue(b, i, 0)
 			}
 			j = e + 1
