@@ -935,22 +935,24 @@ func unquoteTo(out, raw []byte) ([]byte, bool) {
 		out = append(out[:cap(out)], make([]byte, o+len(s)+8-cap(out))...)
 	}
 	out = out[:cap(out)]
-	i := 0
+	i, lim := 0, len(s)-8
 	for {
-		for i+8 <= len(s) {
+		for ; i <= lim; i, o = i+8, o+8 {
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
 			w := loadBytes64(s, i)
 			storeBytes64(out, o, w)
-			bs := w ^ (0x0101010101010101 * '\\')
-			m := (bs - 0x0101010101010101) &^ bs & 0x8080808080808080
-			if m == 0 {
-				i += 8
-				o += 8
-				continue
+			bs := w ^ (ones * '\\')
+			// A byte's flag is set by a backslash, by a borrow from one
+			// below it, or by a byte above 0x7f, which &^ bs takes back
+			// (most text has none: one test).
+			if m := (bs - ones) & highs; m != 0 {
+				if m &^= bs; m != 0 {
+					n := bits.TrailingZeros64(m) >> 3 // the lowest flag is a backslash
+					i += n
+					o += n
+					goto escape
+				}
 			}
-			n := bits.TrailingZeros64(m) >> 3 // the lowest flag is a backslash
-			i += n
-			o += n
-			goto escape
 		}
 		// The last bytes, one at a time.
 		for i < len(s) && s[i] != '\\' {
