@@ -292,6 +292,15 @@ func TestDecodeAdversarial(t *testing.T) {
 			}
 		}
 	}
+	// Plain timestamps of every length at the end of the document: the
+	// fast decoder takes them all (its plain search reads the last bytes).
+	for n := 0; n <= 20; n++ {
+		fast0 := c.fast
+		c.check([]byte(`{"events": [{"channel": "log", "timestamp": "` + strings.Repeat("7", n) + `"}]}`))
+		if c.fast == fast0 {
+			t.Errorf("the fast decoder gave up on a timestamp of %d bytes at the end", n)
+		}
+	}
 	// Contents that end near the end of the document, where the decoder's
 	// word loads stop and its last bytes are read otherwise.
 	for _, piece := range []string{"", "é", `\n`, "\xff", `\u00e9`, "é\\n", `\n` + "é", "\x01", `\q`} {

@@ -447,10 +447,11 @@ func strOrNull(b []byte, i int, dst *string) int {
 
 // plainEnd returns the index of the quote that closes the string whose body
 // starts at b[i] when no byte before it is a backslash, a control character
-// or above 0x7f, else -1 (as when the string runs into b's last eight
-// bytes): strEnd's loop without its cases.
+// or above 0x7f, else -1 (as when b is shorter than eight bytes): strEnd's
+// loop without its cases.
 func plainEnd(b []byte, i int) int {
-	for lim := len(b) - 8; i <= lim; i += 8 {
+	lim := len(b) - 8
+	for ; i <= lim; i += 8 {
 		w := loadBytes64(b, i)
 		if m := stopMask(w); m != 0 {
 			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
@@ -458,6 +459,19 @@ func plainEnd(b []byte, i int) int {
 				return i + t>>3
 			}
 			return -1
+		}
+	}
+	if i >= len(b) || lim < 0 {
+		return -1
+	}
+	// The last bytes (a trace's last timestamp ends there): b's last word,
+	// the bytes before i read as 'a', as nextSpecial does.
+	passed := uint64(1)<<(uint(i-lim)*8) - 1
+	w := loadBytes64(b, lim)&^passed | 0x6161616161616161&passed
+	if m := stopMask(w); m != 0 {
+		t := bits.TrailingZeros64(m)
+		if byte(w>>(t&^7)) == '"' {
+			return lim + t>>3
 		}
 	}
 	return -1
