@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // decodeCheck decodes documents with the fast decoder (one slab for all,
@@ -22,6 +23,7 @@ type decodeCheck struct {
 	kept     []keptTrace
 	fast, n  int // documents the fast decoder took, documents seen
 	rejected int // documents encoding/json rejected
+	sc       *Scanner
 }
 
 type keptTrace struct {
@@ -49,6 +51,21 @@ func (c *decodeCheck) check(doc []byte) {
 	if msg := traceDiff(&fast, &slow); msg != "" {
 		c.t.Fatalf("decoders disagree on %q: %s", doc, msg)
 	}
+	for i := range fast.Events {
+		e := &fast.Events[i]
+		if got, want := e.text, wantContentNote(e.Content); got != want {
+			c.t.Fatalf("event %d of %q: content %q noted %#x, want %#x", i, doc, e.Content, got, want)
+		}
+		c.checkText(doc, e)
+	}
+	for i := range slow.Events {
+		// encoding/json's events note nothing: the scanner reads them as
+		// it reads any.
+		if slow.Events[i].text != 0 {
+			c.t.Fatalf("event %d of %q decoded by encoding/json has a note", i, doc)
+		}
+		c.checkText(doc, &slow.Events[i])
+	}
 	if cap(fast.Events) != len(fast.Events) {
 		c.t.Fatalf("events list of %d has capacity %d: an append would write into the slab", len(fast.Events), cap(fast.Events))
 	}
@@ -56,12 +73,44 @@ func (c *decodeCheck) check(doc []byte) {
 		c.t.Fatalf("slab has length %d", len(c.slab))
 	}
 	for _, e := range c.slab[:cap(c.slab)] {
-		if e.EventID != "" || e.Channel != "" || e.Source != "" || e.Target != "" || e.Content != nil {
+		if e.EventID != "" || e.Channel != "" || e.Source != "" || e.Target != "" || e.Content != nil || e.text != 0 {
 			c.t.Fatalf("slab's spare event is not zero after %q: %+v", doc, e)
 		}
 	}
 	if c.n%7 == 0 {
 		c.kept = append(c.kept, keptTrace{doc, &fast, deepEvents(fast.Events)})
+	}
+}
+
+// wantContentNote is what the decoder must note of a content it decoded
+// (Event.text): a string, its escapes and its bytes above 0x7f.
+func wantContentNote(raw []byte) uint8 {
+	if len(raw) == 0 || raw[0] != '"' {
+		return 0
+	}
+	fl := uint8(contentStr)
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		fl |= contentEsc
+	}
+	for _, b := range raw {
+		if b >= 0x80 {
+			fl |= contentHigh
+		}
+	}
+	return fl
+}
+
+// checkText: the scanner's text of the event, which trusts the decoder's
+// note, is eventText's of its raw content (which reads none).
+func (c *decodeCheck) checkText(doc []byte, e *Event) {
+	c.t.Helper()
+	if c.sc == nil {
+		c.sc = NewScanner(nil, nil)
+	}
+	want, werr := eventText(e.Content, nil)
+	got, err := c.sc.eventText(e)
+	if got != want || (err == nil) != (werr == nil) {
+		c.t.Fatalf("content %q of %q (note %#x): scanner's text %q, %v; eventText %q, %v", e.Content, doc, e.text, got, err, want, werr)
 	}
 }
 
@@ -230,6 +279,36 @@ func TestDecodeAdversarial(t *testing.T) {
 	} {
 		c.check([]byte(`{"events": [{"event_id": "evt_001", "channel": "log", "metadata": ` + md + `, "timestamp": "2026-12-02T08:47:17.036864Z"}, {"channel": "log"}]}`))
 		c.check([]byte(`{"events": [{"channel": "log", "metadata": ` + md + `}]}`))
+	}
+	// Timestamps and metadata values whose plain search stops at a byte
+	// that is no quote, right before what could follow a string.
+	for _, bad := range []string{"\x01", "\x1f", `\\`, "\xc3"} {
+		for _, after := range []string{"}]}", `, "channel": "log"}]}`, `}, {"channel": "log"}]}`, `"}]}`} {
+			for _, pad := range []string{"", "2026-12-02T08:47:17"} {
+				c.check([]byte(`{"events": [{"channel": "log", "timestamp": "` + pad + bad + after))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k": "` + pad + bad + after))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k` + pad + bad + `": "v"}}]}`))
+				c.check([]byte(`{"events": [{"channel": "log", "metadata": {"k` + pad + bad + `: "v"}}]}`))
+			}
+		}
+	}
+	// Plain timestamps of every length at the end of the document: the
+	// fast decoder takes them all (its plain search reads the last bytes).
+	for n := 0; n <= 20; n++ {
+		fast0 := c.fast
+		c.check([]byte(`{"events": [{"channel": "log", "timestamp": "` + strings.Repeat("7", n) + `"}]}`))
+		if c.fast == fast0 {
+			t.Errorf("the fast decoder gave up on a timestamp of %d bytes at the end", n)
+		}
+	}
+	// Contents that end near the end of the document, where the decoder's
+	// word loads stop and its last bytes are read otherwise.
+	for _, piece := range []string{"", "é", `\n`, "\xff", `\u00e9`, "é\\n", `\n` + "é", "\x01", `\q`} {
+		for n := 0; n <= 17; n++ {
+			for _, tail := range []string{"", "b", "bcdefghij"} {
+				c.check([]byte(`{"events": [{"channel": "log", "content": "` + strings.Repeat("a", n) + piece + tail + `"}]}`))
+			}
+		}
 	}
 	rng := rand.New(rand.NewSource(42))
 	for n := 0; n < iterations(30000); n++ {
@@ -495,6 +574,40 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 				sb.WriteString(strings.Repeat("x", rng.Intn(20)))
 			} else {
 				sb.WriteString(advPieces[rng.Intn(len(advPieces))])
+			}
+		}
+		sb.WriteByte('"')
+		check(sb.String())
+	}
+}
+
+// TestUnquoteASCIIIsValidUTF8: unquoteTo's text of an ASCII string is
+// valid UTF-8 whatever its escapes (every \uXXXX alone, surrogates in
+// pairs, reversed, cut or followed by anything), so that the scanner
+// need not check it (contentHigh unset).
+func TestUnquoteASCIIIsValidUTF8(t *testing.T) {
+	check := func(raw string) {
+		t.Helper()
+		out, ok := unquoteTo(nil, []byte(raw))
+		if ok && !utf8.Valid(out) {
+			t.Fatalf("unquoteTo(%q) = %q: not UTF-8", raw, out)
+		}
+	}
+	for r := 0; r <= 0xffff; r++ {
+		check(fmt.Sprintf(`"a\\u%04x"`, r))
+		check(fmt.Sprintf(`"\\ud83d\\u%04Xb"`, r))
+		check(fmt.Sprintf(`"\\u%04x\\udc00"`, r))
+	}
+	rng := rand.New(rand.NewSource(5))
+	pieces := []string{"a", "0123456789abcdef", `\n`, `\"`, `\\`, `\/`, `\b`, `\u`, `\ud800`, `\udbff`, `\udc00`, `\udfff`, "\x7f", "\x01"}
+	for n := 0; n < iterations(200000); n++ {
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for k := rng.Intn(12); k > 0; k-- {
+			if rng.Intn(3) == 0 {
+				fmt.Fprintf(&sb, `\u%04x`, []int{rng.Intn(0x10000), 0xd800 + rng.Intn(0x800)}[rng.Intn(2)])
+			} else {
+				sb.WriteString(pieces[rng.Intn(len(pieces))])
 			}
 		}
 		sb.WriteByte('"')

@@ -209,13 +209,15 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
-				e := contentEnd(b, j+1)
-				if e < 0 {
+				end, fl := contentEnd(b, j+1)
+				if end < 0 {
 					return -1
 				}
-				i = e + 1
+				i = end + 1
+				e.text = fl
 			} else {
 				i = skipValue(b, j, 0)
+				e.text = 0 // a repeated key's string is gone
 			}
 			if i >= 0 {
 				e.Content = json.RawMessage(b[j:i:i])
@@ -226,7 +228,7 @@ func decodeEvent(b []byte, i int, e *Event) int {
 			i = -1
 			if b[j] == '"' {
 				// A timestamp: plain, no strEnd needed.
-				if e := plainEnd(b, j+1, 0); e >= 0 {
+				if e := plainEnd(b, j+1); e >= 0 {
 					i = e + 1
 				}
 			}
@@ -427,9 +429,9 @@ func strOrNull(b []byte, i int, dst *string) int {
 	if b[i] == '"' {
 		// Ids, channels and names: plain ASCII, a few words long; the
 		// byte that ends them is read from the word.
-		for j := i + 1; j+8 <= len(b); j += 8 {
+		for j, lim := i+1, len(b)-8; j <= lim; j += 8 {
 			w := loadBytes64(b, j)
-			if m := specialMask(w, highBits); m != 0 {
+			if m := stopMask(w); m != 0 {
 				t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
 				if byte(w>>(t&^7)) != '"' {
 					break
@@ -444,20 +446,33 @@ func strOrNull(b []byte, i int, dst *string) int {
 }
 
 // plainEnd returns the index of the quote that closes the string whose body
-// starts at b[i] when no byte before it is a backslash or a control
-// character (or above 0x7f, when high is highBits), else -1 (as when the
-// string runs into b's last eight bytes): strEnd's loop without its cases.
-func plainEnd(b []byte, i int, high uint64) int {
-	for i+8 <= len(b) {
+// starts at b[i] when no byte before it is a backslash, a control character
+// or above 0x7f, else -1 (as when b is shorter than eight bytes): strEnd's
+// loop without its cases.
+func plainEnd(b []byte, i int) int {
+	lim := len(b) - 8
+	for ; i <= lim; i += 8 {
 		w := loadBytes64(b, i)
-		if m := specialMask(w, high); m != 0 {
+		if m := stopMask(w); m != 0 {
 			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
 			if byte(w>>(t&^7)) == '"' {
 				return i + t>>3
 			}
 			return -1
 		}
-		i += 8
+	}
+	if i >= len(b) || lim < 0 {
+		return -1
+	}
+	// The last bytes (a trace's last timestamp ends there): b's last word,
+	// the bytes before i read as 'a', as nextSpecial does.
+	passed := uint64(1)<<(uint(i-lim)*8) - 1
+	w := loadBytes64(b, lim)&^passed | 0x6161616161616161&passed
+	if m := stopMask(w); m != 0 {
+		t := bits.TrailingZeros64(m)
+		if byte(w>>(t&^7)) == '"' {
+			return lim + t>>3
+		}
 	}
 	return -1
 }
@@ -556,37 +571,87 @@ func strEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 	}
 }
 
-// contentEnd is strEnd for a content string, whose escapes and bytes need
-// not be told: the index of its closing quote, or -1. Content has an
-// escape every few dozen bytes; a table tells the two-byte ones.
-func contentEnd(b []byte, i int) int {
-	for {
-		for {
-			if i+8 > len(b) {
-				e, _ := strEnd(b, i, 0)
-				return e
+// What the decoder notes of an event's content (Event.text): contentStr
+// when Content is a JSON string it checked, and then whether the string
+// holds escapes and bytes above 0x7f. Without contentStr nothing is known.
+const (
+	contentEsc  = strEsc
+	contentHigh = strHigh
+	contentStr  = 4
+)
+
+// contentEnd is strEnd for a content string: the index of its closing
+// quote (or -1) and what it holds (contentStr and the bits after it).
+// Content has an escape every few dozen bytes; a table tells the two-byte
+// ones. Most content is ASCII: stopMask stops at a byte above 0x7f too,
+// for a word test three instructions shorter than specialMask's, and the
+// first such byte (the string holds one: contentHigh) hands the rest to
+// contentEndHigh.
+func contentEnd(b []byte, i int) (int, uint8) {
+	fl := uint8(contentStr)
+	for lim := len(b) - 8; ; {
+		for ; i <= lim; i += 8 {
+			if m := stopMask(loadBytes64(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto stop
 			}
+		}
+		{
+			e, f := strEnd(b, i, highBits)
+			return e, fl | f
+		}
+	stop:
+		// Escapes come first: there are several of them to a content.
+		if c := b[i]; c == '\\' && i+1 < len(b) {
+			fl |= contentEsc
+			if simpleEscape[b[i+1]] {
+				i += 2
+				continue
+			}
+			if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return -1, 0
+			}
+			i += 6
+		} else if c == '"' {
+			return i, fl
+		} else if c >= utf8.RuneSelf {
+			return contentEndHigh(b, i+1, fl|contentHigh)
+		} else {
+			return -1, 0 // a control character, or a cut escape
+		}
+	}
+}
+
+// contentEndHigh is contentEnd after a byte above 0x7f: it no longer
+// stops at them.
+func contentEndHigh(b []byte, i int, fl uint8) (int, uint8) {
+	for lim := len(b) - 8; ; {
+		for ; i <= lim; i += 8 {
 			if m := specialMask(loadBytes64(b, i), 0); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
-				break
+				goto stop
 			}
-			i += 8
 		}
-		c := b[i]
-		if c == '"' {
-			return i
+		{
+			e, f := strEnd(b, i, 0)
+			return e, fl | f
 		}
-		if c != '\\' || i+1 >= len(b) {
-			return -1 // a control character, or a cut escape
+	stop:
+		if c := b[i]; c == '\\' && i+1 < len(b) {
+			fl |= contentEsc
+			if simpleEscape[b[i+1]] {
+				i += 2
+				continue
+			}
+			if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return -1, 0
+			}
+			i += 6
+		} else if c == '"' {
+			return i, fl
+		} else {
+			return -1, 0
 		}
-		if simpleEscape[b[i+1]] {
-			i += 2
-			continue
-		}
-		if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-			return -1
-		}
-		i += 6
 	}
 }
 
@@ -654,6 +719,21 @@ func specialMask32(w, high uint32) uint32 {
 	return (((q-ones)|(bs-ones)|(w-ones*0x20))&^w | w&high) & highs
 }
 
+// stopMask flags (with the byte's high bit) bytes of w among which the
+// lowest is the first quote, backslash, byte below 0x20 or byte above
+// 0x7f, if any: it is specialMask(w, highBits) without the &^ w, which only
+// takes back flags of bytes above 0x7f, here wanted: the three
+// subtractions flag each such byte themselves (x^'"' is 0x80 or more, so
+// x^'"'-1 keeps bit 7 unless x is 0xa2, and 0xa2-0x20 does). The flags
+// above the lowest may be false ones, and it is 0 exactly when
+// specialMask(w, highBits) is.
+func stopMask(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q - ones) | (bs - ones) | (w - ones*0x20)) & highs
+}
+
 // specialMask flags (with the byte's high bit) the bytes of w that are a
 // quote, a backslash or below 0x20, and those above 0x7f when high is
 // highBits. The tests are the "some byte is zero" / "some byte is below
@@ -680,13 +760,13 @@ func skipMetadata(b []byte, i int) int {
 		return j + 1
 	}
 	for b[j] == '"' {
-		e := plainEnd(b, j+1, 0)
+		e := plainEnd(b, j+1)
 		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
 			break
 		}
 		switch j = e + 3; b[j] {
 		case '"':
-			if e = plainEnd(b, j+1, 0); e < 0 {
+			if e = plainEnd(b, j+1); e < 0 {
 				return skipValue(b, i, 0)
 			}
 			j = e + 1
@@ -869,22 +949,24 @@ func unquoteTo(out, raw []byte) ([]byte, bool) {
 		out = append(out[:cap(out)], make([]byte, o+len(s)+8-cap(out))...)
 	}
 	out = out[:cap(out)]
-	i := 0
+	i, lim := 0, len(s)-8
 	for {
-		for i+8 <= len(s) {
+		for ; i <= lim; i, o = i+8, o+8 {
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
 			w := loadBytes64(s, i)
 			storeBytes64(out, o, w)
-			bs := w ^ (0x0101010101010101 * '\\')
-			m := (bs - 0x0101010101010101) &^ bs & 0x8080808080808080
-			if m == 0 {
-				i += 8
-				o += 8
-				continue
+			bs := w ^ (ones * '\\')
+			// A byte's flag is set by a backslash, by a borrow from one
+			// below it, or by a byte above 0x7f, which &^ bs takes back
+			// (most text has none: one test).
+			if m := (bs - ones) & highs; m != 0 {
+				if m &^= bs; m != 0 {
+					n := bits.TrailingZeros64(m) >> 3 // the lowest flag is a backslash
+					i += n
+					o += n
+					goto escape
+				}
 			}
-			n := bits.TrailingZeros64(m) >> 3 // the lowest flag is a backslash
-			i += n
-			o += n
-			goto escape
 		}
 		// The last bytes, one at a time.
 		for i < len(s) && s[i] != '\\' {

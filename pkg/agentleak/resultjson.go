@@ -341,7 +341,7 @@ func appendJSONString(b []byte, s string) []byte {
 		p := unsafe.Slice(unsafe.StringData(s), n)
 		k := min(16, n-8)
 		w0, w1, w2, w3 := loadBytes64(p, 0), loadBytes64(p, 8), loadBytes64(p, k), loadBytes64(p, n-8)
-		if specialMask(w0, highBits)|specialMask(w1, highBits)|specialMask(w2, highBits)|specialMask(w3, highBits) == 0 {
+		if stopMask(w0)|stopMask(w1)|stopMask(w2)|stopMask(w3) == 0 {
 			b = b[:o+n+2]
 			b[o] = '"'
 			storeBytes64(b, o+1, w0)
@@ -358,7 +358,7 @@ func appendJSONString(b []byte, s string) []byte {
 		p := unsafe.Slice(unsafe.StringData(s), n)
 		if n >= 8 {
 			w0, w1 := loadBytes64(p, 0), loadBytes64(p, n-8)
-			if specialMask(w0, highBits)|specialMask(w1, highBits) == 0 {
+			if stopMask(w0)|stopMask(w1) == 0 {
 				b = b[:o+n+2]
 				b[o] = '"'
 				storeBytes64(b, o+1, w0)
@@ -368,7 +368,7 @@ func appendJSONString(b []byte, s string) []byte {
 			}
 		} else {
 			w0, w1 := binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[n-4:])
-			if specialMask(uint64(w0)|uint64(w1)<<32, highBits) == 0 {
+			if stopMask(uint64(w0)|uint64(w1)<<32) == 0 {
 				b = b[:o+n+2]
 				b[o] = '"'
 				binary.LittleEndian.PutUint32(b[o+1:], w0)
@@ -396,29 +396,29 @@ func appendJSONString(b []byte, s string) []byte {
 // plainASCII reports whether s holds only ASCII bytes that JSON writes as
 // they are (no quote, backslash or control character). The words are
 // tested whole; the last one may overlap bytes already tested, which only
-// a "yes or no" question allows, and specialMask flags none of w when
-// none of its bytes is special (no byte borrows then).
+// a "yes or no" question allows, and stopMask flags none of w when none
+// of its bytes is special or above 0x7f (no byte borrows then).
 func plainASCII(s string) bool {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	n := len(b)
 	if n >= 8 {
 		for i := 0; i+8 < n; i += 8 {
-			if specialMask(loadBytes64(b, i), highBits) != 0 {
+			if stopMask(loadBytes64(b, i)) != 0 {
 				return false
 			}
 		}
-		return specialMask(loadBytes64(b, n-8), highBits) == 0
+		return stopMask(loadBytes64(b, n-8)) == 0
 	}
 	if n >= 4 {
 		w := uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
-		return specialMask(w, highBits) == 0
+		return stopMask(w) == 0
 	}
 	if n == 0 {
 		return true
 	}
 	// 'a' in the bytes s has not.
 	w := uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16 | 0x6161616161<<24
-	return specialMask(w, highBits) == 0
+	return stopMask(w) == 0
 }
 
 // appendJSONStringEsc is appendJSONString for a string that may need

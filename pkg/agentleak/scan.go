@@ -405,9 +405,24 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 }
 
 // eventText is the text of an event's content (see eventText); a JSON
-// string with escapes is decoded into the scanner's reused buffer.
-func (sc *Scanner) eventText(raw []byte) (string, error) {
+// string with escapes is decoded into the scanner's reused buffer. What
+// the decoder noted of the string (e.text) spares searching it for a
+// backslash and, when it is ASCII, checking its UTF-8: ASCII escaped by
+// JSON unquotes to valid UTF-8 (a lone surrogate becomes U+FFFD).
+func (sc *Scanner) eventText(e *Event) (string, error) {
 	sc.scratch = false
+	raw := e.Content
+	if fl := e.text; fl&contentStr != 0 {
+		if fl&contentEsc == 0 {
+			if fl&contentHigh == 0 || utf8.Valid(raw) {
+				return unsafe.String(&raw[1], len(raw)-2), nil
+			}
+		} else if out, ok := unquoteTo(sc.text[:0], raw); ok && (fl&contentHigh == 0 || utf8.Valid(out)) {
+			sc.text, sc.scratch = out, true
+			return unsafe.String(unsafe.SliceData(out), len(out)), nil
+		}
+		return eventText(raw, nil)
+	}
 	if len(raw) > 1 && raw[0] == '"' {
 		if bytes.IndexByte(raw, '\\') < 0 {
 			if utf8.Valid(raw) {
@@ -456,7 +471,7 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 	if !cfg.channelOn(e.Channel) {
 		return nil
 	}
-	txt, err := sc.eventText(e.Content)
+	txt, err := sc.eventText(e)
 	if err != nil {
 		return traceErr(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
 	}

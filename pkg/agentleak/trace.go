@@ -55,6 +55,12 @@ type Event struct {
 	Source  string          `json:"source"`
 	Target  string          `json:"target"`
 	Content json.RawMessage `json:"content"`
+
+	// text is what the fast decoder learnt of Content while it checked it
+	// (contentStr and the bits after it), so that the scanner need not
+	// search it again; zero (nothing known) from any other decoder. Code
+	// that replaces a decoded event's Content must clear it.
+	text uint8
 }
 
 // TraceReader streams traces from a JSONL file (one trace per line), a JSON
