@@ -137,6 +137,7 @@ type Scanner struct {
 	found   []Finding   // the findings of the trace being scanned
 	sortBuf []Finding   // sortByLevel's scratch
 	below   [101]string // belowReason's texts, by privacy score
+	arena   []byte      // keep's copies of a transient trace's values
 	// transient: the result of a trace is dead before the next Scan (see
 	// Job.Transient), so it keeps the scanner's list of findings instead of
 	// a copy (the copy was two fifths of a scan's allocated bytes).
@@ -255,7 +256,7 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 		// The event's text is reused for the next event: the finding keeps
 		// a copy of its value. (seenInEvent's map may hold the uncopied
 		// value, but it is cleared before the next event uses it.)
-		value = strings.Clone(value)
+		value = sc.keep(value)
 		fk.value = value
 	}
 	e := sc.ev
@@ -284,6 +285,22 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 		sec.leaked = true
 		sec.chans |= sc.chanBit
 	}
+}
+
+// keep copies a value out of the event's reused text. In a transient scan
+// the copies of a trace share the scanner's arena, emptied when the next
+// trace begins (its result is dead by then); a full arena is replaced, not
+// overwritten, so earlier copies stay valid.
+func (sc *Scanner) keep(v string) string {
+	if !sc.transient || len(v) == 0 {
+		return strings.Clone(v)
+	}
+	if len(sc.arena)+len(v) > cap(sc.arena) {
+		sc.arena = make([]byte, 0, max(4<<10, 2*len(v)))
+	}
+	k := len(sc.arena)
+	sc.arena = append(sc.arena, v...)
+	return unsafe.String(&sc.arena[k], len(v))
 }
 
 // secretIndex finds secret k in sc.list. A trace has a few secrets:
@@ -372,6 +389,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	}
 	v := sc.vaults.lookup(key)
 	sc.res, sc.vault = res, v
+	sc.arena = sc.arena[:0] // a transient scan's earlier result is dead
 	if sc.secretsOn {
 		clear(sc.secrets)
 		sc.secretsOn = false
@@ -580,7 +598,13 @@ func (sc *Scanner) score(res *Result) bool {
 	res.RiskIndex = round4(ri)
 	res.PrivacyScore = int(math.Max(0, math.RoundToEven(100*(1-ri))))
 	res.Verdict = verdictFor(res.PrivacyScore)
-	res.RIByChannel = ChannelRisks{}
+	n := 0
+	for _, cw := range chanW {
+		if cw > 0 {
+			n++
+		}
+	}
+	res.RIByChannel = make(ChannelRisks, 0, n)
 	if rho > 0 {
 		for c, cw := range chanW {
 			if cw > 0 {

@@ -131,7 +131,13 @@ func TestTransientJobMatches(t *testing.T) {
 			} else {
 				b.WriteString("{")
 			}
-			fmt.Fprintf(&b, `"channel": "final_output", "content": "call 555-123-%04d or mail user%d@example.com %s"}`, (i+k)%10000, i, strings.Repeat("z", (i*131)%5000))
+			// Every third content has escapes: its findings' values are
+			// copied out of the scanner's reused text.
+			esc := ""
+			if (i+k)%3 == 0 {
+				esc = `\n\"quoted\"\t`
+			}
+			fmt.Fprintf(&b, `"channel": "final_output", "content": "call 555-123-%04d%s or mail user%d@example.com, 555-987-%04d %s"}`, (i+k)%10000, esc, i, i%10000, strings.Repeat("z", (i*131)%5000))
 		}
 		b.WriteString("]}\n")
 	}
