@@ -397,6 +397,10 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 					}
 					continue
 				}
+				if i < len(t) && ps.punctAfterWord(t, i, true) {
+					i++
+					continue
+				}
 				return i, i, true
 			}
 			// A capital that a capital, a digit or a byte above 0x7f
@@ -459,6 +463,10 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// after a short word (an IPv6 group): it is crossed with the
 		// bytes like it after it.
 		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
+			if ps.punctAfterWord(t, j, false) {
+				i = j + 1
+				continue
+			}
 			return ws, j, false
 		}
 		for i < len(t) && kind[loadString8(t, i)] == kindSep {
@@ -466,6 +474,32 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		}
 	}
 	return i, i, false
+}
+
+// punctAfterWord files what the byte at i, after a word (a number when
+// afterDigit), starts if it is a hyphen, an '@' or a '(', the commonest
+// bytes after a word that are not separators (kindSep), as findStarts'
+// main loop would, and reports whether it was one: lowerWords then goes
+// on after it instead of returning to that loop.
+func (ps *patternSet) punctAfterWord(t string, i int, afterDigit bool) bool {
+	c := loadString8(t, i)
+	if c != '-' && c != '@' && c != '(' {
+		return false
+	}
+	trie := ps.trie
+	k := trie.kind[c]
+	if k&kindTrig != 0 && trie.maybe(word8(t, i)) {
+		ps.triggersAt(t, i)
+	}
+	switch k &^ kindTrig {
+	case kindPhone:
+		if !afterDigit {
+			ps.state.add(startPhone, i)
+		}
+	case kindAt:
+		ps.state.emailStart(t, i)
+	}
+	return true
 }
 
 // digitsAt files the classes of a run of ASCII digits at i, a word start
