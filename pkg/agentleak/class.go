@@ -390,8 +390,12 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		x := v | 0x20
 		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
 		if m&0x8080 != 0 {
-			if kind[byte(v)] == kindDigit {
+			k0 := kind[byte(v)]
+			if k0&^kindTrig == kindDigit {
 				// A number after a separator.
+				if k0&kindTrig != 0 && trie.maybe(v) {
+					ps.triggersAt(t, i)
+				}
 				if i = ps.digitsAt(t, i); i < len(t) && kind[loadString8(t, i)] == kindSep {
 					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
 					}
@@ -402,6 +406,26 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 					continue
 				}
 				return i, i, true
+			}
+			if m&0x80 != 0 {
+				// Not a letter, after a separator or one of
+				// punctAfterWord's bytes: the bytes that start nothing,
+				// those, and the punctuation of U+2010-U+2027 (dashes,
+				// quotes: three bytes, E2 80 90-A7), the commonest here,
+				// are crossed as the main loop would.
+				switch {
+				case k0 == kindSep:
+					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+					}
+					continue
+				case ps.punctAfterWord(t, i, false):
+					i++
+					continue
+				case v&0xffff == 0x80e2 && byte(v>>16)-0x90 <= 0xa7-0x90:
+					i += 3
+					continue
+				}
+				return i, i, false
 			}
 			// A capital that a capital, a digit or a byte above 0x7f
 			// follows starts classes, which the main loop files; one
