@@ -381,7 +381,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 // refuses a capital that starts classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 	trie := ps.trie
-	kind, p3, p3short := &trie.kind, &trie.prefix3[0], &trie.prefix3[1]
+	kind, p3short, p4 := &trie.kind, &trie.prefix3[1], &trie.prefix4
 	for i+8 <= len(t) {
 		ws = i
 		v := loadString64(t, i)
@@ -390,14 +390,42 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		x := v | 0x20
 		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
 		if m&0x8080 != 0 {
-			if kind[byte(v)] == kindDigit {
+			k0 := kind[byte(v)]
+			if k0&^kindTrig == kindDigit {
 				// A number after a separator.
+				if k0&kindTrig != 0 && trie.maybe(v) {
+					ps.triggersAt(t, i)
+				}
 				if i = ps.digitsAt(t, i); i < len(t) && kind[loadString8(t, i)] == kindSep {
 					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
 					}
 					continue
 				}
+				if i < len(t) && ps.punctAfterWord(t, i, true) {
+					i++
+					continue
+				}
 				return i, i, true
+			}
+			if m&0x80 != 0 {
+				// Not a letter, after a separator or one of
+				// punctAfterWord's bytes: the bytes that start nothing,
+				// those, and the punctuation of U+2010-U+2027 (dashes,
+				// quotes: three bytes, E2 80 90-A7), the commonest here,
+				// are crossed as the main loop would.
+				switch {
+				case k0 == kindSep:
+					for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+					}
+					continue
+				case ps.punctAfterWord(t, i, false):
+					i++
+					continue
+				case v&0xffff == 0x80e2 && byte(v>>16)-0x90 <= 0xa7-0x90:
+					i += 3
+					continue
+				}
+				return i, i, false
 			}
 			// A capital that a capital, a digit or a byte above 0x7f
 			// follows starts classes, which the main loop files; one
@@ -406,9 +434,14 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 				return i, i, false
 			}
 		}
-		// trie.maybe(v), written out.
+		// trie.maybe(v) without its first test, which about one word
+		// start in six passes here: a branch on it mispredicts often,
+		// while the two bits below, or'd, pass one in sixteen (the words
+		// of two or three bytes, and prefix4, whose few false passes
+		// the first test spared cost less than the mispredictions).
 		w, b := hash3(uint32(v))
-		if p3[w]&(1<<(b&63)) != 0 && (p3short[w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
+		g := hash4(uint32(v))
+		if (p3short[w]>>(b&63)|p4[g>>6]>>(g&63))&1 != 0 {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
@@ -454,6 +487,10 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// after a short word (an IPv6 group): it is crossed with the
 		// bytes like it after it.
 		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
+			if ps.punctAfterWord(t, j, false) {
+				i = j + 1
+				continue
+			}
 			return ws, j, false
 		}
 		for i < len(t) && kind[loadString8(t, i)] == kindSep {
@@ -461,6 +498,32 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		}
 	}
 	return i, i, false
+}
+
+// punctAfterWord files what the byte at i, after a word (a number when
+// afterDigit), starts if it is a hyphen, an '@' or a '(', the commonest
+// bytes after a word that are not separators (kindSep), as findStarts'
+// main loop would, and reports whether it was one: lowerWords then goes
+// on after it instead of returning to that loop.
+func (ps *patternSet) punctAfterWord(t string, i int, afterDigit bool) bool {
+	c := loadString8(t, i)
+	if c != '-' && c != '@' && c != '(' {
+		return false
+	}
+	trie := ps.trie
+	k := trie.kind[c]
+	if k&kindTrig != 0 && trie.maybe(word8(t, i)) {
+		ps.triggersAt(t, i)
+	}
+	switch k &^ kindTrig {
+	case kindPhone:
+		if !afterDigit {
+			ps.state.add(startPhone, i)
+		}
+	case kindAt:
+		ps.state.emailStart(t, i)
+	}
+	return true
 }
 
 // digitsAt files the classes of a run of ASCII digits at i, a word start
