@@ -183,6 +183,10 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 }
 
 // decodeEvent reads the event object at b[i] into e, which is zero.
+// Recorders write an event's members in one order, each after `, `: while
+// the next member is the one expected, its value is read in line, without
+// decodeMembers' dispatch by key; at the first other shape the rest of the
+// object goes to decodeMembers.
 func decodeEvent(b []byte, i int, e *Event) int {
 	if i >= len(b) || b[i] != '{' {
 		return -1
@@ -192,10 +196,90 @@ func decodeEvent(b []byte, i int, e *Event) int {
 		return i + 1
 	}
 	key, j := eventKey(b, i)
+	if key != keyEventID || j < 0 {
+		return decodeMembers(b, e, key, j)
+	}
+	if i = strOrNull(b, j, &e.EventID); i < 0 {
+		return -1
+	}
+	if !atMember(b, i, keyChannel) {
+		return membersAfter(b, e, keyEventID, i)
+	}
+	if i = strOrNull(b, i+memberPatterns[keyChannel].n, &e.Channel); i < 0 {
+		return -1
+	}
+	if !atMember(b, i, keySource) {
+		return membersAfter(b, e, keyChannel, i)
+	}
+	if i = strOrNull(b, i+memberPatterns[keySource].n, &e.Source); i < 0 {
+		return -1
+	}
+	if !atMember(b, i, keyTarget) {
+		return membersAfter(b, e, keySource, i)
+	}
+	if i = strOrNull(b, i+memberPatterns[keyTarget].n, &e.Target); i < 0 {
+		return -1
+	}
+	if !atMember(b, i, keyContent) {
+		return membersAfter(b, e, keyTarget, i)
+	}
+	j = i + memberPatterns[keyContent].n
+	if b[j] != '"' {
+		return decodeMembers(b, e, keyContent, j)
+	}
+	end, fl := contentEnd(b, j+1)
+	if end < 0 {
+		return -1
+	}
+	i = end + 1
+	e.text = fl
+	e.Content = json.RawMessage(b[j:i:i])
+	if !atMember(b, i, keyMetadata) {
+		return membersAfter(b, e, keyContent, i)
+	}
+	if i = skipMetadata(b, i+memberPatterns[keyMetadata].n); i < 0 {
+		return -1
+	}
+	if !atMember(b, i, keyTimestamp) {
+		return membersAfter(b, e, keyMetadata, i)
+	}
+	j = i + memberPatterns[keyTimestamp].n
+	if b[j] != '"' {
+		return decodeMembers(b, e, keyTimestamp, j)
+	}
+	if i = plainEnd(b, j+1); i < 0 {
+		return decodeMembers(b, e, keyTimestamp, j)
+	}
+	if i++; i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	return membersAfter(b, e, keyTimestamp, i)
+}
+
+// atMember reports whether b[i] starts `, "name": ` of key k and a value.
+func atMember(b []byte, i, k int) bool {
+	p := &memberPatterns[k]
+	return i+16 <= len(b) && loadBytes64(b, i) == p.w0 && loadBytes64(b, i+8)&p.mask1 == p.w1 && b[i+p.n] > ' '
+}
+
+// membersAfter reads the rest of an event's object from b[i], just after
+// the value of a member of key key.
+func membersAfter(b []byte, e *Event, key, i int) int {
+	key, j := nextEventMember(b, key, i)
+	if key == keyEnd {
+		return j
+	}
+	return decodeMembers(b, e, key, j)
+}
+
+// decodeMembers reads an event's members from the value (at b[j]) of the
+// member of key key on, and the object's end.
+func decodeMembers(b []byte, e *Event, key, j int) int {
 	for {
 		if j < 0 {
 			return -1
 		}
+		var i int
 		switch key {
 		case keyEventID:
 			i = strOrNull(b, j, &e.EventID)
@@ -239,28 +323,32 @@ func decodeEvent(b []byte, i int, e *Event) int {
 		if i < 0 {
 			return -1
 		}
-		// Recorders write the members in one order: the next one's
-		// separator and key are tested whole, two words against two.
-		if next := key + 1; next < len(memberPatterns) && i+16 <= len(b) {
-			if p := &memberPatterns[next]; loadBytes64(b, i) == p.w0 && loadBytes64(b, i+8)&p.mask1 == p.w1 && b[i+p.n] > ' ' {
-				key, j = next, i+p.n
-				continue
-			}
+		if key, j = nextEventMember(b, key, i); key == keyEnd {
+			return j
 		}
-		if i+1 < len(b) && b[i] == ',' && b[i+1] == ' ' {
-			key, j = eventKey(b, i+2) // the usual separator; eventKey reads any other space
-			continue
-		}
-		i = ws(b, i)
-		if i < len(b) && b[i] == ',' {
-			key, j = eventKey(b, ws(b, i+1))
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return i + 1
-		}
-		return -1
 	}
+}
+
+// nextEventMember reads what follows the value of an event's member of
+// key key, which ends at b[i]: the next member's key and the index of its
+// value (-1: give up), or keyEnd and the index after the object.
+func nextEventMember(b []byte, key, i int) (int, int) {
+	// Recorders write the members in one order: the next one's separator
+	// and key are tested whole, two words against two.
+	if next := key + 1; next < len(memberPatterns) && atMember(b, i, next) {
+		return next, i + memberPatterns[next].n
+	}
+	if i+1 < len(b) && b[i] == ',' && b[i+1] == ' ' {
+		return eventKey(b, i+2) // the usual separator; eventKey reads any other space
+	}
+	i = ws(b, i)
+	if i < len(b) && b[i] == ',' {
+		return eventKey(b, ws(b, i+1))
+	}
+	if i < len(b) && b[i] == '}' {
+		return keyEnd, i + 1
+	}
+	return keyOther, -1
 }
 
 // The keys of an event as eventKey tells them, in the order recorders
@@ -275,6 +363,7 @@ const (
 	keyContent
 	keyMetadata
 	keyTimestamp
+	keyEnd // not a key: the object's end (nextEventMember)
 )
 
 // memberPatterns[k] is `, "name": ` of key k as two little-endian words
