@@ -43,20 +43,20 @@ func fastDecodeTrace(data []byte, t *Trace, slab *[]Event) bool {
 	}
 	events := false
 	for {
-		key, j := objectKey(b, i)
+		key, j := traceKey(b, i)
 		if j < 0 {
 			return false
 		}
 		switch key {
-		case "run_id":
+		case traceRunID:
 			i = strOrNull(b, j, &t.RunID)
-		case "agent_name":
+		case traceAgentName:
 			i = strOrNull(b, j, &t.AgentName)
-		case "scenario_id":
+		case traceScenarioID:
 			i = strOrNull(b, j, &t.ScenarioID)
-		case "timestamp":
+		case traceTimestamp:
 			i = strOrNull(b, j, &t.Timestamp)
-		case "events":
+		case traceEvents:
 			if events {
 				// encoding/json decodes a second list over the first one's
 				// elements; that is left to it.
@@ -65,9 +65,6 @@ func fastDecodeTrace(data []byte, t *Trace, slab *[]Event) bool {
 			events = true
 			i = decodeEvents(b, j, t, slab)
 		default:
-			if foldsTo(key, "run_id") || foldsTo(key, "agent_name") || foldsTo(key, "scenario_id") || foldsTo(key, "timestamp") || foldsTo(key, "events") {
-				return false
-			}
 			i = skipValue(b, j, 0)
 		}
 		if i < 0 {
@@ -83,6 +80,79 @@ func fastDecodeTrace(data []byte, t *Trace, slab *[]Event) bool {
 		}
 		return false
 	}
+}
+
+// The keys of a trace as traceKey tells them.
+const (
+	traceOther = iota
+	traceRunID
+	traceAgentName
+	traceScenarioID
+	traceTimestamp
+	traceEvents
+)
+
+// traceKeyPatterns[k] is `"name": ` of trace key k as two little-endian
+// words (the second masked to the pattern's length n, 10 to 15 bytes).
+var traceKeyPatterns = func() (ps [traceEvents + 1]struct {
+	w0, w1, mask1 uint64
+	n             int
+},
+) {
+	for k, name := range [...]string{traceRunID: "run_id", traceAgentName: "agent_name", traceScenarioID: "scenario_id", traceTimestamp: "timestamp", traceEvents: "events"} {
+		if name == "" {
+			continue
+		}
+		pat := `"` + name + `": `
+		var buf [16]byte
+		copy(buf[:], pat)
+		p := &ps[k]
+		p.n = len(pat)
+		p.mask1 = 1<<(8*(len(pat)-8)) - 1
+		p.w0 = binary.LittleEndian.Uint64(buf[:8])
+		p.w1 = binary.LittleEndian.Uint64(buf[8:])
+	}
+	return ps
+}()
+
+// traceKey reads the key of a trace's member at b[i] and the colon after
+// it, and returns which key it is and the index of the value (-1: give
+// up). The keys as recorders write them (`"name": ` and a value) are told
+// by two words; any other is read by objectKey, and one that folds to a
+// field's name without being it gives up, as encoding/json would take it
+// for the field.
+func traceKey(b []byte, i int) (int, int) {
+	if i+17 <= len(b) {
+		w0, w1 := loadBytes64(b, i), loadBytes64(b, i+8)
+		for k := traceRunID; k <= traceEvents; k++ {
+			if p := &traceKeyPatterns[k]; w0 == p.w0 {
+				if w1&p.mask1 == p.w1 && b[i+p.n] > ' ' {
+					return k, i + p.n
+				}
+				break
+			}
+		}
+	}
+	key, j := objectKey(b, i)
+	if j < 0 {
+		return traceOther, -1
+	}
+	switch key {
+	case "run_id":
+		return traceRunID, j
+	case "agent_name":
+		return traceAgentName, j
+	case "scenario_id":
+		return traceScenarioID, j
+	case "timestamp":
+		return traceTimestamp, j
+	case "events":
+		return traceEvents, j
+	}
+	if foldsTo(key, "run_id") || foldsTo(key, "agent_name") || foldsTo(key, "scenario_id") || foldsTo(key, "timestamp") || foldsTo(key, "events") {
+		return traceOther, -1
+	}
+	return traceOther, j
 }
 
 // objectKey reads an object's key at b[i] and the colon after it, and
