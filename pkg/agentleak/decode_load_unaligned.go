@@ -17,3 +17,15 @@ func loadBytes64(b []byte, i int) uint64 {
 func storeBytes64(b []byte, i int, w uint64) {
 	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)) = w
 }
+
+// loadBytes32 is binary.LittleEndian.Uint32(b[i:]) for a caller that checked
+// i+4 <= len(b).
+func loadBytes32(b []byte, i int) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))
+}
+
+// storeBytes32 is binary.LittleEndian.PutUint32(b[i:], w) for a caller that
+// checked i+4 <= len(b).
+func storeBytes32(b []byte, i int, w uint32) {
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i)) = w
+}

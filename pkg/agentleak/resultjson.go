@@ -367,12 +367,12 @@ func appendJSONString(b []byte, s string) []byte {
 				return b
 			}
 		} else {
-			w0, w1 := binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[n-4:])
+			w0, w1 := loadBytes32(p, 0), loadBytes32(p, n-4)
 			if stopMask(uint64(w0)|uint64(w1)<<32) == 0 {
 				b = b[:o+n+2]
 				b[o] = '"'
-				binary.LittleEndian.PutUint32(b[o+1:], w0)
-				binary.LittleEndian.PutUint32(b[o+n-3:], w1)
+				storeBytes32(b, o+1, w0)
+				storeBytes32(b, o+n-3, w1)
 				b[o+n+1] = '"'
 				return b
 			}
