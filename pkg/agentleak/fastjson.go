@@ -272,28 +272,28 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	if i = strOrNull(b, j, &e.EventID); i < 0 {
 		return -1
 	}
-	if !atMember(b, i, keyChannel) {
+	if !atPattern(b, i, memberChannelW0, memberChannelW1, len(`, "channel": `)) {
 		return membersAfter(b, e, keyEventID, i)
 	}
-	if i = strOrNull(b, i+memberPatterns[keyChannel].n, &e.Channel); i < 0 {
+	if i = strOrNull(b, i+len(`, "channel": `), &e.Channel); i < 0 {
 		return -1
 	}
-	if !atMember(b, i, keySource) {
+	if !atPattern(b, i, memberSourceW0, memberSourceW1, len(`, "source": `)) {
 		return membersAfter(b, e, keyChannel, i)
 	}
-	if i = strOrNull(b, i+memberPatterns[keySource].n, &e.Source); i < 0 {
+	if i = strOrNull(b, i+len(`, "source": `), &e.Source); i < 0 {
 		return -1
 	}
-	if !atMember(b, i, keyTarget) {
+	if !atPattern(b, i, memberTargetW0, memberTargetW1, len(`, "target": `)) {
 		return membersAfter(b, e, keySource, i)
 	}
-	if i = strOrNull(b, i+memberPatterns[keyTarget].n, &e.Target); i < 0 {
+	if i = strOrNull(b, i+len(`, "target": `), &e.Target); i < 0 {
 		return -1
 	}
-	if !atMember(b, i, keyContent) {
+	if !atPattern(b, i, memberContentW0, memberContentW1, len(`, "content": `)) {
 		return membersAfter(b, e, keyTarget, i)
 	}
-	j = i + memberPatterns[keyContent].n
+	j = i + len(`, "content": `)
 	if b[j] != '"' {
 		return decodeMembers(b, e, keyContent, j)
 	}
@@ -304,16 +304,16 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	i = end + 1
 	e.text = fl
 	e.Content = json.RawMessage(b[j:i:i])
-	if !atMember(b, i, keyMetadata) {
+	if !atPattern(b, i, memberMetadataW0, memberMetadataW1, len(`, "metadata": `)) {
 		return membersAfter(b, e, keyContent, i)
 	}
-	if i = skipMetadata(b, i+memberPatterns[keyMetadata].n); i < 0 {
+	if i = skipMetadata(b, i+len(`, "metadata": `)); i < 0 {
 		return -1
 	}
-	if !atMember(b, i, keyTimestamp) {
+	if !atPattern(b, i, memberTimestampW0, memberTimestampW1, len(`, "timestamp": `)) {
 		return membersAfter(b, e, keyMetadata, i)
 	}
-	j = i + memberPatterns[keyTimestamp].n
+	j = i + len(`, "timestamp": `)
 	if b[j] != '"' {
 		return decodeMembers(b, e, keyTimestamp, j)
 	}
@@ -329,8 +329,33 @@ func decodeEvent(b []byte, i int, e *Event) int {
 // atMember reports whether b[i] starts `, "name": ` of key k and a value.
 func atMember(b []byte, i, k int) bool {
 	p := &memberPatterns[k]
-	return i+16 <= len(b) && loadBytes64(b, i) == p.w0 && loadBytes64(b, i+8)&p.mask1 == p.w1 && b[i+p.n] > ' '
+	return atPattern(b, i, p.w0, p.w1, p.n)
 }
+
+// atPattern reports whether b[i] starts the n-byte pattern (9 to 15
+// bytes) whose little-endian words are w0 and w1 (w1 zero past the
+// pattern) and a byte above space after it. Called with constants, its
+// mask and shift are constants too, and the byte after the pattern is
+// read from the second word.
+func atPattern(b []byte, i int, w0, w1 uint64, n int) bool {
+	if i+16 > len(b) || loadBytes64(b, i) != w0 {
+		return false
+	}
+	x := loadBytes64(b, i+8)
+	return x&(1<<(8*(n-8))-1) == w1 && byte(x>>(8*(n-8))) > ' '
+}
+
+// The words of `, "name": ` for the event keys after the first, as
+// memberPatterns holds them (TestMemberWordsMatchPatterns), for
+// decodeEvent's straight-line tests.
+const (
+	memberChannelW0, memberChannelW1     = 0x6e6e61686322202c, 0x000000203a226c65
+	memberSourceW0, memberSourceW1       = 0x6372756f7322202c, 0x00000000203a2265
+	memberTargetW0, memberTargetW1       = 0x656772617422202c, 0x00000000203a2274
+	memberContentW0, memberContentW1     = 0x65746e6f6322202c, 0x000000203a22746e
+	memberMetadataW0, memberMetadataW1   = 0x646174656d22202c, 0x0000203a22617461
+	memberTimestampW0, memberTimestampW1 = 0x73656d697422202c, 0x00203a22706d6174
+)
 
 // membersAfter reads the rest of an event's object from b[i], just after
 // the value of a member of key key.
