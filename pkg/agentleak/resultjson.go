@@ -335,6 +335,36 @@ const hexDigits = "0123456789abcdef"
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
 	n, o := len(s), len(b)
+	if n >= 4 && n <= 16 && cap(b)-o >= n+2 {
+		// Names, ids, tiers: two loads (overlapping when shorter than
+		// their sum), one test, two stores, no call.
+		p := unsafe.Slice(unsafe.StringData(s), n)
+		if n >= 8 {
+			w0, w1 := loadBytes64(p, 0), loadBytes64(p, n-8)
+			if stopMask(w0)|stopMask(w1) == 0 {
+				b = b[:o+n+2]
+				// The quotes go in the words: the opening one below the
+				// first seven bytes, the closing one above the last seven
+				// (the middle word only when those two leave a gap).
+				storeBytes64(b, o, w0<<8|'"')
+				if n > 14 {
+					storeBytes64(b, o+8, loadBytes64(p, 7))
+				}
+				storeBytes64(b, o+n-6, w1>>8|'"'<<56)
+				return b
+			}
+		} else {
+			w0, w1 := loadBytes32(p, 0), loadBytes32(p, n-4)
+			if stopMask(uint64(w0)|uint64(w1)<<32) == 0 {
+				b = b[:o+n+2]
+				b[o] = '"'
+				storeBytes32(b, o+1, w0)
+				storeBytes32(b, o+n-3, w1)
+				b[o+n+1] = '"'
+				return b
+			}
+		}
+	}
 	if n > 16 && n <= 32 && cap(b)-o >= n+2 {
 		// Redacted values, longer names: four loads, the last two placed
 		// to end inside the string.
@@ -350,32 +380,6 @@ func appendJSONString(b []byte, s string) []byte {
 			storeBytes64(b, o+n-7, w3)
 			b[o+n+1] = '"'
 			return b
-		}
-	}
-	if n >= 4 && n <= 16 && cap(b)-o >= n+2 {
-		// Names, ids, tiers: two loads (overlapping when shorter than
-		// their sum), one test, two stores, no call.
-		p := unsafe.Slice(unsafe.StringData(s), n)
-		if n >= 8 {
-			w0, w1 := loadBytes64(p, 0), loadBytes64(p, n-8)
-			if stopMask(w0)|stopMask(w1) == 0 {
-				b = b[:o+n+2]
-				b[o] = '"'
-				storeBytes64(b, o+1, w0)
-				storeBytes64(b, o+n-7, w1)
-				b[o+n+1] = '"'
-				return b
-			}
-		} else {
-			w0, w1 := loadBytes32(p, 0), loadBytes32(p, n-4)
-			if stopMask(uint64(w0)|uint64(w1)<<32) == 0 {
-				b = b[:o+n+2]
-				b[o] = '"'
-				storeBytes32(b, o+1, w0)
-				storeBytes32(b, o+n-3, w1)
-				b[o+n+1] = '"'
-				return b
-			}
 		}
 	}
 	if plainASCII(s) {
