@@ -1,0 +1,31 @@
+package agentleak
+
+import "testing"
+
+// TestLetterEnd holds letterEnd to the byte loop it replaces at every
+// position of texts whose bytes sit at the edges of the letter ranges
+// ('@', '[', '`', '{', a byte above 0x7f), in runs shorter and longer
+// than eight.
+func TestLetterEnd(t *testing.T) {
+	ref := func(s string, i int) int {
+		for i < len(s) && isLetter(s[i]) {
+			i++
+		}
+		return i
+	}
+	texts := []string{
+		"", "a", "Password: x", "abcdefghABCDEFGHz@", "AZaz[`{@_ 9",
+		"streetnameislongerthaneight\x80x", "ZZZZZZZZZZZZZZZZ", "key\x7fvalue\xffmore",
+		"éléphant Avenue", "api_key=", "abcdefg\x00hij",
+	}
+	for c := 0; c < 256; c++ {
+		texts = append(texts, "abcdefg"+string([]byte{byte(c)})+"hijklmnop", "ab"+string([]byte{byte(c)}))
+	}
+	for _, s := range texts {
+		for i := 0; i <= len(s); i++ {
+			if got, want := letterEnd(s, i), ref(s, i); got != want {
+				t.Fatalf("letterEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}
