@@ -27,12 +27,21 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 	// Only the rules with a start in this text are run, in their order:
 	// those the trigger words gave positions, those the screens gave
 	// starts and those of the other start classes that hold any.
+	// The classes whose unscreened rules have starts, found once for all
+	// the words of the bitmaps.
+	var cs [startEmail + 1]byte
+	k := 0
+	for c := startDigit; c <= startEmail; c++ {
+		if st.clsOn[c] && len(st.cls[c]) > 0 {
+			cs[k] = c
+			k++
+		}
+	}
 	for w, b := range st.trig {
 		b |= st.scrRules[w]
-		for c := startDigit; c <= startEmail; c++ {
-			if len(st.cls[c]) > 0 {
-				b |= st.clsRules[c][w]
-			}
+		st.scrRules[w] = 0 // screenStarts files the next text's afresh
+		for _, c := range cs[:k] {
+			b |= st.clsRules[c][w]
 		}
 		for b != 0 {
 			i := w<<6 | bits.TrailingZeros64(b)
@@ -322,11 +331,12 @@ type ruleState struct {
 	// clsRules has, per start class, a bit for every enabled rule that
 	// starts there (filled on first use: setRules).
 	clsRules [startEmail + 1][]uint64
+	clsOn    [startEmail + 1]bool // clsRules[c] has a rule
 	// scr are the starts the screens let each of their rules try
 	// (detect_screen.go); screened: an enabled rule of the class has a
 	// slot; slotRule: the enabled rule of each slot, or -1; scrRules: a
-	// bit for every rule the screens gave starts in this text. (clsRules
-	// leaves the screened rules out.)
+	// bit for every rule the screens gave starts in this text, cleared by
+	// runRules as it reads it. (clsRules leaves the screened rules out.)
 	scr      [scrSlots][]int
 	screened [startEmail + 1]bool
 	slotRule [scrSlots]int
@@ -354,6 +364,7 @@ func (st *ruleState) setRules(src []int8, rules []rule) {
 			st.screened[screenClass(k)] = true
 		case s >= 0:
 			st.clsRules[s][i>>6] |= 1 << (i & 63)
+			st.clsOn[s] = true
 		}
 	}
 }

@@ -267,9 +267,6 @@ func (st *ruleState) screenCapitals(t string, starts []int) {
 // of a class without starts are left as they were: its rules are not
 // run.)
 func (st *ruleState) screenStarts(t string) {
-	for w := range st.scrRules {
-		st.scrRules[w] = 0
-	}
 	if st.screened[startDigit] && len(st.cls[startDigit]) > 0 {
 		st.screenDigits(t, st.cls[startDigit])
 		st.noteSlots(digSSN, digRue)
