@@ -29,3 +29,26 @@ func TestLetterEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAlnumUpperRun holds alnumUpperRun to the byte table at every
+// position of runs of capitals and digits broken by each byte.
+func TestAlnumUpperRun(t *testing.T) {
+	ref := func(s string, i int) int {
+		n := i
+		for n < len(s) && alnumUpper[s[n]] {
+			n++
+		}
+		return n - i
+	}
+	texts := []string{"", "GB82WEST12345698765432", "DE89370400440532013000 x", "AZ09@[/:`z"}
+	for c := 0; c < 256; c++ {
+		texts = append(texts, "AB12CDE"+string([]byte{byte(c)})+"FGH456789XYZ", "Z9"+string([]byte{byte(c)}))
+	}
+	for _, s := range texts {
+		for i := 0; i <= len(s); i++ {
+			if got, want := alnumUpperRun(s, i), ref(s, i); got != want {
+				t.Fatalf("alnumUpperRun(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}
