@@ -158,8 +158,18 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 			continue
 		}
 		last = p
-		// The checks that refuse most starts, before the call.
-		if head && !boundAt(text, p) || pre != nil && !pre(text, p) {
+		// The checks that refuse most starts, before the call (boundAt
+		// written out: too large for the compiler to inline).
+		if head {
+			if p > 0 && p < len(text) && text[p-1]|text[p] < 0x80 {
+				if asciiWord[text[p-1]] == asciiWord[text[p]] {
+					continue
+				}
+			} else if !unicodeBound(text, p) {
+				continue
+			}
+		}
+		if pre != nil && !pre(text, p) {
 			continue
 		}
 		m := ps.matchAt(r, text, p)
