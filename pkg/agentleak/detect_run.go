@@ -76,8 +76,13 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			c = append(c, before)
 		}
 		if tr.key && bound < 0 {
+			// boundAt written out (the compiler does not inline it).
 			bound = 0
-			if boundAt(text, p) {
+			if p > 0 && p < len(text) && text[p-1]|text[p] < 0x80 {
+				if asciiWord[text[p-1]] != asciiWord[text[p]] {
+					bound = 1
+				}
+			} else if unicodeBound(text, p) {
 				bound = 1
 			}
 		}
