@@ -118,25 +118,6 @@ func trigOn(e *ruleEngine, on []bool) [][]trigRule {
 	return out
 }
 
-// candidates returns where rule i may start, in order, and whether each
-// is known to be a word boundary.
-func (ps *patternSet) candidates(i int) (c []int, bound bool) {
-	r := &ps.rules[i]
-	if r.screen != 0 {
-		return ps.state.scr[r.screen], boundClass(r.starts)
-	}
-	if len(r.triggers) == 0 {
-		return ps.state.cls[r.starts], boundClass(r.starts)
-	}
-	c = ps.state.cands[i]
-	// findStarts files them left to right (a quote or character before a
-	// word never before the word filed last); addTrigger notes it if not.
-	if ps.state.unsorted {
-		sort.Ints(c)
-	}
-	return c, false
-}
-
 // boundClass: the class files only word characters that no word character
 // comes before (findStarts' prevWord), where Python's \b holds.
 func boundClass(c byte) bool {
@@ -146,7 +127,25 @@ func boundClass(c byte) bool {
 // runRule reports rule i's matches in text.
 func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 	r := &ps.rules[i]
-	cands, bound := ps.candidates(i)
+	// Where the rule may start, in order, and whether each is known to be
+	// a word boundary.
+	st := ps.state
+	var cands []int
+	bound := false
+	switch {
+	case r.screen != 0:
+		cands, bound = st.scr[r.screen], boundClass(r.starts)
+	case len(r.triggers) == 0:
+		cands, bound = st.cls[r.starts], boundClass(r.starts)
+	default:
+		cands = st.cands[i]
+		// findStarts files them left to right (a quote or character
+		// before a word never before the word filed last); addTrigger
+		// notes it if not.
+		if st.unsorted {
+			sort.Ints(cands)
+		}
+	}
 	// A class of word starts needs no \b check.
 	head, pre := r.wordHead && !bound, r.pre
 	prevEnd, last := -1, -1
