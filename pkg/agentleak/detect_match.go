@@ -20,7 +20,21 @@ type wordList struct {
 // matcher returns the rule's hand matcher over the list.
 func (wl *wordList) matcher() func(t string, p int, m []int) int {
 	return func(t string, p int, m []int) int {
+		// Most words differ from the text at their first byte: that byte,
+		// and its lower case for a letter, is read once for all of them.
+		c, f := byteAt(t, p), byte(0)
+		switch {
+		case c >= 0x80:
+			return -1
+		case isLetter(c):
+			f = c | 0x20
+		case p < len(t):
+			f = c
+		}
 		for k, w := range wl.words {
+			if p < len(t) && w != "" && w[0] != c && w[0] != f {
+				continue
+			}
 			e, ok := foldWordAt(t, p, w)
 			if e < 0 {
 				return -1

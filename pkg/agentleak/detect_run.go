@@ -27,12 +27,21 @@ func (ps *patternSet) runRules(text string, emit emitFunc) {
 	// Only the rules with a start in this text are run, in their order:
 	// those the trigger words gave positions, those the screens gave
 	// starts and those of the other start classes that hold any.
+	// The classes whose unscreened rules have starts, found once for all
+	// the words of the bitmaps.
+	var cs [startEmail + 1]byte
+	k := 0
+	for c := startDigit; c <= startEmail; c++ {
+		if st.clsOn[c] && len(st.cls[c]) > 0 {
+			cs[k] = c
+			k++
+		}
+	}
 	for w, b := range st.trig {
 		b |= st.scrRules[w]
-		for c := startDigit; c <= startEmail; c++ {
-			if len(st.cls[c]) > 0 {
-				b |= st.clsRules[c][w]
-			}
+		st.scrRules[w] = 0 // screenStarts files the next text's afresh
+		for _, c := range cs[:k] {
+			b |= st.clsRules[c][w]
 		}
 		for b != 0 {
 			i := w<<6 | bits.TrailingZeros64(b)
@@ -67,8 +76,13 @@ func (ps *patternSet) addTrigger(text string, id, p int) {
 			c = append(c, before)
 		}
 		if tr.key && bound < 0 {
+			// boundAt written out (the compiler does not inline it).
 			bound = 0
-			if boundAt(text, p) {
+			if p > 0 && p < len(text) && text[p-1]|text[p] < 0x80 {
+				if asciiWord[text[p-1]] != asciiWord[text[p]] {
+					bound = 1
+				}
+			} else if unicodeBound(text, p) {
 				bound = 1
 			}
 		}
@@ -104,25 +118,6 @@ func trigOn(e *ruleEngine, on []bool) [][]trigRule {
 	return out
 }
 
-// candidates returns where rule i may start, in order, and whether each
-// is known to be a word boundary.
-func (ps *patternSet) candidates(i int) (c []int, bound bool) {
-	r := &ps.rules[i]
-	if r.screen != 0 {
-		return ps.state.scr[r.screen], boundClass(r.starts)
-	}
-	if len(r.triggers) == 0 {
-		return ps.state.cls[r.starts], boundClass(r.starts)
-	}
-	c = ps.state.cands[i]
-	// findStarts files them left to right (a quote or character before a
-	// word never before the word filed last); addTrigger notes it if not.
-	if ps.state.unsorted {
-		sort.Ints(c)
-	}
-	return c, false
-}
-
 // boundClass: the class files only word characters that no word character
 // comes before (findStarts' prevWord), where Python's \b holds.
 func boundClass(c byte) bool {
@@ -132,7 +127,25 @@ func boundClass(c byte) bool {
 // runRule reports rule i's matches in text.
 func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 	r := &ps.rules[i]
-	cands, bound := ps.candidates(i)
+	// Where the rule may start, in order, and whether each is known to be
+	// a word boundary.
+	st := ps.state
+	var cands []int
+	bound := false
+	switch {
+	case r.screen != 0:
+		cands, bound = st.scr[r.screen], boundClass(r.starts)
+	case len(r.triggers) == 0:
+		cands, bound = st.cls[r.starts], boundClass(r.starts)
+	default:
+		cands = st.cands[i]
+		// findStarts files them left to right (a quote or character
+		// before a word never before the word filed last); addTrigger
+		// notes it if not.
+		if st.unsorted {
+			sort.Ints(cands)
+		}
+	}
 	// A class of word starts needs no \b check.
 	head, pre := r.wordHead && !bound, r.pre
 	prevEnd, last := -1, -1
@@ -149,8 +162,18 @@ func (ps *patternSet) runRule(i int, text string, emit emitFunc) {
 			continue
 		}
 		last = p
-		// The checks that refuse most starts, before the call.
-		if head && !boundAt(text, p) || pre != nil && !pre(text, p) {
+		// The checks that refuse most starts, before the call (boundAt
+		// written out: too large for the compiler to inline).
+		if head {
+			if p > 0 && p < len(text) && text[p-1]|text[p] < 0x80 {
+				if asciiWord[text[p-1]] == asciiWord[text[p]] {
+					continue
+				}
+			} else if !unicodeBound(text, p) {
+				continue
+			}
+		}
+		if pre != nil && !pre(text, p) {
 			continue
 		}
 		m := ps.matchAt(r, text, p)
@@ -322,11 +345,12 @@ type ruleState struct {
 	// clsRules has, per start class, a bit for every enabled rule that
 	// starts there (filled on first use: setRules).
 	clsRules [startEmail + 1][]uint64
+	clsOn    [startEmail + 1]bool // clsRules[c] has a rule
 	// scr are the starts the screens let each of their rules try
 	// (detect_screen.go); screened: an enabled rule of the class has a
 	// slot; slotRule: the enabled rule of each slot, or -1; scrRules: a
-	// bit for every rule the screens gave starts in this text. (clsRules
-	// leaves the screened rules out.)
+	// bit for every rule the screens gave starts in this text, cleared by
+	// runRules as it reads it. (clsRules leaves the screened rules out.)
 	scr      [scrSlots][]int
 	screened [startEmail + 1]bool
 	slotRule [scrSlots]int
@@ -354,6 +378,7 @@ func (st *ruleState) setRules(src []int8, rules []rule) {
 			st.screened[screenClass(k)] = true
 		case s >= 0:
 			st.clsRules[s][i>>6] |= 1 << (i & 63)
+			st.clsOn[s] = true
 		}
 	}
 }

@@ -120,6 +120,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 			scr[digCard] = append(scr[digCard], p)
 			continue
 		}
+		if n != 0 && !digitAfter[c] {
+			continue // most numbers: no case below takes the byte after them
+		}
 		switch {
 		case n == 0 || c >= 0x80:
 			for k := digSSN; k <= digRue; k++ {
@@ -156,6 +159,16 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 		}
 	}
 }
+
+// digitAfter marks the bytes after a number that screenDigits' cases
+// take: a dash, a dot, a space and a byte above 0x7f.
+var digitAfter = func() (set [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		set[c] = b == '-' || b == '.' || keySpace(b) || b >= 0x80
+	}
+	return set
+}()
 
 // cardSpan is preCard's first test: a card match spans 13 bytes or more,
 // each a digit, a space or a dash (or part of a Unicode digit); three of
@@ -267,9 +280,6 @@ func (st *ruleState) screenCapitals(t string, starts []int) {
 // of a class without starts are left as they were: its rules are not
 // run.)
 func (st *ruleState) screenStarts(t string) {
-	for w := range st.scrRules {
-		st.scrRules[w] = 0
-	}
 	if st.screened[startDigit] && len(st.cls[startDigit]) > 0 {
 		st.screenDigits(t, st.cls[startDigit])
 		st.noteSlots(digSSN, digRue)
