@@ -154,7 +154,9 @@ func (st *ruleState) screenDigits(t string, starts []int) {
 			}
 			if n <= 5 {
 				scr[digStreet] = append(scr[digStreet], p)
-				scr[digRue] = append(scr[digRue], p)
+				if rueAfterSpace(t, i+1) {
+					scr[digRue] = append(scr[digRue], p)
+				}
 			}
 		}
 	}
@@ -195,6 +197,18 @@ func rueSecond(t string, i int) bool {
 	}
 	c := byteAt(t, i+k)
 	return c >= 0x80 || k >= 1 && k <= 4 && keySpace(c)
+}
+
+// rueAfterSpace is preRue's test after a house number and a space before
+// i: more spaces, a second number, or two letters that can begin a French
+// street word (a byte above 0x7f lets it through). Most numbers in prose
+// fail it.
+func rueAfterSpace(t string, i int) bool {
+	a, b := byteAt(t, i), byteAt(t, i+1)
+	if a >= 0x80 || b >= 0x80 || keySpace(a) || isDigit(a) {
+		return true
+	}
+	return frenchStreet[twoLetters(a, b)]
 }
 
 // screenPhones files the phone starts where prePhone's first tests hold:
