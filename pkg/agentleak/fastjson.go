@@ -944,11 +944,17 @@ func skipMetadata(b []byte, i int) int {
 		return j + 1
 	}
 	for b[j] == '"' {
+		// The key's closing quote, `: ` and the value's first byte, as
+		// one word.
 		e := plainEnd(b, j+1)
-		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
+		if e < 0 || e+8 > len(b) {
 			break
 		}
-		switch j = e + 3; b[j] {
+		w := loadBytes64(b, e)
+		if w>>8&0xffff != colonSpace {
+			break
+		}
+		switch j = e + 3; byte(w >> 24) {
 		case '"':
 			if e = plainEnd(b, j+1); e < 0 {
 				return skipValue(b, i, 0)
@@ -967,19 +973,24 @@ func skipMetadata(b []byte, i int) int {
 		default:
 			return skipValue(b, i, 0)
 		}
-		if j+2 >= len(b) {
+		if j+8 > len(b) {
 			break
 		}
-		if b[j] == '}' {
+		// The object's end, or `, ` and the next key's quote, as one word.
+		w = loadBytes64(b, j)
+		if byte(w) == '}' {
 			return j + 1
 		}
-		if b[j] != ',' || b[j+1] != ' ' {
+		if w&0xffffff != commaSpaceQuote {
 			break
 		}
 		j += 2
 	}
 	return skipValue(b, i, 0)
 }
+
+// commaSpaceQuote is `, "` as the low bytes of a little-endian word.
+const commaSpaceQuote = '"'<<16 | ' '<<8 | ','
 
 // skip moves past one JSON value, checking its syntax.
 func skipValue(b []byte, i, depth int) int {
