@@ -265,9 +265,12 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
-	key, j := eventKey(b, i)
-	if key != keyEventID || j < 0 {
-		return decodeMembers(b, e, key, j)
+	j := i + len(`"event_id": `)
+	if !atPattern(b, i, firstMemberW0, firstMemberW1, len(`"event_id": `)) {
+		var key int
+		if key, j = eventKey(b, i); key != keyEventID || j < 0 {
+			return decodeMembers(b, e, key, j)
+		}
 	}
 	if i = strOrNull(b, j, &e.EventID); i < 0 {
 		return -1
@@ -345,10 +348,11 @@ func atPattern(b []byte, i int, w0, w1 uint64, n int) bool {
 	return x&(1<<(8*(n-8))-1) == w1 && byte(x>>(8*(n-8))) > ' '
 }
 
-// The words of `, "name": ` for the event keys after the first, as
-// memberPatterns holds them (TestMemberWordsMatchPatterns), for
-// decodeEvent's straight-line tests.
+// The words of `"event_id": ` and of `, "name": ` for the event keys
+// after it, as memberPatterns holds them (TestMemberWordsMatchPatterns),
+// for decodeEvent's straight-line tests.
 const (
+	firstMemberW0, firstMemberW1         = 0x695f746e65766522, 0x00000000203a2264 // `"event_id": `
 	memberChannelW0, memberChannelW1     = 0x6e6e61686322202c, 0x000000203a226c65
 	memberSourceW0, memberSourceW1       = 0x6372756f7322202c, 0x00000000203a2265
 	memberTargetW0, memberTargetW1       = 0x656772617422202c, 0x00000000203a2274
@@ -944,11 +948,17 @@ func skipMetadata(b []byte, i int) int {
 		return j + 1
 	}
 	for b[j] == '"' {
+		// The key's closing quote, `: ` and the value's first byte, as
+		// one word.
 		e := plainEnd(b, j+1)
-		if e < 0 || e+3 >= len(b) || b[e+1] != ':' || b[e+2] != ' ' {
+		if e < 0 || e+8 > len(b) {
 			break
 		}
-		switch j = e + 3; b[j] {
+		w := loadBytes64(b, e)
+		if w>>8&0xffff != colonSpace {
+			break
+		}
+		switch j = e + 3; byte(w >> 24) {
 		case '"':
 			if e = plainEnd(b, j+1); e < 0 {
 				return skipValue(b, i, 0)
@@ -967,19 +977,24 @@ func skipMetadata(b []byte, i int) int {
 		default:
 			return skipValue(b, i, 0)
 		}
-		if j+2 >= len(b) {
+		if j+8 > len(b) {
 			break
 		}
-		if b[j] == '}' {
+		// The object's end, or `, ` and the next key's quote, as one word.
+		w = loadBytes64(b, j)
+		if byte(w) == '}' {
 			return j + 1
 		}
-		if b[j] != ',' || b[j+1] != ' ' {
+		if w&0xffffff != commaSpaceQuote {
 			break
 		}
 		j += 2
 	}
 	return skipValue(b, i, 0)
 }
+
+// commaSpaceQuote is `, "` as the low bytes of a little-endian word.
+const commaSpaceQuote = '"'<<16 | ' '<<8 | ','
 
 // skip moves past one JSON value, checking its syntax.
 func skipValue(b []byte, i, depth int) int {

@@ -5,6 +5,9 @@ import "testing"
 // TestMemberWordsMatchPatterns holds decodeEvent's constant member words
 // to the patterns built from the key names.
 func TestMemberWordsMatchPatterns(t *testing.T) {
+	if first := `"event_id": `; firstMemberW0 != leWord(first[:8]) || firstMemberW1 != leWord(first[8:]) {
+		t.Errorf("first member words %#x %#x, want those of %q", uint64(firstMemberW0), uint64(firstMemberW1), first)
+	}
 	for _, c := range []struct {
 		key    int
 		w0, w1 uint64
