@@ -2,7 +2,6 @@ package agentleak
 
 import (
 	"math/bits"
-	"regexp/syntax"
 	"strings"
 )
 
@@ -876,56 +875,13 @@ func preDOB(t string, p int) bool {
 
 // stemForms are the keys a key-name stem spells, lower case and without
 // their separators: date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date gives
-// dateofbirth, dob and birthdate. It walks the stem's parsed expression,
-// which holds only literals, classes, alternations, optional parts and \b.
+// dateofbirth, dob and birthdate. They are the hand matcher's spellings
+// (newKeyMatch) with the separators taken out.
 func stemForms(stem string) map[string]bool {
-	re, err := syntax.Parse(stem, syntax.Perl|syntax.FoldCase)
-	if err != nil {
-		panic("agentleak: key stem " + stem + ": " + err.Error())
-	}
-	var spell func(re *syntax.Regexp) []string
-	spell = func(re *syntax.Regexp) []string {
-		switch re.Op {
-		case syntax.OpLiteral:
-			return []string{strings.ToLower(string(re.Rune))}
-		case syntax.OpEmptyMatch, syntax.OpWordBoundary:
-			return []string{""}
-		case syntax.OpCapture:
-			return spell(re.Sub[0])
-		case syntax.OpQuest:
-			return append([]string{""}, spell(re.Sub[0])...)
-		case syntax.OpAlternate:
-			var out []string
-			for _, s := range re.Sub {
-				out = append(out, spell(s)...)
-			}
-			return out
-		case syntax.OpCharClass:
-			var out []string
-			for k := 0; k < len(re.Rune); k += 2 {
-				for r := re.Rune[k]; r <= re.Rune[k+1]; r++ {
-					out = append(out, strings.ToLower(string(r)))
-				}
-			}
-			return out
-		case syntax.OpConcat:
-			out := []string{""}
-			for _, s := range re.Sub {
-				var next []string
-				for _, a := range out {
-					for _, b := range spell(s) {
-						next = append(next, a+b)
-					}
-				}
-				out = next
-			}
-			return out
-		}
-		panic("agentleak: key stem " + stem + ": unexpected " + re.String())
-	}
 	forms := map[string]bool{}
-	for _, s := range spell(re) {
-		forms[strings.NewReplacer("_", "", " ", "").Replace(s)] = true
+	strip := strings.NewReplacer("_", "", " ", "")
+	for _, s := range newKeyMatch(stem).forms {
+		forms[strip.Replace(s)] = true
 	}
 	return forms
 }

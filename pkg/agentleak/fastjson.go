@@ -92,25 +92,31 @@ const (
 	traceEvents
 )
 
-// traceKeyPatterns[k] is `"name": ` of trace key k as two little-endian
-// words (the second masked to the pattern's length n, 10 to 15 bytes).
-var traceKeyPatterns = func() (ps [traceEvents + 1]struct {
+// wordPattern is a key pattern of 9 to 16 bytes as two little-endian
+// words, the second masked to the pattern's length n.
+type wordPattern struct {
 	w0, w1, mask1 uint64
 	n             int
-},
-) {
+}
+
+// newWordPattern splits pat (9 to 16 bytes) into its two words.
+func newWordPattern(pat string) wordPattern {
+	var buf [16]byte
+	copy(buf[:], pat)
+	return wordPattern{
+		n:     len(pat),
+		mask1: 1<<(8*(len(pat)-8)) - 1,
+		w0:    binary.LittleEndian.Uint64(buf[:8]),
+		w1:    binary.LittleEndian.Uint64(buf[8:]),
+	}
+}
+
+// traceKeyPatterns[k] is `"name": ` of trace key k (10 to 15 bytes).
+var traceKeyPatterns = func() (ps [traceEvents + 1]wordPattern) {
 	for k, name := range [...]string{traceRunID: "run_id", traceAgentName: "agent_name", traceScenarioID: "scenario_id", traceTimestamp: "timestamp", traceEvents: "events"} {
-		if name == "" {
-			continue
+		if name != "" {
+			ps[k] = newWordPattern(`"` + name + `": `)
 		}
-		pat := `"` + name + `": `
-		var buf [16]byte
-		copy(buf[:], pat)
-		p := &ps[k]
-		p.n = len(pat)
-		p.mask1 = 1<<(8*(len(pat)-8)) - 1
-		p.w0 = binary.LittleEndian.Uint64(buf[:8])
-		p.w1 = binary.LittleEndian.Uint64(buf[8:])
 	}
 	return ps
 }()
@@ -465,25 +471,12 @@ const (
 	keyEnd // not a key: the object's end (nextEventMember)
 )
 
-// memberPatterns[k] is `, "name": ` of key k as two little-endian words
-// (the second masked to the pattern's length n, 12 to 15 bytes).
-var memberPatterns = func() (ps [keyTimestamp + 1]struct {
-	w0, w1, mask1 uint64
-	n             int
-},
-) {
+// memberPatterns[k] is `, "name": ` of key k (12 to 15 bytes).
+var memberPatterns = func() (ps [keyTimestamp + 1]wordPattern) {
 	for k, name := range [...]string{keyEventID: "event_id", keyChannel: "channel", keySource: "source", keyTarget: "target", keyContent: "content", keyMetadata: "metadata", keyTimestamp: "timestamp"} {
-		if name == "" {
-			continue
+		if name != "" {
+			ps[k] = newWordPattern(`, "` + name + `": `)
 		}
-		pat := `, "` + name + `": `
-		var buf [16]byte
-		copy(buf[:], pat)
-		p := &ps[k]
-		p.n = len(pat)
-		p.mask1 = 1<<(8*(len(pat)-8)) - 1
-		p.w0 = binary.LittleEndian.Uint64(buf[:8])
-		p.w1 = binary.LittleEndian.Uint64(buf[8:])
 	}
 	return ps
 }()
