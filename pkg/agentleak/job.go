@@ -188,11 +188,17 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	} else {
 		var events []Event
 		var out []byte
+		// A transient scan decodes every trace into this one: nothing
+		// refers to a trace once its result is handled.
+		var into *Trace
+		if j.Transient {
+			into = new(Trace)
+		}
 		j.Scanner.transient = j.Transient
 		defer func() { j.Scanner.transient = false }()
 		rawTraces(inputs, j.Transient, func(rt *rawTrace) bool {
 			start := events
-			it := j.process(j.Scanner, rt, &events, out[:0])
+			it := j.process(j.Scanner, rt, into, &events, out[:0])
 			if it.res != nil && j.Render != nil {
 				out = it.res.Output // reused: the result is handled before the next one
 			}
@@ -232,9 +238,10 @@ type item struct {
 	file string
 }
 
-// process decodes, scans and renders one trace (rendered into dst).
-func (j *Job) process(sc *Scanner, rt *rawTrace, events *[]Event, dst []byte) item {
-	t, err := rt.decode(events)
+// process decodes (into the trace into, when not nil), scans and renders
+// one trace (rendered into dst).
+func (j *Job) process(sc *Scanner, rt *rawTrace, into *Trace, events *[]Event, dst []byte) item {
+	t, err := rt.decodeInto(into, events)
 	if err != nil {
 		return item{err: err, file: rt.file}
 	}
@@ -265,8 +272,12 @@ func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
 		}
 		tr := NewTraceReader(in.Display, r)
 		tr.br.reuse = reuse
+		// One rawTrace for the file, not one on the heap per trace: fn
+		// keeps no pointer to it (parallel copies it into its batch).
+		var rt rawTrace
 		for {
-			rt, err := tr.nextRaw()
+			var err error
+			rt, err = tr.nextRaw()
 			if err == io.EOF {
 				break
 			}
@@ -350,7 +361,7 @@ func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bo
 				b.items = make([]item, len(b.raws))
 				ends := make([]int, len(b.raws))
 				for i := range b.raws {
-					it := j.process(sc, &b.raws[i], &events, b.out)
+					it := j.process(sc, &b.raws[i], nil, &events, b.out)
 					if it.res != nil && j.Render != nil {
 						b.out = it.res.Output
 					}

@@ -88,6 +88,11 @@ type Result struct {
 	// nil without one.
 	Output []byte `json:"-"`
 
+	// reuse: the result is a transient scan's, reused for the next trace,
+	// and RedactFindings writes into redact, its buffer from the last one.
+	reuse  bool
+	redact []byte
+
 	File    string `json:"-"`
 	Line    int    `json:"-"`
 	InDoc   bool   `json:"-"` // the trace came from a JSON document, located by Pointer
@@ -140,8 +145,14 @@ type Scanner struct {
 	arena   []byte      // keep's copies of a transient trace's values
 	// transient: the result of a trace is dead before the next Scan (see
 	// Job.Transient), so it keeps the scanner's list of findings instead of
-	// a copy (the copy was two fifths of a scan's allocated bytes).
+	// a copy (the copy was two fifths of a scan's allocated bytes), and the
+	// result itself, its lists, vault summary and redacted values are
+	// reused (tres, tvault, tchans): a transient scan allocates nothing per
+	// trace once warm.
 	transient bool
+	tres      Result
+	tvault    VaultStat
+	tchans    map[string]int
 
 	// Per-trace state.
 	res        *Result
@@ -382,7 +393,14 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	// Findings are collected in the scanner's list and copied into one
 	// slice of their number at the end: growing a slice per trace, or
 	// guessing its size, was a share of the garbage.
-	res := &Result{ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: sc.found[:0]}
+	res := &sc.tres
+	if !sc.transient {
+		res = new(Result)
+	}
+	*res = Result{
+		ScenarioID: t.ScenarioID, RunID: t.RunID, Events: len(t.Events), File: t.File, Line: t.Line, InDoc: t.InDoc, Pointer: t.Pointer, Findings: sc.found[:0],
+		RIByChannel: res.RIByChannel[:0], BlockReasons: res.BlockReasons[:0], redact: res.redact[:0], reuse: sc.transient,
+	}
 	key := t.ScenarioID
 	if sc.VaultKey != "" {
 		key = sc.VaultKey
@@ -604,7 +622,9 @@ func (sc *Scanner) score(res *Result) bool {
 			n++
 		}
 	}
-	res.RIByChannel = make(ChannelRisks, 0, n)
+	if cap(res.RIByChannel) < n || res.RIByChannel == nil {
+		res.RIByChannel = make(ChannelRisks, 0, n)
+	}
 	if rho > 0 {
 		for c, cw := range chanW {
 			if cw > 0 {
@@ -705,16 +725,27 @@ func belowText(score int, threshold float64) string {
 // vaultStat summarises the trace's vault.
 func (sc *Scanner) vaultStat() *VaultStat {
 	v := sc.vault
-	{
-		vs := &VaultStat{Key: v.Key, Fields: len(v.fields), FieldsLeaked: len(sc.vaultHit), CanariesHit: len(sc.canaryHit)}
-		if len(v.fields) > 0 {
-			vs.LeakShare = round4(float64(len(sc.vaultHit)) / float64(len(v.fields)))
-		}
-		if len(sc.vaultChans) > 0 {
-			vs.LeaksByChannel = maps.Clone(sc.vaultChans)
-		}
-		return vs
+	vs := &sc.tvault
+	if !sc.transient {
+		vs = new(VaultStat)
 	}
+	*vs = VaultStat{Key: v.Key, Fields: len(v.fields), FieldsLeaked: len(sc.vaultHit), CanariesHit: len(sc.canaryHit)}
+	if len(v.fields) > 0 {
+		vs.LeakShare = round4(float64(len(sc.vaultHit)) / float64(len(v.fields)))
+	}
+	if len(sc.vaultChans) > 0 {
+		if !sc.transient {
+			vs.LeaksByChannel = maps.Clone(sc.vaultChans)
+		} else {
+			if sc.tchans == nil {
+				sc.tchans = make(map[string]int, len(Channels))
+			}
+			clear(sc.tchans)
+			maps.Copy(sc.tchans, sc.vaultChans)
+			vs.LeaksByChannel = sc.tchans
+		}
+	}
+	return vs
 }
 
 // round4 is x rounded to four decimals the way the engine prints it: the
@@ -799,7 +830,14 @@ func RedactFindings(res *Result, keep bool) {
 			total += len(v)
 		}
 	}
-	buf := make([]byte, 0, total)
+	// A reused result (a transient scan's) redacts into its last buffer.
+	buf := res.redact[:0]
+	if !res.reuse || cap(buf) < total {
+		buf = make([]byte, 0, total)
+	}
+	if res.reuse {
+		res.redact = buf // total is enough: it does not move
+	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		if v := f.Value; len(v) > 4 && isASCII(v) {

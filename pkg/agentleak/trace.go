@@ -109,10 +109,18 @@ type rawTrace struct {
 
 // decode returns the trace; events is a scratch list for the fast decoder.
 func (rt *rawTrace) decode(events *[]Event) (*Trace, error) {
+	return rt.decodeInto(nil, events)
+}
+
+// decodeInto is decode into t, a trace the caller reuses (nil: a new one).
+func (rt *rawTrace) decodeInto(t *Trace, events *[]Event) (*Trace, error) {
 	if rt.data == nil {
 		return rt.t, rt.err
 	}
-	return decodeTrace(rt.file, rt.line, rt.data, events)
+	if t == nil {
+		t = new(Trace)
+	}
+	return decodeTraceInto(t, rt.file, rt.line, rt.data, events)
 }
 
 // nextRaw returns the next trace without decoding a JSONL line, or io.EOF
@@ -318,7 +326,12 @@ func jsonMsg(err error) string {
 // trace refers to data's bytes, which the caller hands over and must not
 // change.
 func decodeTrace(file string, line int, data []byte, events *[]Event) (*Trace, error) {
-	t := &Trace{File: file, Line: line}
+	return decodeTraceInto(new(Trace), file, line, data, events)
+}
+
+// decodeTraceInto is decodeTrace into t, whatever t held before.
+func decodeTraceInto(t *Trace, file string, line int, data []byte, events *[]Event) (*Trace, error) {
+	*t = Trace{File: file, Line: line}
 	if !fastDecodeTrace(data, t, events) {
 		*t = Trace{File: file, Line: line}
 		if err := json.Unmarshal(data, t); err != nil {
