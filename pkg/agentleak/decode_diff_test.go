@@ -17,6 +17,10 @@ import (
 // when the fast decoder accepts a document encoding/json rejects or
 // decodes any field differently. Traces decoded earlier are checked again
 // at the end: a later one must not write over their events.
+// With give set, most traces give their events back to the slab once
+// checked (as a one-worker scan does, see rewind), at random: the
+// decoder then decodes escaped contents into the slab's text buffer,
+// which must not write over the texts of the traces kept.
 type decodeCheck struct {
 	t        *testing.T
 	slab     []Event
@@ -24,6 +28,8 @@ type decodeCheck struct {
 	fast, n  int // documents the fast decoder took, documents seen
 	rejected int // documents encoding/json rejected
 	sc       *Scanner
+	give     *rand.Rand
+	decoded  int // contents the decoder decoded (contentDec)
 }
 
 type keptTrace struct {
@@ -41,6 +47,9 @@ func (c *decodeCheck) check(doc []byte) {
 		c.rejected++
 	}
 	var fast Trace
+	start := c.slab
+	give := c.give != nil && c.give.Intn(4) != 0
+	defer c.afterTrace(doc, start, give)
 	if !fastDecodeTrace(append([]byte(nil), doc...), &fast, &c.slab) {
 		return
 	}
@@ -53,8 +62,14 @@ func (c *decodeCheck) check(doc []byte) {
 	}
 	for i := range fast.Events {
 		e := &fast.Events[i]
-		if got, want := e.text, wantContentNote(e.Content); got != want {
+		if got, want := e.text&^contentDec, wantContentNote(e.Content); got != want {
 			c.t.Fatalf("event %d of %q: content %q noted %#x, want %#x", i, doc, e.Content, got, want)
+		}
+		if e.text&contentDec != 0 {
+			if e.text&contentEsc == 0 {
+				c.t.Fatalf("event %d of %q: content %q without escapes decoded", i, doc, e.Content)
+			}
+			c.decoded++
 		}
 		c.checkText(doc, e)
 	}
@@ -69,16 +84,35 @@ func (c *decodeCheck) check(doc []byte) {
 	if cap(fast.Events) != len(fast.Events) {
 		c.t.Fatalf("events list of %d has capacity %d: an append would write into the slab", len(fast.Events), cap(fast.Events))
 	}
+	if give || (c.give == nil && c.n%7 != 0) {
+		return
+	}
+	c.kept = append(c.kept, keptTrace{doc, &fast, deepEvents(fast.Events)})
+}
+
+// afterTrace gives a trace's events back to the slab when give is set,
+// and checks the slab's spare events: zero, but for the header of a slab
+// the decoder made.
+func (c *decodeCheck) afterTrace(doc []byte, start []Event, give bool) {
+	c.t.Helper()
+	if give {
+		c.slab = rewind(start, c.slab)
+	}
 	if len(c.slab) != 0 {
 		c.t.Fatalf("slab has length %d", len(c.slab))
 	}
-	for _, e := range c.slab[:cap(c.slab)] {
-		if e.EventID != "" || e.Channel != "" || e.Source != "" || e.Target != "" || e.Content != nil || e.text != 0 {
+	spare := c.slab[:cap(c.slab)]
+	if k := len(spare) - 1; k >= 0 && spare[k].text&slabMark != 0 {
+		h := spare[k]
+		if h.EventID != "" || h.Channel != "" || h.Source != "" || h.Target != "" || h.Content != nil || h.text&^(slabMark|slabTook) != 0 {
+			c.t.Fatalf("slab's header is not one after %q: %+v", doc, h)
+		}
+		spare = spare[:k]
+	}
+	for _, e := range spare {
+		if e.EventID != "" || e.Channel != "" || e.Source != "" || e.Target != "" || e.Content != nil || e.text != 0 || e.decN != 0 || e.dec != nil {
 			c.t.Fatalf("slab's spare event is not zero after %q: %+v", doc, e)
 		}
-	}
-	if c.n%7 == 0 {
-		c.kept = append(c.kept, keptTrace{doc, &fast, deepEvents(fast.Events)})
 	}
 }
 
@@ -120,8 +154,14 @@ func (c *decodeCheck) done() {
 		if msg := eventsDiff(k.t.Events, k.events); msg != "" {
 			c.t.Fatalf("events of %q changed after later traces: %s", k.doc, msg)
 		}
+		for i := range k.t.Events {
+			c.checkText(k.doc, &k.t.Events[i]) // decoded texts too
+		}
 	}
-	c.t.Logf("%d documents: %d decoded by the fast path, %d rejected by encoding/json", c.n, c.fast, c.rejected)
+	if c.give != nil && c.decoded == 0 {
+		c.t.Fatalf("no content was decoded by the decoder: the test does not exercise it")
+	}
+	c.t.Logf("%d documents: %d decoded by the fast path (%d contents unquoted there), %d rejected by encoding/json", c.n, c.fast, c.decoded, c.rejected)
 }
 
 func deepEvents(evs []Event) []Event {
@@ -167,6 +207,12 @@ func eventsDiff(a, b []Event) string {
 // examples and the benchmark file, the fast decoder decodes (it must take
 // them all) exactly what encoding/json decodes.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	for _, give := range []bool{false, true} {
+		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeMatchesEncodingJSON(t, give) })
+	}
+}
+
+func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
 	more, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "traces.jsonl"))
 	files = append(files, more...)
@@ -176,6 +222,9 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	files = append(files, more...)
 	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"), "/tmp/lf-bench-al10.jsonl")
 	c := &decodeCheck{t: t}
+	if give {
+		c.give = rand.New(rand.NewSource(7))
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -203,7 +252,16 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 // nested unknown members, numbers valid and not, odd spacing, and
 // truncated or mutated documents.
 func TestDecodeAdversarial(t *testing.T) {
+	for _, give := range []bool{false, true} {
+		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeAdversarial(t, give) })
+	}
+}
+
+func testDecodeAdversarial(t *testing.T, give bool) {
 	c := &decodeCheck{t: t}
+	if give {
+		c.give = rand.New(rand.NewSource(11))
+	}
 	for _, doc := range []string{
 		`{"run_id": "a", "run_id": null, "events": []}`,
 		`{"run_id": "a", "run_id": "b", "events": null}`,

@@ -28,9 +28,10 @@ const slabEvents = 256
 // fastDecodeTrace decodes data (which it keeps: the caller must not reuse
 // it) and reports false when the slow path must decide. slab, when not nil,
 // is a list whose spare capacity (from its length to its capacity) is
-// zeroed events no trace uses: the events are decoded there, the trace
-// keeps them (its Events' capacity ends with them) and *slab is moved past
-// them, or to a new slab when they do not fit.
+// zeroed events no trace uses, but for the header at the end of the slabs
+// decodeEvents makes (see slabMark): the events are decoded there, the
+// trace keeps them (its Events' capacity ends with them) and *slab is moved
+// past them, or to a new slab when they do not fit.
 func fastDecodeTrace(data []byte, t *Trace, slab *[]Event) bool {
 	b := data
 	i := ws(b, 0)
@@ -218,9 +219,17 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 		t.Events = []Event{}
 		return i + 1
 	}
+	// free's length is the events a trace may take; a slab's header, its
+	// last event, is past it.
 	var free []Event
+	var hdr *Event
+	var tb *slabText
 	if slab != nil {
 		free = (*slab)[len(*slab):cap(*slab)]
+		if k := len(free) - 1; k >= 0 && free[k].text&slabMark != 0 {
+			hdr, free = &free[k], free[:k]
+			tb = slabTrace(hdr, k, len(b)-i)
+		}
 	}
 	n := 0
 	for {
@@ -229,12 +238,19 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 			if slab == nil {
 				size = max(16, 2*n) // no slab to share: one trace's list
 			}
-			grown := make([]Event, size)
+			grown := make([]Event, size+1)
 			copy(grown, free[:n])
 			clear(free[:n]) // the old slab's spare events stay zero
-			free = grown
+			free = grown[:size]
+			if slab != nil {
+				// The trace starts the new slab: it gives the events back
+				// if the next trace starts there too. Its texts stay
+				// where they began (tb): the old buffer is written no more.
+				hdr = &grown[size]
+				hdr.text, hdr.decN = slabMark, uint32(size)
+			}
 		}
-		i = decodeEvent(b, i, &free[n])
+		i = decodeEvent(b, i, &free[n], tb)
 		n++
 		if i >= 0 {
 			i = ws(b, i)
@@ -246,6 +262,9 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 				t.Events = free[:n:n]
 				if slab != nil {
 					*slab = free[n:n]
+					if hdr != nil {
+						hdr.text |= slabTook
+					}
 				}
 				return i + 1
 			}
@@ -254,8 +273,60 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 		if slab != nil {
 			*slab = free[:0]
 		}
+		if tb != nil {
+			tb.used = tb.mark // the texts went with the events
+		}
 		return -1
 	}
+}
+
+// A slab made by decodeEvents has one more event than it hands out, its
+// last, whose text has slabMark: the header, which says whether the slab's
+// owner gives a trace's events back (see rewind) and holds the text buffer
+// its escaped content strings are then decoded into, reused as the events
+// are. A header's decN is the events free when the last trace began, and
+// slabTook says that trace took some: when the next trace begins where it
+// did, they were given back, texts and all. An owner that gives nothing
+// back keeps every trace's events: its contents are not decoded here (no
+// buffer grows for it), the scanner decodes each into its own buffer.
+const (
+	slabMark = 0x80
+	slabTook = 0x40
+)
+
+// slabText is a slab's text buffer: buf[:used] holds texts of events in
+// use, mark is used when the last trace began.
+type slabText struct {
+	buf        []byte // its length is its capacity
+	used, mark int
+}
+
+// slabTrace notes in the slab's header hdr that a trace begins with free
+// events free and has rest bytes left to decode, and returns the buffer its
+// content strings are decoded into (nil: none, the scanner decodes them).
+// A trace's texts are never longer than its bytes: with rest+8 bytes of
+// room (a word stored past a text's end) none of them runs out of it.
+func slabTrace(hdr *Event, free, rest int) *slabText {
+	tb := (*slabText)(hdr.dec)
+	if hdr.text&slabTook != 0 && hdr.decN == uint32(free) {
+		if tb == nil {
+			tb = &slabText{}
+			hdr.dec = unsafe.Pointer(tb)
+		}
+		tb.used = tb.mark
+	}
+	hdr.text, hdr.decN = slabMark, uint32(free)
+	if tb == nil {
+		return nil
+	}
+	if need := rest + 8; len(tb.buf)-tb.used < need {
+		// Too small for this trace, or full of texts of traces still in
+		// use, which keep the old buffer alive: a new one.
+		tb.buf = make([]byte, max(need+need/4, len(tb.buf)))
+		tb.used = 0
+	}
+	tb.mark = tb.used
+	return tb
 }
 
 // decodeEvent reads the event object at b[i] into e, which is zero.
@@ -263,7 +334,7 @@ func decodeEvents(b []byte, i int, t *Trace, slab *[]Event) int {
 // the next member is the one expected, its value is read in line, without
 // decodeMembers' dispatch by key; at the first other shape the rest of the
 // object goes to decodeMembers.
-func decodeEvent(b []byte, i int, e *Event) int {
+func decodeEvent(b []byte, i int, e *Event, tb *slabText) int {
 	if i >= len(b) || b[i] != '{' {
 		return -1
 	}
@@ -275,38 +346,38 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	if !atPattern(b, i, firstMemberW0, firstMemberW1, len(`"event_id": `)) {
 		var key int
 		if key, j = eventKey(b, i); key != keyEventID || j < 0 {
-			return decodeMembers(b, e, key, j)
+			return decodeMembers(b, e, tb, key, j)
 		}
 	}
 	if i = strOrNull(b, j, &e.EventID); i < 0 {
 		return -1
 	}
 	if !atPattern(b, i, memberChannelW0, memberChannelW1, len(`, "channel": `)) {
-		return membersAfter(b, e, keyEventID, i)
+		return membersAfter(b, e, tb, keyEventID, i)
 	}
 	if i = strOrNull(b, i+len(`, "channel": `), &e.Channel); i < 0 {
 		return -1
 	}
 	if !atPattern(b, i, memberSourceW0, memberSourceW1, len(`, "source": `)) {
-		return membersAfter(b, e, keyChannel, i)
+		return membersAfter(b, e, tb, keyChannel, i)
 	}
 	if i = strOrNull(b, i+len(`, "source": `), &e.Source); i < 0 {
 		return -1
 	}
 	if !atPattern(b, i, memberTargetW0, memberTargetW1, len(`, "target": `)) {
-		return membersAfter(b, e, keySource, i)
+		return membersAfter(b, e, tb, keySource, i)
 	}
 	if i = strOrNull(b, i+len(`, "target": `), &e.Target); i < 0 {
 		return -1
 	}
 	if !atPattern(b, i, memberContentW0, memberContentW1, len(`, "content": `)) {
-		return membersAfter(b, e, keyTarget, i)
+		return membersAfter(b, e, tb, keyTarget, i)
 	}
 	j = i + len(`, "content": `)
 	if b[j] != '"' {
-		return decodeMembers(b, e, keyContent, j)
+		return decodeMembers(b, e, tb, keyContent, j)
 	}
-	end, fl := contentEnd(b, j+1)
+	end, fl := contentEnd(b, j+1, e, tb)
 	if end < 0 {
 		return -1
 	}
@@ -314,25 +385,25 @@ func decodeEvent(b []byte, i int, e *Event) int {
 	e.text = fl
 	e.Content = json.RawMessage(b[j:i:i])
 	if !atPattern(b, i, memberMetadataW0, memberMetadataW1, len(`, "metadata": `)) {
-		return membersAfter(b, e, keyContent, i)
+		return membersAfter(b, e, tb, keyContent, i)
 	}
 	if i = skipMetadata(b, i+len(`, "metadata": `)); i < 0 {
 		return -1
 	}
 	if !atPattern(b, i, memberTimestampW0, memberTimestampW1, len(`, "timestamp": `)) {
-		return membersAfter(b, e, keyMetadata, i)
+		return membersAfter(b, e, tb, keyMetadata, i)
 	}
 	j = i + len(`, "timestamp": `)
 	if b[j] != '"' {
-		return decodeMembers(b, e, keyTimestamp, j)
+		return decodeMembers(b, e, tb, keyTimestamp, j)
 	}
 	if i = plainEnd(b, j+1); i < 0 {
-		return decodeMembers(b, e, keyTimestamp, j)
+		return decodeMembers(b, e, tb, keyTimestamp, j)
 	}
 	if i++; i < len(b) && b[i] == '}' {
 		return i + 1
 	}
-	return membersAfter(b, e, keyTimestamp, i)
+	return membersAfter(b, e, tb, keyTimestamp, i)
 }
 
 // atMember reports whether b[i] starts `, "name": ` of key k and a value.
@@ -369,17 +440,17 @@ const (
 
 // membersAfter reads the rest of an event's object from b[i], just after
 // the value of a member of key key.
-func membersAfter(b []byte, e *Event, key, i int) int {
+func membersAfter(b []byte, e *Event, tb *slabText, key, i int) int {
 	key, j := nextEventMember(b, key, i)
 	if key == keyEnd {
 		return j
 	}
-	return decodeMembers(b, e, key, j)
+	return decodeMembers(b, e, tb, key, j)
 }
 
 // decodeMembers reads an event's members from the value (at b[j]) of the
 // member of key key on, and the object's end.
-func decodeMembers(b []byte, e *Event, key, j int) int {
+func decodeMembers(b []byte, e *Event, tb *slabText, key, j int) int {
 	for {
 		if j < 0 {
 			return -1
@@ -398,7 +469,7 @@ func decodeMembers(b []byte, e *Event, key, j int) int {
 			// Raw, as json.RawMessage keeps it ("null" included); a string
 			// is only checked, not decoded.
 			if b[j] == '"' {
-				end, fl := contentEnd(b, j+1)
+				end, fl := contentEnd(b, j+1, e, tb)
 				if end < 0 {
 					return -1
 				}
@@ -759,17 +830,20 @@ const (
 	contentEsc  = strEsc
 	contentHigh = strHigh
 	contentStr  = 4
+	contentDec  = 8 // the string has escapes, decoded in Event.dec
 )
 
 // contentEnd is strEnd for a content string: the index of its closing
 // quote (or -1) and what it holds (contentStr and the bits after it).
+// With a text buffer (tb), a string with escapes is decoded into it from
+// its first backslash on, in the same walk, for e (contentDec).
 // Content has an escape every few dozen bytes; a table tells the two-byte
 // ones. Most content is ASCII: stopMask stops at a byte above 0x7f too,
 // for a word test three instructions shorter than specialMask's, and the
 // first such byte (the string holds one: contentHigh) hands the rest to
 // contentEndHigh.
-func contentEnd(b []byte, i int) (int, uint8) {
-	fl := uint8(contentStr)
+func contentEnd(b []byte, i int, e *Event, tb *slabText) (int, uint8) {
+	fl, s := uint8(contentStr), i
 	for lim := len(b) - 8; ; {
 		for ; i <= lim; i += 8 {
 			if m := stopMask(loadBytes64(b, i)); m != 0 {
@@ -784,6 +858,10 @@ func contentEnd(b []byte, i int) (int, uint8) {
 	stop:
 		// Escapes come first: there are several of them to a content.
 		if c := b[i]; c == '\\' && i+1 < len(b) {
+			if tb != nil {
+				o := tb.used
+				return contentUnquote(b, i, o, o+copy(tb.buf[o:], b[s:i]), fl|contentEsc, e, tb)
+			}
 			fl |= contentEsc
 			if simpleEscape[b[i+1]] {
 				i += 2
@@ -796,7 +874,7 @@ func contentEnd(b []byte, i int) (int, uint8) {
 		} else if c == '"' {
 			return i, fl
 		} else if c >= utf8.RuneSelf {
-			return contentEndHigh(b, i+1, fl|contentHigh)
+			return contentEndHigh(b, s, i+1, fl|contentHigh, e, tb)
 		} else {
 			return -1, 0 // a control character, or a cut escape
 		}
@@ -805,7 +883,7 @@ func contentEnd(b []byte, i int) (int, uint8) {
 
 // contentEndHigh is contentEnd after a byte above 0x7f: it no longer
 // stops at them.
-func contentEndHigh(b []byte, i int, fl uint8) (int, uint8) {
+func contentEndHigh(b []byte, s, i int, fl uint8, e *Event, tb *slabText) (int, uint8) {
 	for lim := len(b) - 8; ; {
 		for ; i <= lim; i += 8 {
 			if m := specialMask(loadBytes64(b, i), 0); m != 0 {
@@ -819,6 +897,10 @@ func contentEndHigh(b []byte, i int, fl uint8) (int, uint8) {
 		}
 	stop:
 		if c := b[i]; c == '\\' && i+1 < len(b) {
+			if tb != nil {
+				o := tb.used
+				return contentUnquote(b, i, o, o+copy(tb.buf[o:], b[s:i]), fl|contentEsc, e, tb)
+			}
 			fl |= contentEsc
 			if simpleEscape[b[i+1]] {
 				i += 2
@@ -834,6 +916,142 @@ func contentEndHigh(b []byte, i int, fl uint8) (int, uint8) {
 			return -1, 0
 		}
 	}
+}
+
+// contentUnquote is contentEnd from the string's first backslash (at
+// b[i]), decoding it for e into tb, where its text begins at o0 and its
+// bytes before the backslash are already copied, up to o. tb has room for
+// every byte of the line and a word more (slabTrace).
+func contentUnquote(b []byte, i, o0, o int, fl uint8, e *Event, tb *slabText) (int, uint8) {
+	out := tb.buf
+	if fl&contentHigh == 0 {
+		if i, o = unquoteRun(b, out, i, o); i >= 0 && b[i] != '"' {
+			fl |= contentHigh // unquoteRun stopped at a byte above 0x7f
+			i, o = unquoteRunHigh(b, out, i, o)
+		}
+	} else {
+		i, o = unquoteRunHigh(b, out, i, o)
+	}
+	if i < 0 {
+		return -1, 0
+	}
+	tb.used = o
+	e.dec, e.decN = unsafe.Pointer(&out[o0]), uint32(o-o0)
+	return i, fl | contentDec
+}
+
+// unquoteRun decodes the string at b[i] to out[o:] up to its closing quote
+// or its first byte above 0x7f, and returns the index of that byte and
+// the output's end (-1: the string is malformed or not closed). The bytes
+// are copied eight at a time, each word stored whole and the output index
+// moved only up to its first stop, as unquoteTo does; out has room for the
+// rest of b and a word. It holds only what the loop needs, so that all of
+// it stays in registers.
+func unquoteRun(b, out []byte, i, o int) (int, int) {
+	for lim := len(b) - 8; ; {
+		for ; i <= lim; i, o = i+8, o+8 {
+			w := loadBytes64(b, i)
+			storeBytes64(out, o, w)
+			if m := stopMask(w); m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				i += n
+				o += n
+				goto stop
+			}
+		}
+		// The line's last bytes, one at a time.
+		for i < len(b) && b[i] >= ' ' && b[i] != '"' && b[i] != '\\' && b[i] < utf8.RuneSelf {
+			out[o] = b[i]
+			i++
+			o++
+		}
+		if i >= len(b) {
+			return -1, o
+		}
+	stop:
+		if c := b[i]; c == '\\' {
+			if i+1 < len(b) {
+				if d := unescaped[b[i+1]]; d != 0 {
+					out[o] = d
+					i += 2
+					o++
+					continue
+				}
+			}
+			if i, o = unquoteU(b, i, out, o); i < 0 {
+				return -1, o
+			}
+		} else if c == '"' || c >= utf8.RuneSelf {
+			return i, o
+		} else {
+			return -1, o // a control character
+		}
+	}
+}
+
+// unquoteRunHigh is unquoteRun without the stop at bytes above 0x7f.
+func unquoteRunHigh(b, out []byte, i, o int) (int, int) {
+	for lim := len(b) - 8; ; {
+		for ; i <= lim; i, o = i+8, o+8 {
+			w := loadBytes64(b, i)
+			storeBytes64(out, o, w)
+			if m := specialMask(w, 0); m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				i += n
+				o += n
+				goto stop
+			}
+		}
+		for i < len(b) && b[i] >= ' ' && b[i] != '"' && b[i] != '\\' {
+			out[o] = b[i]
+			i++
+			o++
+		}
+		if i >= len(b) {
+			return -1, o
+		}
+	stop:
+		if c := b[i]; c == '\\' {
+			if i+1 < len(b) {
+				if d := unescaped[b[i+1]]; d != 0 {
+					out[o] = d
+					i += 2
+					o++
+					continue
+				}
+			}
+			if i, o = unquoteU(b, i, out, o); i < 0 {
+				return -1, o
+			}
+		} else if c == '"' {
+			return i, o
+		} else {
+			return -1, o // a control character
+		}
+	}
+}
+
+// unquoteU decodes the \u escape at b[i] (and the low surrogate's after a
+// high one's) to out[o:], as unquoteTo does, and returns the indexes after
+// them, or -1 when there is no \u escape there.
+func unquoteU(b []byte, i int, out []byte, o int) (int, int) {
+	if i+1 >= len(b) || b[i+1] != 'u' {
+		return -1, o
+	}
+	r, ok := hex4(b, i+2)
+	if !ok {
+		return -1, o
+	}
+	i += 6
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(b, i+2); ok && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return i + 6, o + utf8.EncodeRune(out[o:], d)
+			}
+		}
+		r = utf8.RuneError
+	}
+	return i, o + utf8.EncodeRune(out[o:], r)
 }
 
 // simpleEscape holds the bytes that follow a backslash in a two-byte

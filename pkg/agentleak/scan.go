@@ -441,7 +441,8 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 }
 
 // eventText is the text of an event's content (see eventText); a JSON
-// string with escapes is decoded into the scanner's reused buffer. What
+// string with escapes is decoded into the scanner's reused buffer, unless
+// the decoder did it (contentDec). What
 // the decoder noted of the string (e.text) spares searching it for a
 // backslash and, when it is ASCII, checking its UTF-8: ASCII escaped by
 // JSON unquotes to valid UTF-8 (a lone surrogate becomes U+FFFD).
@@ -452,6 +453,14 @@ func (sc *Scanner) eventText(e *Event) (string, error) {
 		if fl&contentEsc == 0 {
 			if fl&contentHigh == 0 || utf8.Valid(raw) {
 				return unsafe.String(&raw[1], len(raw)-2), nil
+			}
+		} else if fl&contentDec != 0 {
+			// Decoded already, into the decoder's buffer, which the next
+			// trace's texts reuse: a finding copies its value, as from
+			// sc.text.
+			if out := unsafe.Slice((*byte)(e.dec), e.decN); fl&contentHigh == 0 || utf8.Valid(out) {
+				sc.scratch = true
+				return unsafe.String((*byte)(e.dec), len(out)), nil
 			}
 		} else if out, ok := unquoteTo(sc.text[:0], raw); ok && (fl&contentHigh == 0 || utf8.Valid(out)) {
 			sc.text, sc.scratch = out, true

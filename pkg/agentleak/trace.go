@@ -61,6 +61,12 @@ type Event struct {
 	// search it again; zero (nothing known) from any other decoder. Code
 	// that replaces a decoded event's Content must clear it.
 	text uint8
+	// dec and decN are the decoded text of an escaped content string when
+	// text has contentDec: the fast decoder unquoted it while it checked
+	// it, into its slab's text buffer (see slabText), which a later trace
+	// reuses only once this event is given back to the slab.
+	decN uint32
+	dec  unsafe.Pointer
 }
 
 // TraceReader streams traces from a JSONL file (one trace per line), a JSON
