@@ -63,7 +63,10 @@ type vaultField struct {
 	level              int
 }
 
-type canary struct{ text, tier, tierName string }
+type canary struct {
+	text, tier, tierName string
+	probe                canaryProbe // where containsCanary starts its search
+}
 
 // Vaults indexes vaults by key.
 type Vaults struct {
@@ -218,7 +221,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 func (v *Vault) addCanaries(t int, items []string) {
 	for _, c := range items {
 		if c != "" {
-			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier})
+			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier, newCanaryProbe(c)})
 		}
 	}
 }
