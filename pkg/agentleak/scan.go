@@ -166,8 +166,8 @@ type Scanner struct {
 	secretsOn  bool
 	list       []secret
 	userText   [][]byte
-	vaultHit   map[int]bool
-	canaryHit  map[int]bool
+	vaultHit   idSet // the vault's fields that leaked
+	canaryHit  idSet // the vault's canaries that leaked
 	vaultChans map[string]int
 	emitFn     emitFunc
 	canaryFn   func(id, s, e int)
@@ -194,7 +194,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 	}
 	sc := &Scanner{
 		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors),
-		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
+		secrets: map[findingKey]int32{}, vaultChans: map[string]int{},
 	}
 	sc.init()
 	return sc
@@ -238,7 +238,7 @@ func (sc *Scanner) clone() *Scanner {
 	ps.state = newRuleState(len(ps.rules)) // the rules' scratch is per scanner
 	c := &Scanner{
 		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
-		secrets: map[findingKey]int32{}, vaultHit: map[int]bool{}, canaryHit: map[int]bool{}, vaultChans: map[string]int{},
+		secrets: map[findingKey]int32{}, vaultChans: map[string]int{},
 	}
 	c.init()
 	return c
@@ -372,7 +372,7 @@ func (sc *Scanner) emitCanary(id, _, _ int) {
 	c := &sc.vault.canaryList[id]
 	sc.add("canary", c.text, 4, "critical", 1.0, "canary", c.tierName, nil)
 	if !sc.baseline {
-		sc.canaryHit[id] = true
+		sc.canaryHit.add(id)
 	}
 }
 
@@ -384,7 +384,7 @@ func (sc *Scanner) emitVault(id, s, end int) {
 		}
 	}
 	sc.add(f.name, sc.txt[s:end], f.level, severityFor(f.level), 1.0, "vault", "vault", &f.key)
-	sc.vaultHit[id] = true
+	sc.vaultHit.add(id)
 	sc.vaultChans[sc.ev.Channel]++
 }
 
@@ -414,8 +414,8 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	}
 	sc.list = sc.list[:0]
 	sc.userText = sc.userText[:0]
-	clear(sc.vaultHit)
-	clear(sc.canaryHit)
+	sc.vaultHit.reset()
+	sc.canaryHit.reset()
 	clear(sc.vaultChans)
 	defer func() { sc.res, sc.vault, sc.ev, sc.txt = nil, nil, nil, "" }()
 
@@ -738,9 +738,9 @@ func (sc *Scanner) vaultStat() *VaultStat {
 	if !sc.transient {
 		vs = new(VaultStat)
 	}
-	*vs = VaultStat{Key: v.Key, Fields: len(v.fields), FieldsLeaked: len(sc.vaultHit), CanariesHit: len(sc.canaryHit)}
+	*vs = VaultStat{Key: v.Key, Fields: len(v.fields), FieldsLeaked: sc.vaultHit.n, CanariesHit: sc.canaryHit.n}
 	if len(v.fields) > 0 {
-		vs.LeakShare = round4(float64(len(sc.vaultHit)) / float64(len(v.fields)))
+		vs.LeakShare = round4(float64(sc.vaultHit.n) / float64(len(v.fields)))
 	}
 	if len(sc.vaultChans) > 0 {
 		if !sc.transient {
@@ -859,5 +859,32 @@ func RedactFindings(res *Result, keep bool) {
 		if !keep {
 			f.Value = ""
 		}
+	}
+}
+
+// idSet is a set of small ids (a vault's fields or canaries), a bit each:
+// a map of them, filled per leak and cleared per trace, cost more than
+// the leaks' bookkeeping around it.
+type idSet struct {
+	words []uint64
+	n     int // ids in the set
+}
+
+func (s *idSet) add(id int) {
+	w := id >> 6
+	if w >= len(s.words) {
+		s.words = append(s.words, make([]uint64, w+1-len(s.words))...)
+	}
+	if bit := uint64(1) << (id & 63); s.words[w]&bit == 0 {
+		s.words[w] |= bit
+		s.n++
+	}
+}
+
+// reset empties the set.
+func (s *idSet) reset() {
+	if s.n > 0 {
+		clear(s.words)
+		s.n = 0
 	}
 }
