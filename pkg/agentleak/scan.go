@@ -442,10 +442,10 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 
 // eventText is the text of an event's content (see eventText); a JSON
 // string with escapes is decoded into the scanner's reused buffer, unless
-// the decoder did it (contentDec). What
-// the decoder noted of the string (e.text) spares searching it for a
-// backslash and, when it is ASCII, checking its UTF-8: ASCII escaped by
-// JSON unquotes to valid UTF-8 (a lone surrogate becomes U+FFFD).
+// the decoder did it (contentDec). What the decoder noted of the string
+// (e.text) spares searching it for a backslash and, when it is ASCII,
+// checking its UTF-8: ASCII escaped by JSON unquotes to valid UTF-8 (a
+// lone surrogate becomes U+FFFD).
 func (sc *Scanner) eventText(e *Event) (string, error) {
 	sc.scratch = false
 	raw := e.Content
