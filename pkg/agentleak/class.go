@@ -428,9 +428,36 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 				return i, i, false
 			}
 			// A capital that a capital, a digit or a byte above 0x7f
-			// follows starts classes, which the main loop files; one
-			// that anything else follows is a word of one letter.
-			if c1 := byte(v >> 8); m&0x80 != 0 || v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
+			// follows starts classes; one that anything else follows is
+			// a word of one letter. Two capitals (AI, HR, an acronym)
+			// are filed here as the main loop would: a trigger word, an
+			// upper-case start, an IPv6 group's hex run, and the letters
+			// and underscores after them inside the word.
+			c1 := byte(v >> 8)
+			if v&0x20 == 0 && isUpper(c1) {
+				w, b := hash3(uint32(v))
+				g := hash4(uint32(v))
+				if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
+					ps.triggersAt(t, i)
+				}
+				ps.state.add(startUpper, i)
+				if byte(v)-'A' < 6 && hexColon(t, i) {
+					ps.state.add(startHex, i)
+				}
+				for i += 2; i < len(t) && identRest[loadString8(t, i)]; i++ {
+				}
+				if i == len(t) || kind[t[i]] != kindSep {
+					if i < len(t) && ps.punctAfterWord(t, i, false) {
+						i++
+						continue
+					}
+					return i, i, true
+				}
+				for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+				}
+				continue
+			}
+			if v&0x20 == 0 && (isDigit(c1) || c1 >= 0x80) {
 				return i, i, false
 			}
 		}
@@ -441,7 +468,7 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// the first test spared cost less than the mispredictions).
 		w, b := hash3(uint32(v))
 		g := hash4(uint32(v))
-		if (p3short[w]>>(b&63)|p4[g>>6]>>(g&63))&1 != 0 {
+		if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
@@ -454,29 +481,40 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 			j = i + 8
 			for {
 				if j+8 > len(t) {
-					return ws, lowerEnd(t, j), false
+					j = lowerEnd(t, j)
+					break
 				}
 				if m = firstNotLower(loadString64(t, j)); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
 					break
 				}
 				j += 8
 			}
-			j += bits.TrailingZeros64(m) >> 3
+			if j == len(t) {
+				return j, j, false
+			}
 			c1 = loadString8(t, j)
 		}
 		i = j + 1
 		if c1 == ' ' {
 			continue
 		}
-		if c1 == '_' || isUpper(c1) && (j-ws > 4 || c1-'A' >= 6) {
+		if c1 == '_' || isUpper(c1) {
 			// An identifier or a camel-case word: the letters and
 			// underscores after the underscore or the capital are inside
 			// the word and start nothing (a short word and A-F can start
-			// an IPv6 group).
+			// an IPv6 group: "\\nEmma" in a tool's quoted output).
+			if c1-'A' < 6 && j-ws <= 4 {
+				ps.state.shortWord(t, ws, j, c1)
+			}
 			for i < len(t) && identRest[loadString8(t, i)] {
 				i++
 			}
-			if i == len(t) || t[i] != ' ' && kind[t[i]] != kindSep {
+			if i == len(t) || kind[t[i]] != kindSep {
+				if i < len(t) && ps.punctAfterWord(t, i, false) {
+					i++
+					continue
+				}
 				return i, i, true
 			}
 			for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
@@ -486,15 +524,47 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// A separator starts no class after the word, but for a colon
 		// after a short word (an IPv6 group): it is crossed with the
 		// bytes like it after it.
-		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
+		if kind[c1] != kindSep {
 			if ps.punctAfterWord(t, j, false) {
 				i = j + 1
 				continue
 			}
 			return ws, j, false
 		}
+		if c1 == ':' && j-ws <= 4 {
+			ps.state.shortWord(t, ws, j, c1)
+		}
 		for i < len(t) && kind[loadString8(t, i)] == kindSep {
 			i++
+		}
+	}
+	// The last bytes, fewer than eight: words of lower-case letters (a
+	// capital first) and the separators after them, read with word8Tail;
+	// anything else is left to the caller.
+	for i < len(t) {
+		v := word8Tail(t, i)
+		x := v | 0x20
+		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
+		if m&0x80 != 0 || v&0x20 == 0 && m&0x8000 != 0 {
+			return i, i, false
+		}
+		w, b := hash3(uint32(v))
+		g := hash4(uint32(v))
+		if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
+			ps.triggersAt(t, i)
+		}
+		ws, j = i, i+bits.TrailingZeros64(m)>>3
+		if j == len(t) {
+			return j, j, false
+		}
+		c1 := t[j]
+		if kind[c1] != kindSep {
+			return ws, j, false
+		}
+		if c1 == ':' && j-ws <= 4 {
+			ps.state.shortWord(t, ws, j, c1)
+		}
+		for i = j + 1; i < len(t) && kind[t[i]] == kindSep; i++ {
 		}
 	}
 	return i, i, false
@@ -655,4 +725,13 @@ func (st *ruleState) clearStarts() {
 	for c := range st.cls {
 		st.cls[c] = st.cls[c][:0]
 	}
+}
+
+// b2u is 1 for true: or'ing two bit tests, each a BT and a SETC, costs
+// one branch and no variable shifts.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
