@@ -689,10 +689,84 @@ func hexColon(t string, i int) bool {
 	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
 
-// triggersAt files the trigger words that begin at p: triggerTrie.walk,
+// triggersAt files the trigger words that begin at p, in the order the
+// trie's walk (triggersWalk) files them: the words of two or three bytes
+// whose first two bytes' hash3 is the text's, then the longer ones whose
+// first four bytes' hash4 is the text's, each compared a word at a time,
+// ASCII case folded.
+func (ps *patternSet) triggersAt(text string, p int) {
+	tr := ps.trie
+	if tr.short {
+		ps.triggersWalk(text, p)
+		return
+	}
+	var v uint64
+	if p+8 <= len(text) {
+		v = loadString64(text, p)
+	} else {
+		v = word8Tail(text, p)
+	}
+	f := foldUpper(v)
+	w, _ := hash3(uint32(v))
+	if tr.shortBits[w>>6]&(1<<(w&63)) != 0 {
+		r := int(tr.shortRank[w>>6]) + bits.OnesCount64(tr.shortBits[w>>6]&(1<<(w&63)-1))
+		for k, e := int(tr.shortStart[r]), int(tr.shortStart[r+1]); k < e; k++ {
+			if c := &tr.shortWords[k]; (f^c.w[0])&c.m[0] == 0 {
+				ps.addTrigger(text, int(c.id), p)
+			}
+		}
+	}
+	g := hash4(uint32(v))
+	if tr.prefix4[g>>6]&(1<<(g&63)) == 0 {
+		return
+	}
+	r := int(tr.longRank[g>>6]) + bits.OnesCount64(tr.prefix4[g>>6]&(1<<(g&63)-1))
+	var f1 uint64
+	for k, e := int(tr.longStart[r]), int(tr.longStart[r+1]); k < e; k++ {
+		c := &tr.longWords[k]
+		if (f^c.w[0])&c.m[0] != 0 {
+			continue
+		}
+		if c.n > 8 {
+			if f1 == 0 {
+				f1 = foldUpper(word8(text, p+8))
+			}
+			if (f1^c.w[1])&c.m[1] != 0 {
+				continue
+			}
+			if c.n > 16 && !foldedPrefix(text, p+16, c.rest) {
+				continue
+			}
+		}
+		ps.addTrigger(text, int(c.id), p)
+	}
+}
+
+// foldUpper sets the 0x20 bit of the bytes of v that are A-Z.
+func foldUpper(v uint64) uint64 {
+	x := v &^ swarHigh
+	up := (x + (0x80-'A')*swarLow) &^ (x + (0x80-'Z'-1)*swarLow) &^ v & swarHigh
+	return v | up>>2
+}
+
+// foldedPrefix reports whether text at i begins with rest, ASCII case
+// folded.
+func foldedPrefix(text string, i int, rest string) bool {
+	if len(text)-i < len(rest) {
+		return false
+	}
+	for k := 0; k < len(rest); k++ {
+		if foldASCII(text[i+k]) != rest[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// triggersWalk files the trigger words that begin at p: triggerTrie.walk,
 // each word filed as the walk reaches its end. A byte no word holds has
 // class 0, and no state goes on with class 0: one test ends the walk.
-func (ps *patternSet) triggersAt(text string, p int) {
+func (ps *patternSet) triggersWalk(text string, p int) {
 	tr := ps.trie
 	next, class, nc := tr.next, &tr.class, tr.nclass
 	s := 0
