@@ -368,17 +368,21 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 
 // lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),
 // words of letters, lower-case but for a capital first, and the space or
-// the run of bytes that start nothing after each (a colon only after a
-// word of more than four letters), filing the trigger words at their
-// starts; a word that an underscore or a capital follows goes on as an
-// identifier of letters and underscores, and a run of digits at a later
-// word start is filed (digitsAt) and crossed. It stops at the first word
+// the run of bytes that start nothing after each (a colon after a word of
+// at most four letters filed first, shortWord), filing the trigger words
+// at their starts; a word that an underscore or a capital follows goes on
+// as an identifier of letters and underscores (a short word's classes
+// filed first), as do two capitals at a later word start (filed as the
+// main loop would), an identifier that a hyphen, '@' or '(' follows goes
+// on after it (punctAfterWord), and a run of digits at a later word start
+// is filed (digitsAt) and crossed. The last fewer than eight bytes are
+// crossed the same way, words of letters only. It stops at the first word
 // that something else follows, t[ws:j], its start already tried for
 // trigger words (the caller files its classes, shortWord), or inside an
 // identifier or after digits that something else follows (inWord, at j),
 // or where no such word begins after a separator (ws == j: the caller goes
-// on there, its first byte unseen), or near the end of the text. It
-// refuses a capital that starts classes (ws == j == i).
+// on there, its first byte unseen). It refuses a capital that starts
+// classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 	trie := ps.trie
 	kind, p3short, p4 := &trie.kind, &trie.prefix3[1], &trie.prefix4
