@@ -368,17 +368,21 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 
 // lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),
 // words of letters, lower-case but for a capital first, and the space or
-// the run of bytes that start nothing after each (a colon only after a
-// word of more than four letters), filing the trigger words at their
-// starts; a word that an underscore or a capital follows goes on as an
-// identifier of letters and underscores, and a run of digits at a later
-// word start is filed (digitsAt) and crossed. It stops at the first word
+// the run of bytes that start nothing after each (a colon after a word of
+// at most four letters filed first, shortWord), filing the trigger words
+// at their starts; a word that an underscore or a capital follows goes on
+// as an identifier of letters and underscores (a short word's classes
+// filed first), as do two capitals at a later word start (filed as the
+// main loop would), an identifier that a hyphen, '@' or '(' follows goes
+// on after it (punctAfterWord), and a run of digits at a later word start
+// is filed (digitsAt) and crossed. The last fewer than eight bytes are
+// crossed the same way, words of letters only. It stops at the first word
 // that something else follows, t[ws:j], its start already tried for
 // trigger words (the caller files its classes, shortWord), or inside an
 // identifier or after digits that something else follows (inWord, at j),
 // or where no such word begins after a separator (ws == j: the caller goes
-// on there, its first byte unseen), or near the end of the text. It
-// refuses a capital that starts classes (ws == j == i).
+// on there, its first byte unseen). It refuses a capital that starts
+// classes (ws == j == i).
 func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 	trie := ps.trie
 	kind, p3short, p4 := &trie.kind, &trie.prefix3[1], &trie.prefix4
@@ -428,9 +432,36 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 				return i, i, false
 			}
 			// A capital that a capital, a digit or a byte above 0x7f
-			// follows starts classes, which the main loop files; one
-			// that anything else follows is a word of one letter.
-			if c1 := byte(v >> 8); m&0x80 != 0 || v&0x20 == 0 && (isUpper(c1) || isDigit(c1) || c1 >= 0x80) {
+			// follows starts classes; one that anything else follows is
+			// a word of one letter. Two capitals (AI, HR, an acronym)
+			// are filed here as the main loop would: a trigger word, an
+			// upper-case start, an IPv6 group's hex run, and the letters
+			// and underscores after them inside the word.
+			c1 := byte(v >> 8)
+			if v&0x20 == 0 && isUpper(c1) {
+				w, b := hash3(uint32(v))
+				g := hash4(uint32(v))
+				if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
+					ps.triggersAt(t, i)
+				}
+				ps.state.add(startUpper, i)
+				if byte(v)-'A' < 6 && hexColon(t, i) {
+					ps.state.add(startHex, i)
+				}
+				for i += 2; i < len(t) && identRest[loadString8(t, i)]; i++ {
+				}
+				if i == len(t) || kind[t[i]] != kindSep {
+					if i < len(t) && ps.punctAfterWord(t, i, false) {
+						i++
+						continue
+					}
+					return i, i, true
+				}
+				for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
+				}
+				continue
+			}
+			if v&0x20 == 0 && (isDigit(c1) || c1 >= 0x80) {
 				return i, i, false
 			}
 		}
@@ -441,7 +472,7 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// the first test spared cost less than the mispredictions).
 		w, b := hash3(uint32(v))
 		g := hash4(uint32(v))
-		if (p3short[w]>>(b&63)|p4[g>>6]>>(g&63))&1 != 0 {
+		if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
 			ps.triggersAt(t, i)
 		}
 		var c1 byte
@@ -454,29 +485,40 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 			j = i + 8
 			for {
 				if j+8 > len(t) {
-					return ws, lowerEnd(t, j), false
+					j = lowerEnd(t, j)
+					break
 				}
 				if m = firstNotLower(loadString64(t, j)); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
 					break
 				}
 				j += 8
 			}
-			j += bits.TrailingZeros64(m) >> 3
+			if j == len(t) {
+				return j, j, false
+			}
 			c1 = loadString8(t, j)
 		}
 		i = j + 1
 		if c1 == ' ' {
 			continue
 		}
-		if c1 == '_' || isUpper(c1) && (j-ws > 4 || c1-'A' >= 6) {
+		if c1 == '_' || isUpper(c1) {
 			// An identifier or a camel-case word: the letters and
 			// underscores after the underscore or the capital are inside
 			// the word and start nothing (a short word and A-F can start
-			// an IPv6 group).
+			// an IPv6 group: "\\nEmma" in a tool's quoted output).
+			if c1-'A' < 6 && j-ws <= 4 {
+				ps.state.shortWord(t, ws, j, c1)
+			}
 			for i < len(t) && identRest[loadString8(t, i)] {
 				i++
 			}
-			if i == len(t) || t[i] != ' ' && kind[t[i]] != kindSep {
+			if i == len(t) || kind[t[i]] != kindSep {
+				if i < len(t) && ps.punctAfterWord(t, i, false) {
+					i++
+					continue
+				}
 				return i, i, true
 			}
 			for i++; i < len(t) && kind[loadString8(t, i)] == kindSep; i++ {
@@ -486,15 +528,47 @@ func (ps *patternSet) lowerWords(t string, i int) (ws, j int, inWord bool) {
 		// A separator starts no class after the word, but for a colon
 		// after a short word (an IPv6 group): it is crossed with the
 		// bytes like it after it.
-		if kind[c1] != kindSep || c1 == ':' && j-ws <= 4 {
+		if kind[c1] != kindSep {
 			if ps.punctAfterWord(t, j, false) {
 				i = j + 1
 				continue
 			}
 			return ws, j, false
 		}
+		if c1 == ':' && j-ws <= 4 {
+			ps.state.shortWord(t, ws, j, c1)
+		}
 		for i < len(t) && kind[loadString8(t, i)] == kindSep {
 			i++
+		}
+	}
+	// The last bytes, fewer than eight: words of lower-case letters (a
+	// capital first) and the separators after them, read with word8Tail;
+	// anything else is left to the caller.
+	for i < len(t) {
+		v := word8Tail(t, i)
+		x := v | 0x20
+		m := (^(x + (0x80-'a')*swarLow) | (x + (0x80-'z'-1)*swarLow) | v) & swarHigh
+		if m&0x80 != 0 || v&0x20 == 0 && m&0x8000 != 0 {
+			return i, i, false
+		}
+		w, b := hash3(uint32(v))
+		g := hash4(uint32(v))
+		if b2u(p3short[w]&(1<<(b&63)) != 0)|b2u(p4[g>>6]&(1<<(g&63)) != 0) != 0 {
+			ps.triggersAt(t, i)
+		}
+		ws, j = i, i+bits.TrailingZeros64(m)>>3
+		if j == len(t) {
+			return j, j, false
+		}
+		c1 := t[j]
+		if kind[c1] != kindSep {
+			return ws, j, false
+		}
+		if c1 == ':' && j-ws <= 4 {
+			ps.state.shortWord(t, ws, j, c1)
+		}
+		for i = j + 1; i < len(t) && kind[t[i]] == kindSep; i++ {
 		}
 	}
 	return i, i, false
@@ -619,10 +693,84 @@ func hexColon(t string, i int) bool {
 	return k >= 1 && k <= 4 && byteAt(t, i+k) == ':'
 }
 
-// triggersAt files the trigger words that begin at p: triggerTrie.walk,
+// triggersAt files the trigger words that begin at p, in the order the
+// trie's walk (triggersWalk) files them: the words of two or three bytes
+// whose first two bytes' hash3 is the text's, then the longer ones whose
+// first four bytes' hash4 is the text's, each compared a word at a time,
+// ASCII case folded.
+func (ps *patternSet) triggersAt(text string, p int) {
+	tr := ps.trie
+	if tr.short {
+		ps.triggersWalk(text, p)
+		return
+	}
+	var v uint64
+	if p+8 <= len(text) {
+		v = loadString64(text, p)
+	} else {
+		v = word8Tail(text, p)
+	}
+	f := foldUpper(v)
+	w, _ := hash3(uint32(v))
+	if tr.shortBits[w>>6]&(1<<(w&63)) != 0 {
+		r := int(tr.shortRank[w>>6]) + bits.OnesCount64(tr.shortBits[w>>6]&(1<<(w&63)-1))
+		for k, e := int(tr.shortStart[r]), int(tr.shortStart[r+1]); k < e; k++ {
+			if c := &tr.shortWords[k]; (f^c.w[0])&c.m[0] == 0 {
+				ps.addTrigger(text, int(c.id), p)
+			}
+		}
+	}
+	g := hash4(uint32(v))
+	if tr.prefix4[g>>6]&(1<<(g&63)) == 0 {
+		return
+	}
+	r := int(tr.longRank[g>>6]) + bits.OnesCount64(tr.prefix4[g>>6]&(1<<(g&63)-1))
+	var f1 uint64
+	for k, e := int(tr.longStart[r]), int(tr.longStart[r+1]); k < e; k++ {
+		c := &tr.longWords[k]
+		if (f^c.w[0])&c.m[0] != 0 {
+			continue
+		}
+		if c.n > 8 {
+			if f1 == 0 {
+				f1 = foldUpper(word8(text, p+8))
+			}
+			if (f1^c.w[1])&c.m[1] != 0 {
+				continue
+			}
+			if c.n > 16 && !foldedPrefix(text, p+16, c.rest) {
+				continue
+			}
+		}
+		ps.addTrigger(text, int(c.id), p)
+	}
+}
+
+// foldUpper sets the 0x20 bit of the bytes of v that are A-Z.
+func foldUpper(v uint64) uint64 {
+	x := v &^ swarHigh
+	up := (x + (0x80-'A')*swarLow) &^ (x + (0x80-'Z'-1)*swarLow) &^ v & swarHigh
+	return v | up>>2
+}
+
+// foldedPrefix reports whether text at i begins with rest, ASCII case
+// folded.
+func foldedPrefix(text string, i int, rest string) bool {
+	if len(text)-i < len(rest) {
+		return false
+	}
+	for k := 0; k < len(rest); k++ {
+		if foldASCII(text[i+k]) != rest[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// triggersWalk files the trigger words that begin at p: triggerTrie.walk,
 // each word filed as the walk reaches its end. A byte no word holds has
 // class 0, and no state goes on with class 0: one test ends the walk.
-func (ps *patternSet) triggersAt(text string, p int) {
+func (ps *patternSet) triggersWalk(text string, p int) {
 	tr := ps.trie
 	next, class, nc := tr.next, &tr.class, tr.nclass
 	s := 0
@@ -655,4 +803,13 @@ func (st *ruleState) clearStarts() {
 	for c := range st.cls {
 		st.cls[c] = st.cls[c][:0]
 	}
+}
+
+// b2u is 1 for true: or'ing two bit tests, each a BT and a SETC, costs
+// one branch and no variable shifts.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,9 @@
 package agentleak
 
-import "sort"
+import (
+	"math/bits"
+	"sort"
+)
 
 // triggerTrie finds the rules' trigger words where a word can begin. The
 // keyword-anchored rules all start with \b (or, for key names, a quote or
@@ -33,6 +36,29 @@ type triggerTrie struct {
 	prefix3 [2][1 << prefix3Bits]uint64
 	prefix4 [1 << prefix4Bits / 64]uint64
 	kind    [256]uint8 // the class pass's byte kinds (byteKinds)
+	// The words again, for triggersAt to compare a word at a time instead
+	// of walking the trie a byte at a time: those of two or three bytes
+	// filed by hash3's word of their first two bytes, the longer ones by
+	// hash4 of their first four (prefix4's bits), each bucket in the order
+	// the walk files them (by length, then id). A bucket's words are
+	// bucket[start[r]:start[r+1]], r its rank among the set bits.
+	shortBits  [1 << prefix3Bits / 64]uint64
+	shortRank  [1 << prefix3Bits / 64]uint16
+	shortStart []uint16
+	shortWords []trigWord
+	longRank   [1 << prefix4Bits / 64]uint16
+	longStart  []uint16
+	longWords  []trigWord
+}
+
+// trigWord is a trigger word as triggersAt compares it: its first sixteen
+// bytes, ASCII case folded, in two little-endian words with masks of the
+// bytes it has, and the folded bytes past sixteen.
+type trigWord struct {
+	w, m [2]uint64
+	rest string
+	n    int32
+	id   int32
 }
 
 // prefix4Bits sizes prefix4: a few hundred words, so a bit in a hundred
@@ -142,6 +168,7 @@ func newTriggerTrie(words []string) *triggerTrie {
 		}
 	}
 	t.kind = byteKinds(&t.first)
+	t.buildBuckets(words)
 	return t
 }
 
@@ -203,4 +230,63 @@ func trieSize(words []string) int {
 		prev = w
 	}
 	return n
+}
+
+// buildBuckets files the words for triggersAt (triggerTrie.shortWords and
+// longWords). A trie with a word of one byte keeps none: triggersAt then
+// walks it.
+func (t *triggerTrie) buildBuckets(words []string) {
+	if t.short {
+		return
+	}
+	short := map[uint32][]trigWord{}
+	long := map[uint32][]trigWord{}
+	for id, w := range words {
+		f := lowerASCII(nil, w)
+		var tw trigWord
+		tw.n, tw.id = int32(len(w)), int32(id)
+		for k := 0; k < len(f) && k < 16; k++ {
+			tw.w[k/8] |= uint64(f[k]) << (8 * (k % 8))
+			tw.m[k/8] |= 0xff << (8 * (k % 8))
+		}
+		if len(f) > 16 {
+			tw.rest = string(f[16:])
+		}
+		x := uint32(w[0]) | uint32(w[1])<<8
+		if len(w) < 4 {
+			h, _ := hash3(x)
+			t.shortBits[h>>6] |= 1 << (h & 63)
+			short[h] = append(short[h], tw)
+		} else {
+			h := hash4(x | uint32(w[2])<<16 | uint32(w[3])<<24)
+			long[h] = append(long[h], tw)
+		}
+	}
+	t.shortStart, t.shortWords = fileBuckets(t.shortBits[:], t.shortRank[:], short)
+	t.longStart, t.longWords = fileBuckets(t.prefix4[:], t.longRank[:], long)
+}
+
+// fileBuckets lays out the buckets of set's bits in the order of their hashes,
+// each sorted by length, then id, and fills rank with the number of set
+// bits before each word of set.
+func fileBuckets(set []uint64, rank []uint16, buckets map[uint32][]trigWord) (start []uint16, all []trigWord) {
+	n := 0
+	for k, b := range set {
+		rank[k] = uint16(n)
+		for ; b != 0; b &= b - 1 {
+			h := uint32(k<<6 | bits.TrailingZeros64(b))
+			ws := buckets[h]
+			sort.Slice(ws, func(i, j int) bool {
+				if ws[i].n != ws[j].n {
+					return ws[i].n < ws[j].n
+				}
+				return ws[i].id < ws[j].id
+			})
+			start = append(start, uint16(len(all)))
+			all = append(all, ws...)
+			n++
+		}
+	}
+	start = append(start, uint16(len(all)))
+	return start, all
 }
