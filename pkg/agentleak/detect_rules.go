@@ -2,6 +2,7 @@ package agentleak
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -277,24 +278,23 @@ var ninoExcluded = map[string]bool{"BG": true, "GB": true, "NK": true, "KN": tru
 // keyStems are the key-name detector's 16 sensitive field names.
 var keyStems = []struct {
 	stem, dt string
-	first    []string // the words a key of the stem starts with
 }{
-	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn", []string{"ssn", "social"}},
-	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin", []string{"sin", "social"}},
-	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier", []string{"health", "mrn", "medical", "nam"}},
-	{`diagnos(?:is|es)|condition`, "health_condition", []string{"diagnos", "condition"}},
-	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication", []string{"medication", "prescription", "drug", "rx"}},
-	{`account[_ ]?(?:number|no|id)|iban`, "account_number", []string{"account", "iban"}},
-	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card", []string{"credit", "card", "pan"}},
-	{`salary|compensation|base[_ ]?pay`, "salary", []string{"salary", "compensation", "base"}},
-	{`income`, "income", []string{"income"}},
-	{`credit[_ ]?score`, "credit_score", []string{"credit"}},
-	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth", []string{"date", "dob", "birth"}},
-	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address", []string{"home", "mailing", "address"}},
-	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action", []string{"disciplinary"}},
-	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number", []string{"phone", "telephone", "mobile"}},
-	{`performance[_ ]?review`, "performance_review", []string{"performance"}},
-	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name", []string{"patient", "student", "customer", "full"}},
+	{`ssn|social[_ ]?security(?:[_ ]?number)?`, "ssn"},
+	{`sin|social[_ ]?insurance(?:[_ ]?number)?`, "sin"},
+	{`health[_ ]?id|health[_ ]?identifier|mrn|medical[_ ]?record(?:[_ ]?number)?|nam`, "health_identifier"},
+	{`diagnos(?:is|es)|condition`, "health_condition"},
+	{`medications?|prescriptions?|\bdrug\b|\brx\b`, "medication"},
+	{`account[_ ]?(?:number|no|id)|iban`, "account_number"},
+	{`credit[_ ]?card|card[_ ]?number|\bpan\b`, "credit_card"},
+	{`salary|compensation|base[_ ]?pay`, "salary"},
+	{`income`, "income"},
+	{`credit[_ ]?score`, "credit_score"},
+	{`date[_ ]?of[_ ]?birth|\bdob\b|birth[_ ]?date`, "date_of_birth"},
+	{`(?:home[_ ]?|mailing[_ ]?)?address`, "address"},
+	{`disciplinary(?:[_ ]?note|[_ ]?action)?`, "disciplinary_action"},
+	{`phone(?:[_ ]?number)?|telephone|mobile`, "phone_number"},
+	{`performance[_ ]?review`, "performance_review"},
+	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name"},
 }
 
 // buildRules lists the engine's rules in the order its detectors run.
@@ -445,11 +445,27 @@ func keynameRules() []rule {
 	for _, k := range keyStems {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
-			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: k.first, pre: keyStemPre(stemForms(k.stem)),
+			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: keyTriggers(k.stem), pre: keyStemPre(stemForms(k.stem)),
 			value: keyValue, match: newKeyMatch(k.stem).match,
 		})
 	}
 	return rs
+}
+
+// keyTriggers are a key-name rule's trigger words: every spelling of its
+// stem (date_of_birth, date of birth, dateofbirth...), so that the trie
+// finds only whole keys: a word that begins a key but is not one ("date"
+// in datetime or date:, "credit" in credit card for the credit score key)
+// gives the rule no start. (The necessary check still reads the whole
+// key: nam in Name is a key's spelling.)
+func keyTriggers(stem string) []string {
+	var out []string
+	for _, f := range newKeyMatch(stem).forms {
+		if f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // keyValue cleans a key-name value: trimmed of spaces and quotes, and

@@ -162,7 +162,11 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 		words = append(words, ws...)
 	}
 	for _, k := range keyStems {
-		words = append(words, k.first...)
+		// The keys, and the first word of each (a trigger word before the
+		// trie held whole keys).
+		for _, f := range keyTriggers(k.stem) {
+			words = append(words, f, strings.FieldsFunc(f, func(r rune) bool { return r == ' ' || r == '_' })[0])
+		}
 	}
 	words = append(words, "score", "record", "number", "of", "birth", "date", "id", "key", "_", "-", "d.o.b.",
 		"health id", "credit score", "api_key", "medical record", "date of birth")
