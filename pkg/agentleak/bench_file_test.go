@@ -19,16 +19,7 @@ func BenchmarkScanFile(b *testing.B) {
 	if path == "" {
 		b.Skip("LF_BENCH_TRACES names no trace file")
 	}
-	vs := &Vaults{byKey: map[string]*Vault{}}
-	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if ds := vs.add(p, data); ds.HasErrors() {
-			b.Fatal(ds)
-		}
-	}
+	vs := benchVaults(b)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -54,4 +45,20 @@ func BenchmarkScanFile(b *testing.B) {
 	if cpu := cpuTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(st.Size())*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
+}
+
+// benchVaults loads the vault files of LF_BENCH_VAULTS (a path list) for
+// the benchmarks and counts over LF_BENCH_TRACES.
+func benchVaults(tb testing.TB) *Vaults {
+	vs := &Vaults{byKey: map[string]*Vault{}}
+	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if ds := vs.add(p, data); ds.HasErrors() {
+			tb.Fatal(ds)
+		}
+	}
+	return vs
 }

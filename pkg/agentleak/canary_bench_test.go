@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -18,16 +17,7 @@ func canaryBenchCorpus(b *testing.B) (texts []string, vaults []*Vault, size int6
 	if path == "" {
 		b.Skip("LF_BENCH_TRACES names no trace file")
 	}
-	vs := &Vaults{byKey: map[string]*Vault{}}
-	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if ds := vs.add(p, data); ds.HasErrors() {
-			b.Fatal(ds)
-		}
-	}
+	vs := benchVaults(b)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)

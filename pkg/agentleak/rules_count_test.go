@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -74,16 +73,7 @@ func TestRuleCounts(t *testing.T) {
 			return -1
 		}
 	}
-	vs := &Vaults{byKey: map[string]*Vault{}}
-	for _, p := range filepath.SplitList(os.Getenv("LF_BENCH_VAULTS")) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ds := vs.add(p, data); ds.HasErrors() {
-			t.Fatal(ds)
-		}
-	}
+	vs := benchVaults(t)
 	job := &Job{Scanner: NewScanner(nil, vs), Workers: 1, OnResult: func(r *Result) error { return nil }}
 	if _, err := job.Run(context.Background(), []Input{{Path: path, Display: path}}); err != nil {
 		t.Fatal(err)
