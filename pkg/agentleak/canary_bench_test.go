@@ -1,8 +1,6 @@
 package agentleak
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -18,31 +16,13 @@ func canaryBenchCorpus(b *testing.B) (texts []string, vaults []*Vault, size int6
 		b.Skip("LF_BENCH_TRACES names no trace file")
 	}
 	vs := benchVaults(b)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr := NewTraceReader(path, bytes.NewReader(data))
-	for {
-		tc, err := tr.Next()
-		if err == io.EOF {
-			break
+	eachBenchText(b, path, func(tc *Trace, s string) {
+		if v := vs.lookup(tc.ScenarioID); v != nil && len(v.canaryList) > 0 {
+			texts = append(texts, s)
+			vaults = append(vaults, v)
+			size += int64(len(s))
 		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		v := vs.lookup(tc.ScenarioID)
-		if v == nil || len(v.canaryList) == 0 {
-			continue
-		}
-		for i := range tc.Events {
-			if s, err := eventText(tc.Events[i].Content, nil); err == nil && s != "" {
-				texts = append(texts, s)
-				vaults = append(vaults, v)
-				size += int64(len(s))
-			}
-		}
-	}
+	})
 	return texts, vaults, size
 }
 

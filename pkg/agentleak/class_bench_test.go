@@ -15,25 +15,7 @@ func classBenchTexts(b *testing.B) ([]string, int64) { return classBenchTextsT(b
 func classBenchTextsT(b testing.TB) ([]string, int64) {
 	var texts []string
 	if path := os.Getenv("LF_BENCH_TRACES"); path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tr := NewTraceReader(path, bytes.NewReader(data))
-		for {
-			tc, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := range tc.Events {
-				if s, err := eventText(tc.Events[i].Content, nil); err == nil && s != "" {
-					texts = append(texts, s)
-				}
-			}
-		}
+		eachBenchText(b, path, func(_ *Trace, s string) { texts = append(texts, s) })
 	} else {
 		texts = packTexts(b)
 	}
@@ -91,5 +73,29 @@ func BenchmarkRunRules(b *testing.B) {
 func classBenchRunRules(ps *patternSet, texts []string, emit emitFunc) {
 	for _, s := range texts {
 		ps.runRules(s, emit)
+	}
+}
+
+// eachBenchText calls fn with every trace of the trace file path and the
+// non-empty text of each of its events, in order.
+func eachBenchText(tb testing.TB, path string, fn func(t *Trace, text string)) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := NewTraceReader(path, bytes.NewReader(data))
+	for {
+		tc, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for i := range tc.Events {
+			if s, err := eventText(tc.Events[i].Content, nil); err == nil && s != "" {
+				fn(tc, s)
+			}
+		}
 	}
 }

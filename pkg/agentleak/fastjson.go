@@ -867,10 +867,9 @@ func contentEnd(b []byte, i int, e *Event, tb *slabText) (int, uint8) {
 				i += 2
 				continue
 			}
-			if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			if i = uEscapeEnd(b, i); i < 0 {
 				return -1, 0
 			}
-			i += 6
 		} else if c == '"' {
 			return i, fl
 		} else if c >= utf8.RuneSelf {
@@ -879,6 +878,15 @@ func contentEnd(b []byte, i int, e *Event, tb *slabText) (int, uint8) {
 			return -1, 0 // a control character, or a cut escape
 		}
 	}
+}
+
+// uEscapeEnd returns the index after the \uXXXX escape at b[i], or -1
+// when the escape at b[i] is not one or is cut short.
+func uEscapeEnd(b []byte, i int) int {
+	if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+		return -1
+	}
+	return i + 6
 }
 
 // contentEndHigh is contentEnd after a byte above 0x7f: it no longer
@@ -906,10 +914,9 @@ func contentEndHigh(b []byte, s, i int, fl uint8, e *Event, tb *slabText) (int, 
 				i += 2
 				continue
 			}
-			if b[i+1] != 'u' || i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			if i = uEscapeEnd(b, i); i < 0 {
 				return -1, 0
 			}
-			i += 6
 		} else if c == '"' {
 			return i, fl
 		} else {
