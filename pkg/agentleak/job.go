@@ -15,6 +15,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/otelspans"
 )
 
 // ScorerKey is the scorer key of every result an AgentLeak scan records.
@@ -29,6 +30,9 @@ type Input struct {
 	Path    string    // file path; "-" reads Reader
 	Display string    // name in messages
 	Reader  io.Reader // used when Path is "-"
+	// Spans says how a file of OpenTelemetry spans is read (detected from
+	// the content unless a format is forced).
+	Spans SpanOptions
 }
 
 // Job is one scan over several inputs.
@@ -269,6 +273,13 @@ func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
 			}
 			r = f
 			defer f.Close()
+		}
+		r, format := spanInput(r, in.Spans)
+		if format != otelspans.Auto {
+			if !spanTraces(in, r, format, fn) {
+				return
+			}
+			continue
 		}
 		tr := NewTraceReader(in.Display, r)
 		tr.br.reuse = reuse

@@ -51,6 +51,8 @@ type ScanInputs struct {
 	// returns (see Job.Transient); it takes effect when nothing is recorded.
 	Transient bool
 	Now       time.Time // the run's time; zero means time.Now()
+	// Spans says how trace files holding OpenTelemetry spans are read.
+	Spans SpanOptions
 }
 
 // Scan statuses of a ScanReport.
@@ -125,6 +127,9 @@ func Prepare(in ScanInputs) (*ScanPlan, error) {
 	inputs, err := ExpandInputs(in.Traces, in.Stdin, in.Display)
 	if err != nil {
 		return nil, err
+	}
+	for i := range inputs {
+		inputs[i].Spans = in.Spans
 	}
 	p.inputs = inputs
 	p.key = in.EvaluationKey
