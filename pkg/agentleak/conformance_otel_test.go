@@ -262,3 +262,38 @@ func eventsDigest(tr *Trace) string {
 	}
 	return b.String()
 }
+
+// TestOTelLFMappingOnRealFiles: on the real span files of the conformance
+// data, lf's mapping reads what the engine drops: the GenAI semantic
+// conventions' chat span (gen_ai.input.messages, gen_ai.output.messages)
+// and the Vercel AI SDK's spans give the user's request and the answer.
+func TestOTelLFMappingOnRealFiles(t *testing.T) {
+	dir := filepath.Join(otelConformanceDir(t), "real")
+	want := map[string]string{
+		"openinference-genai__otel_genai_client_span_tool_calls": "user_input:Weather in Paris?|final_output:The weather in Paris is currently rainy with a temperature of 57°F.|",
+		"b3e700af9eab81e19f72f964d62a35af":                       "user_input:Write a haiku about programming.|final_output:Lines of code align,  \nLogic dances through the night—  \nDreams in data flow.|",
+		"edff2fc5854be6170e8cccccec0c82cf":                       "user_input:And what is 3 + 3?|final_output:3 + 3 equals 6.|",
+		"91621bbaaf1920e94ae594e91b3a99fd":                       "", // an embedding: nothing to audit
+		"5b8efff798038103d269b633813fc60c":                       "", // not an LLM application
+	}
+	seen := 0
+	for _, tr := range otelPackTraces(t, dir, otelspans.MappingLF) {
+		w, ok := want[tr.RunID]
+		if !ok {
+			continue
+		}
+		seen++
+		var b strings.Builder
+		for _, e := range tr.Events {
+			var c string
+			_ = json.Unmarshal(e.Content, &c)
+			b.WriteString(e.Channel + ":" + c + "|")
+		}
+		if b.String() != w {
+			t.Errorf("%s: events %q, want %q", tr.RunID, b.String(), w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the %d traces", seen, len(want))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/progress"
+	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/report"
 )
 
@@ -44,6 +45,8 @@ func agentleakCommand(env *Env) *ucli.Command {
 				&ucli.BoolFlag{Name: "keep-going", Usage: "report bad traces and keep scanning the others"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "traces scanned in parallel (`N`; output order is kept)"},
+				&ucli.StringFlag{Name: "span-format", Value: "auto", Usage: "read trace files as OpenTelemetry spans: `FORMAT` auto (detected), otlp-json, otlp-proto or spans (OpenInference span lists)"},
+				&ucli.StringFlag{Name: "span-mapping", Value: "lf", Usage: "spans to events: `MAPPING` lf (GenAI conventions, OpenLLMetry too) or engine (the AgentLeak engine's adapter exactly)"},
 			},
 			Action: func(c *ucli.Context) error { return agentleakScan(c, env) },
 		}},
@@ -60,6 +63,10 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	}
 	if n := c.Int("workers"); n < 1 {
 		return diag.Usagef("--workers %d: give at least 1 (traces scanned in parallel)", n)
+	}
+	spans, err := spanOptions(c)
+	if err != nil {
+		return err
 	}
 	// A scan's live heap is small (vaults, the batches in flight) and its
 	// garbage is per trace: collecting at 4x the live heap instead of 2x
@@ -83,6 +90,7 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 		EvaluationKey: c.String("evaluation-key"),
 		KeepGoing:     c.Bool("keep-going"),
 		Workers:       c.Int("workers"),
+		Spans:         spans,
 		OnResult:      func(r *agentleak.Result) error { bar.Add(1); return out.write(r) },
 		Render:        render,
 		// A rendered line is copied into the buffered writer: nothing of
@@ -261,4 +269,17 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 	}
 	fmt.Fprintln(s.w, "no leaks")
 	return nil
+}
+
+// spanOptions reads --span-format and --span-mapping.
+func spanOptions(c *ucli.Context) (agentleak.SpanOptions, error) {
+	f, err := otelspans.ParseFormat(c.String("span-format"))
+	if err != nil {
+		return agentleak.SpanOptions{}, diag.Usagef("--span-format: %v", err)
+	}
+	m, err := otelspans.ParseMapping(c.String("span-mapping"))
+	if err != nil {
+		return agentleak.SpanOptions{}, diag.Usagef("--span-mapping: %v", err)
+	}
+	return agentleak.SpanOptions{Format: f, Mapping: m}, nil
 }

@@ -231,6 +231,9 @@ func (a *adapter) tool(i int, s *Span, at Attrs, agent, kind string) {
 		nameKeys, argKeys, outKeys = lfToolNameKeys, lfToolArgKeys, lfToolOutKeys
 	}
 	tool, ok := at.First(nameKeys...)
+	if !ok && a.m == MappingLF {
+		tool, ok = at.First("traceloop.entity.name") // OpenLLMetry names its tool spans' tool so
+	}
 	if !ok {
 		tool = s.Name
 		if tool == "" {
