@@ -15,9 +15,9 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/progress"
-	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/report"
 )
 
