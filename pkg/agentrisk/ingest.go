@@ -19,6 +19,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -110,6 +111,9 @@ type AgentRef struct{ TenantID, AgentID string }
 type Source struct {
 	Name string
 	R    io.Reader
+	// Tenant is the tenant of the events of an OpenTelemetry span file
+	// whose spans carry no lf.tenant_id.
+	Tenant string
 }
 
 // IngestSources parses the sources (JSONL or JSON arrays) and ingests their
@@ -131,7 +135,21 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 		done = in
 		var failed error
 		for _, src := range srcs {
-			d := scanEvents(src.Name, src.R, true, func(ev *Event) error {
+			r, format := spanSource(src.R)
+			if format != otelspans.Auto {
+				evs, d := readSpanSource(src, r, format)
+				diags = append(diags, d...)
+				for i := range evs {
+					if diags.HasErrors() {
+						break
+					}
+					if err := in.add(&evs[i]); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			d := scanEvents(src.Name, r, true, func(ev *Event) error {
 				if diags.HasErrors() {
 					return nil // keep reading to report every problem, store nothing
 				}

@@ -79,9 +79,13 @@ func agentsIngestCommand(env *Env) *ucli.Command {
 			"nothing of the command's files is stored (exit 3). Ingest is idempotent: an event already\n" +
 			"stored (same content hash) is counted once, within the dedup window of its tenant: the 8 days\n" +
 			"(7-day score window + 1 day) before the tenant's latest event, at most now. Older events are\n" +
-			"not stored and are counted as expired. See docs/agent-risk.md#events.",
+			"not stored and are counted as expired. See docs/agent-risk.md#events.\n" +
+			"\n" +
+			"A FILE may also hold OpenTelemetry spans (OTLP JSON or protobuf, OpenInference span lists;\n" +
+			"detected from the content): MCP spans and tool spans become events (see docs/otel.md).",
 		Flags: []ucli.Flag{
 			outputFlag("table", "table", "json"),
+			&ucli.StringFlag{Name: "tenant", Usage: "tenant `ID` of span files whose spans carry no lf.tenant_id attribute"},
 			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 		},
 		Action: func(c *ucli.Context) error { return agentsIngest(c, env) },
@@ -103,7 +107,7 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 	var srcs []agentrisk.Source
 	for _, path := range c.Args().Slice() {
 		if path == "-" {
-			srcs = append(srcs, agentrisk.Source{Name: "<stdin>", R: env.Stdin})
+			srcs = append(srcs, agentrisk.Source{Name: "<stdin>", R: env.Stdin, Tenant: c.String("tenant")})
 			continue
 		}
 		f, err := os.Open(path)
@@ -114,7 +118,7 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if st, err := f.Stat(); err == nil {
 			total += st.Size()
 		}
-		srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: bar.Reader(f)})
+		srcs = append(srcs, agentrisk.Source{Name: env.Rel(path), R: bar.Reader(f), Tenant: c.String("tenant")})
 	}
 	if total > 0 {
 		bar.SetTotal(total)

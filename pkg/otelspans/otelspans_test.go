@@ -306,3 +306,32 @@ evt_002 final_output old->user from an event
 		t.Errorf("engine mapping made %d events, want 0", len(got))
 	}
 }
+
+func TestRiskEvents(t *testing.T) {
+	td := build(map[string]string{"service.name": "svc", AttrTenant: "acme"},
+		spanSpec{name: "agent", attrs: [][2]string{{"gen_ai.operation.name", "invoke_agent"}, {"gen_ai.agent.name", "Planner"}, {"session.id", "sess-9"}}},
+		spanSpec{name: "read", start: 1, attrs: [][2]string{{"openinference.span.kind", "TOOL"}, {"tool.name", "fs.read"}, {"input.value", `{"path":"/srv/data.csv"}`}}},
+		spanSpec{name: "llm", start: 2, attrs: [][2]string{{"openinference.span.kind", "LLM"}}},
+		spanSpec{name: "resources/read", start: 3, attrs: [][2]string{{"mcp.method.name", "resources/read"}, {"mcp.resource.uri", "file:///etc/hosts"}, {"mcp.session.id", "m1"}, {"jsonrpc.request.id", "int:4"}}},
+	)
+	tr := oneTrace(t, jsonOf(t, td), Auto)
+	// parent links: every span's parent is the first span
+	for _, s := range tr.Spans[1:] {
+		s.ParentID = tr.Spans[0].SpanID
+	}
+	evs, probs := RiskEvents(tr, "")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%s %s %s %s %s %s %s %s", e.Tenant, e.Agent, e.AgentName, e.Session, e.Method, e.Tool, e.Resource, e.RequestID))
+	}
+	want := []string{
+		"acme Planner Planner sess-9 tools/call fs.read /srv/data.csv span:0200000000000000",
+		"acme Planner Planner m1 resources/read  file:///etc/hosts 4",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
