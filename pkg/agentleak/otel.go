@@ -24,7 +24,12 @@ const OTelAgentName = "otel_agent"
 // the trace id, scenario id = the resource attribute agentleak.scenario_id
 // (else the run id), events as the mapping makes them.
 func TraceFromSpans(st *otelspans.Trace, m otelspans.Mapping) *Trace {
-	evs := otelspans.LeakEvents(st, m)
+	return TraceFromEvents(st, otelspans.LeakEvents(st, m))
+}
+
+// TraceFromEvents is TraceFromSpans with the trace's events already made
+// (event i of the trace is evs[i]).
+func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 	t := &Trace{RunID: st.RunID, AgentName: OTelAgentName, ScenarioID: st.ScenarioID, File: st.File, Line: st.Line, InDoc: st.Line == 0}
 	var first int64
 	for _, s := range st.Spans {
@@ -76,4 +81,11 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace)
 		}
 	}
 	return true
+}
+
+// LoadVaultArgs loads vault arguments (files, folders, globs) as --vaults
+// does; display names files in messages. The warnings come back with them.
+func LoadVaultArgs(args []string, display func(string) string) (*Vaults, diag.List, error) {
+	vs, _, warns, err := loadVaultArgs(args, display)
+	return vs, warns, err
 }

@@ -56,6 +56,7 @@ func serveCommand(env *Env) *ucli.Command {
 			if diags.HasErrors() {
 				return diag.Invalid(diags)
 			}
+			cfg.Dir = filepath.Dir(path) // otlp: paths are relative to server.yaml
 			if u := c.String("events"); u != "" {
 				if err := eventstream.CheckURL(u); err != nil {
 					return diag.Usagef("--events: %v", err)

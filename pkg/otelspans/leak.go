@@ -41,7 +41,7 @@ type LeakEvent struct {
 	Content  string
 	SpanKind string // the kind the span was read as
 	ToolName string
-	Span     int // index of the span in the trace
+	Span     *Span // the span it was made from
 }
 
 // The engine's attribute lists.
@@ -68,8 +68,8 @@ func LeakEvents(t *Trace, m Mapping) []LeakEvent {
 	if m == MappingLF {
 		spans = byStart(spans)
 	}
-	for i, s := range spans {
-		a.span(i, s)
+	for _, s := range spans {
+		a.span(s)
 	}
 	if a.lastOut >= 0 {
 		e := &a.events[a.lastOut]
@@ -113,7 +113,7 @@ func (a *adapter) attrs(s *Span) Attrs {
 	return lfAttrs(s)
 }
 
-func (a *adapter) span(i int, s *Span) {
+func (a *adapter) span(s *Span) {
 	at := a.attrs(s)
 	kind := a.kind(s, at)
 	agent, ok := at.First(agentKeys...)
@@ -130,26 +130,26 @@ func (a *adapter) span(i int, s *Span) {
 	_, hasTool := at.First(nameKeys...)
 	switch {
 	case kind == "TOOL" || (kind == "" && hasTool):
-		a.tool(i, s, at, agent, kind)
+		a.tool(s, at, agent, kind)
 	case kind == "RETRIEVER":
-		a.retriever(i, s, at, agent)
+		a.retriever(s, at, agent)
 	case kind == "GUARDRAIL":
 		keys := append(append([]string{}, outputKeys...), inputKeys...)
 		if text, ok := at.First(keys...); ok {
-			a.add(LeakEvent{Channel: "log", Source: agent, Target: "guardrail", Content: text, SpanKind: kind, Span: i})
+			a.add(LeakEvent{Channel: "log", Source: agent, Target: "guardrail", Content: text, SpanKind: kind, Span: s})
 		}
 	case kind == "LLM":
-		a.llm(i, at, agent)
+		a.llm(s, at, agent)
 	case kind == "CHAIN" || kind == "AGENT" || kind == "":
 		in, out := inputKeys, outputKeys
 		if a.m == MappingLF {
 			in, out = lfInputKeys, lfOutputKeys
 		}
 		if text, ok := at.First(in...); ok && len(a.events) == 0 {
-			a.add(LeakEvent{Channel: "user_input", Source: "user", Target: agent, Content: text, SpanKind: kind, Span: i})
+			a.add(LeakEvent{Channel: "user_input", Source: "user", Target: agent, Content: text, SpanKind: kind, Span: s})
 		}
 		if text, ok := at.First(out...); ok {
-			a.output(LeakEvent{Channel: "inter_agent_message", Source: agent, Target: "agent", Content: text, SpanKind: kind, Span: i})
+			a.output(LeakEvent{Channel: "inter_agent_message", Source: agent, Target: "agent", Content: text, SpanKind: kind, Span: s})
 		}
 	}
 }
@@ -225,7 +225,7 @@ func vercelKind(op string) string {
 	return ""
 }
 
-func (a *adapter) tool(i int, s *Span, at Attrs, agent, kind string) {
+func (a *adapter) tool(s *Span, at Attrs, agent, kind string) {
 	nameKeys, argKeys, outKeys := toolNameKeys, toolArgKeys, outputKeys
 	if a.m == MappingLF {
 		nameKeys, argKeys, outKeys = lfToolNameKeys, lfToolArgKeys, lfToolOutKeys
@@ -241,14 +241,14 @@ func (a *adapter) tool(i int, s *Span, at Attrs, agent, kind string) {
 		}
 	}
 	if args, ok := at.First(argKeys...); ok {
-		a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: tool, Content: args, SpanKind: kind, ToolName: tool, Span: i})
+		a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: tool, Content: args, SpanKind: kind, ToolName: tool, Span: s})
 	}
 	if out, ok := at.First(outKeys...); ok {
-		a.add(LeakEvent{Channel: "tool_response", Source: tool, Target: agent, Content: out, SpanKind: kind, ToolName: tool, Span: i})
+		a.add(LeakEvent{Channel: "tool_response", Source: tool, Target: agent, Content: out, SpanKind: kind, ToolName: tool, Span: s})
 	}
 }
 
-func (a *adapter) retriever(i int, s *Span, at Attrs, agent string) {
+func (a *adapter) retriever(s *Span, at Attrs, agent string) {
 	var docs []string
 	for _, k := range at.Prefixed("retrieval.documents.") {
 		if strings.HasSuffix(k, ".document.content") {
@@ -262,7 +262,7 @@ func (a *adapter) retriever(i int, s *Span, at Attrs, agent string) {
 		text, _ = at.First(outputKeys...)
 	}
 	if text != "" {
-		a.add(LeakEvent{Channel: "tool_response", Source: s.Name, Target: agent, Content: text, SpanKind: "RETRIEVER", Span: i})
+		a.add(LeakEvent{Channel: "tool_response", Source: s.Name, Target: agent, Content: text, SpanKind: "RETRIEVER", Span: s})
 	}
 }
 
@@ -287,11 +287,11 @@ func indexed(at Attrs, prefix string) []int {
 	return out
 }
 
-func (a *adapter) llm(i int, at Attrs, agent string) {
+func (a *adapter) llm(s *Span, at Attrs, agent string) {
 	lf := a.m == MappingLF
 	if lf && len(a.events) == 0 {
 		if text := lfUserText(at); text != "" {
-			a.add(LeakEvent{Channel: "user_input", Source: "user", Target: agent, Content: text, SpanKind: "LLM", Span: i})
+			a.add(LeakEvent{Channel: "user_input", Source: "user", Target: agent, Content: text, SpanKind: "LLM", Span: s})
 		}
 	}
 	text := ""
@@ -301,7 +301,7 @@ func (a *adapter) llm(i int, at Attrs, agent string) {
 			q := fmt.Sprintf("%stool_calls.%d.tool_call.function.", p, c)
 			name := at.Str(q + "name")
 			if args, ok := at.First(q+"arguments", q+"name"); ok {
-				a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: nonEmpty(name, "tool"), Content: args, SpanKind: "LLM", ToolName: name, Span: i})
+				a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: nonEmpty(name, "tool"), Content: args, SpanKind: "LLM", ToolName: name, Span: s})
 			}
 		}
 		if c := at.Str(p + "content"); c != "" {
@@ -315,7 +315,7 @@ func (a *adapter) llm(i int, at Attrs, agent string) {
 	if lf {
 		calls, out := lfOutputMessages(at)
 		for _, c := range calls {
-			a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: nonEmpty(c.name, "tool"), Content: c.args, SpanKind: "LLM", ToolName: c.name, Span: i})
+			a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: nonEmpty(c.name, "tool"), Content: c.args, SpanKind: "LLM", ToolName: c.name, Span: s})
 		}
 		if text == "" {
 			text = out
@@ -329,7 +329,7 @@ func (a *adapter) llm(i int, at Attrs, agent string) {
 		text, _ = at.First(keys...)
 	}
 	if text != "" {
-		a.output(LeakEvent{Channel: "inter_agent_message", Source: agent, Target: "agent", Content: text, SpanKind: "LLM", Span: i})
+		a.output(LeakEvent{Channel: "inter_agent_message", Source: agent, Target: "agent", Content: text, SpanKind: "LLM", Span: s})
 	}
 }
 

@@ -53,22 +53,7 @@ type SpanProblem struct {
 // server span (same method, session and JSON-RPC request id) counts once,
 // as its server span.
 func RiskEvents(t *Trace, tenant string) ([]RiskEvent, []SpanProblem) {
-	byID := map[string]*Span{}
-	for _, s := range t.Spans {
-		if s.SpanID != "" {
-			byID[s.SpanID] = s
-		}
-	}
-	// up finds the first of keys on the span or its ancestors.
-	up := func(s *Span, keys ...string) string {
-		for depth := 0; s != nil && depth < 64; depth++ {
-			if v, ok := s.Attrs.First(keys...); ok {
-				return v
-			}
-			s = byID[s.ParentID]
-		}
-		return ""
-	}
+	up := t.Up
 	var out []RiskEvent
 	var probs []SpanProblem
 	// An MCP call's server span is the gateway's view (it carries the
@@ -114,10 +99,7 @@ func RiskEvents(t *Trace, tenant string) ([]RiskEvent, []SpanProblem) {
 		if ev.Tenant == "" {
 			ev.Tenant = tenant
 		}
-		ev.Agent = up(s, "gen_ai.agent.id")
-		if ev.Agent == "" {
-			ev.Agent = nonEmpty(ev.AgentName, s.ResourceStr("service.name"))
-		}
+		ev.Agent = t.Agent(s)
 		if ev.Resource == "" {
 			ev.Resource = argResource(at)
 		}
@@ -208,4 +190,37 @@ func mcpKey(s *Span) string {
 		return ""
 	}
 	return m + "\x00" + s.Attrs.Str("mcp.session.id") + "\x00" + id
+}
+
+// Up is the first of keys found on the span or, when it has none of them,
+// on its nearest ancestor in the trace that has one ("" when none has).
+func (t *Trace) Up(s *Span, keys ...string) string {
+	if t.byID == nil {
+		t.byID = make(map[string]*Span, len(t.Spans))
+		for _, x := range t.Spans {
+			if x.SpanID != "" {
+				t.byID[x.SpanID] = x
+			}
+		}
+	}
+	for depth := 0; s != nil && depth < 64; depth++ {
+		if v, ok := s.Attrs.First(keys...); ok {
+			return v
+		}
+		s = t.byID[s.ParentID]
+	}
+	return ""
+}
+
+// Agent is the agent id of a span for agent risk: gen_ai.agent.id, else
+// gen_ai.agent.name, else agent.name (on the span or an ancestor), else
+// the resource's service.name.
+func (t *Trace) Agent(s *Span) string {
+	if a := t.Up(s, "gen_ai.agent.id"); a != "" {
+		return a
+	}
+	if a := t.Up(s, "gen_ai.agent.name", "agent.name"); a != "" {
+		return a
+	}
+	return s.ResourceStr("service.name")
 }

@@ -137,6 +137,8 @@ type Trace struct {
 	File       string // where it was read, for messages
 	Line       int    // line of its first span (0 in a whole document)
 	Spans      []*Span
+
+	byID map[string]*Span // spans by span id, built when first needed
 }
 
 // ScenarioAttr is the resource attribute that names a trace's vault.

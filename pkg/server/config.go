@@ -82,6 +82,9 @@ type Config struct {
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Delivery          DeliveryConfig `json:"delivery"`
 	Events            *EventsConfig  `json:"events,omitempty"`
+	OTLP              *OTLPConfig    `json:"otlp,omitempty"` // POST /v1/traces (otlp_config.go)
+	// Dir is server.yaml's folder: otlp: paths are relative to it.
+	Dir string `json:"-"`
 
 	// Resolved values.
 	Interval time.Duration  `json:"-"`

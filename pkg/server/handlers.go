@@ -104,8 +104,9 @@ func (s *Server) routes() http.Handler {
 	// Endpoints that name no tenant in the path. POST /verdict checks the
 	// tenant of its body first and the role after (isolation first).
 	plain := map[string]http.HandlerFunc{
-		"POST /verdict": s.verdict,
-		"GET /report":   s.requireRole("GET /report", s.report),
+		"POST /verdict":   s.verdict,
+		"GET /report":     s.requireRole("GET /report", s.report),
+		"POST /v1/traces": s.otlpTraces, // otlp.go: checks the role itself, answering in OTLP's form
 	}
 	tenantScoped := map[string]func(w http.ResponseWriter, r *http.Request, tenant string){
 		"GET /tenants/{tenantId}/agents":                             s.listAgents,
@@ -123,6 +124,7 @@ func (s *Server) routes() http.Handler {
 		"DELETE /tenants/{tenantId}/alert-rules/{ruleId}":            s.deleteRule,
 		"GET /tenants/{tenantId}/alert-deliveries":                   s.listDeliveries,
 		"GET /tenants/{tenantId}/report":                             s.tenantReport,
+		"GET /tenants/{tenantId}/leaks":                              s.listLeaks,
 	}
 	mux := http.NewServeMux()
 	api := http.NewServeMux()

@@ -76,6 +76,7 @@ var takesBody = map[string]bool{
 	"PUT /tenants/{tenantId}/risk-config":  true,
 	"POST /tenants/{tenantId}/events":      true,
 	"POST /tenants/{tenantId}/alert-rules": true,
+	"POST /v1/traces":                      true,
 }
 
 // dropBody makes sure an answer given without reading the body goes out at

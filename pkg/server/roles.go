@@ -69,6 +69,8 @@ var routeTable = []route{
 	{"GET /tenants/{tenantId}/alert-deliveries", RoleViewer},
 	{"GET /report", RoleViewer},
 	{"GET /tenants/{tenantId}/report", RoleViewer},
+	{"POST /v1/traces", RoleOperator},
+	{"GET /tenants/{tenantId}/leaks", RoleViewer},
 }
 
 // roleOf returns the role a route pattern needs (RoleAdmin for an unknown

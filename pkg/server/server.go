@@ -33,6 +33,7 @@ type Server struct {
 	logMu      sync.Mutex
 	now        func() time.Time
 	handler    http.Handler
+	otlp       *otlpState // POST /v1/traces: pending traces and scanned leaks (leaks.go)
 }
 
 // New builds a server on an open store. It loads the config's alert rules
@@ -52,6 +53,11 @@ func New(ctx context.Context, cfg *Config, st *store.Store, log io.Writer) (*Ser
 			s.limiter.logf = s.logf
 		}
 	}
+	set, err := resolveOTLP(cfg.OTLP, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.otlp = newOTLPState(set)
 	s.state = newVerdictState(s.engine)
 	s.recalc = &recalculator{s: s}
 	for _, r := range cfg.AlertRules {
@@ -114,11 +120,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		defer close(jobDone)
 		s.recalc.loop(jobCtx, s.cfg.Interval)
 	}()
+	otlpDone := make(chan struct{})
+	go func() {
+		defer close(otlpDone)
+		s.otlpLoop(jobCtx) // idle traces of POST /v1/traces
+	}()
 	eventsDone := make(chan struct{})
 	if err := s.startEvents(jobCtx, eventsDone); err != nil {
 		stopJob()
 		<-jobDone
 		<-followDone
+		<-otlpDone
 		return err
 	}
 	errc := make(chan error, 1)
@@ -146,6 +158,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	<-jobDone
 	<-followDone
 	<-eventsDone
+	<-otlpDone
 	// Waiting for the lock means waiting for an on-demand run started by a
 	// request that Shutdown already let finish, or for the background run.
 	s.recalc.mu.Lock()

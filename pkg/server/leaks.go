@@ -1,0 +1,312 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/otelspans"
+)
+
+// Trace assembly and AgentLeak scans of the spans POST /v1/traces receives.
+// State is per process (replicas each scan the traces they received).
+
+// otlpState holds every tenant's unfinished traces and scanned leaks.
+type otlpState struct {
+	set     *otlpSettings
+	mu      sync.Mutex
+	tenants map[string]*tenantTraces
+	now     func() time.Time
+}
+
+// tenantTraces is one tenant's part of otlpState.
+type tenantTraces struct {
+	pending map[string]*pendingTrace // by trace id
+	spans   int                      // spans held in pending
+	leaks   []LeakRecord             // scanned traces, oldest first
+	scanMu  sync.Mutex               // the scanner serves one trace at a time
+	scanner *agentleak.Scanner
+}
+
+// pendingTrace is a trace whose root span has not arrived yet.
+type pendingTrace struct {
+	spans []*otelspans.Span
+	last  time.Time // when its latest span arrived
+}
+
+// LeakRecord is one scanned trace as GET /tenants/{id}/leaks lists it:
+// values redacted.
+type LeakRecord struct {
+	TraceID       string        `json:"traceId"`
+	ScenarioID    string        `json:"scenarioId"`
+	Agents        []string      `json:"agents"`
+	Spans         int           `json:"spans"`
+	Events        int           `json:"events"`
+	Ended         string        `json:"ended"` // root (its root span arrived) or idle (idle timeout)
+	ScannedAt     time.Time     `json:"scannedAt"`
+	RiskIndex     float64       `json:"riskIndex"`
+	PrivacyScore  int           `json:"privacyScore"`
+	Verdict       string        `json:"verdict"`
+	Blocked       bool          `json:"blocked"`
+	BlockReasons  []string      `json:"blockReasons,omitempty"`
+	LeakedSecrets int           `json:"leakedSecrets"`
+	Findings      []LeakFinding `json:"findings"`
+}
+
+// LeakFinding is one finding of a scanned trace, its value redacted.
+type LeakFinding struct {
+	EventID  string `json:"eventId"`
+	Channel  string `json:"channel"`
+	Agent    string `json:"agent"`
+	DataType string `json:"dataType"`
+	Level    int    `json:"level"`
+	Severity string `json:"severity"`
+	Detector string `json:"detector"`
+	Tier     string `json:"tier"`
+	Leaked   bool   `json:"leaked"`
+	Value    string `json:"redactedValue"`
+}
+
+// LeaksResponse is GET /tenants/{id}/leaks.
+type LeaksResponse struct {
+	Leaks []LeakRecord `json:"leaks"`
+}
+
+func newOTLPState(set *otlpSettings) *otlpState {
+	return &otlpState{set: set, tenants: map[string]*tenantTraces{}, now: time.Now}
+}
+
+func (o *otlpState) tenant(t string) *tenantTraces {
+	tt := o.tenants[t]
+	if tt == nil {
+		tt = &tenantTraces{pending: map[string]*pendingTrace{}}
+		o.tenants[t] = tt
+	}
+	return tt
+}
+
+// full tells whether the key's tenant holds as many pending spans as it may.
+func (o *otlpState) full(p Principal) bool {
+	if p.Admin {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tt := o.tenants[p.Tenant]
+	return tt != nil && tt.spans >= o.set.maxPending
+}
+
+// add files a tenant's spans under their traces and scans the traces whose
+// root span (a span without parent) is among them.
+func (o *otlpState) add(ctx context.Context, s *Server, tenant string, spans []*otelspans.Span) error {
+	now := o.now()
+	o.mu.Lock()
+	tt := o.tenant(tenant)
+	var done []string
+	for _, sp := range spans {
+		pt := tt.pending[sp.TraceID]
+		if pt == nil {
+			pt = &pendingTrace{}
+			tt.pending[sp.TraceID] = pt
+		}
+		pt.spans = append(pt.spans, sp)
+		pt.last = now
+		tt.spans++
+		if sp.ParentID == "" {
+			done = append(done, sp.TraceID)
+		}
+	}
+	finished := o.take(tt, done)
+	o.mu.Unlock()
+	for i, id := range done {
+		if finished[i] != nil {
+			if err := s.scanTrace(ctx, tenant, tt, id, finished[i], "root"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// take removes the traces ids from pending; o.mu is held.
+func (o *otlpState) take(tt *tenantTraces, ids []string) []*pendingTrace {
+	out := make([]*pendingTrace, len(ids))
+	for i, id := range ids {
+		if pt := tt.pending[id]; pt != nil {
+			out[i] = pt
+			tt.spans -= len(pt.spans)
+			delete(tt.pending, id)
+		}
+	}
+	return out
+}
+
+// sweep scans the traces that had no new span for the idle timeout.
+func (o *otlpState) sweep(ctx context.Context, s *Server) {
+	cut := o.now().Add(-o.set.idle)
+	type due struct {
+		tenant string
+		tt     *tenantTraces
+		id     string
+		pt     *pendingTrace
+	}
+	var list []due
+	o.mu.Lock()
+	for tenant, tt := range o.tenants {
+		var ids []string
+		for id, pt := range tt.pending {
+			if pt.last.Before(cut) {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for i, pt := range o.take(tt, ids) {
+			list = append(list, due{tenant, tt, ids[i], pt})
+		}
+	}
+	o.mu.Unlock()
+	for _, d := range list {
+		if err := s.scanTrace(ctx, d.tenant, d.tt, d.id, d.pt, "idle"); err != nil {
+			s.logf("otlp: scan of trace %s (tenant %s): %v", d.id, d.tenant, err)
+		}
+	}
+}
+
+// otlpLoop sweeps idle traces until ctx ends.
+func (s *Server) otlpLoop(ctx context.Context) {
+	every := min(max(s.otlp.set.idle/4, 100*time.Millisecond), 5*time.Second)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			s.otlp.sweep(ctx, s)
+		}
+	}
+}
+
+// scanTrace scans one finished trace with the tenant's AgentLeak config
+// and vaults, keeps its record, and counts a blocked trace as a policy
+// denial of each agent whose span leaked.
+func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) error {
+	st := &otelspans.Trace{RunID: id, File: "otlp", Spans: pt.spans}
+	for _, sp := range pt.spans {
+		if v := sp.ResourceStr(otelspans.ScenarioAttr); v != "" {
+			st.ScenarioID = v
+			break
+		}
+	}
+	if st.ScenarioID == "" {
+		st.ScenarioID = id
+	}
+	evs := otelspans.LeakEvents(st, otelspans.MappingLF)
+	trace := agentleak.TraceFromEvents(st, evs)
+	tt.scanMu.Lock()
+	if tt.scanner == nil {
+		ts := s.otlp.set.scanners[tenant]
+		if ts == nil {
+			ts = &tenantScanner{}
+		}
+		tt.scanner = agentleak.NewScanner(ts.cfg, ts.vaults)
+	}
+	res, err := tt.scanner.Scan(trace)
+	if err != nil {
+		tt.scanMu.Unlock()
+		return err
+	}
+	rec := LeakRecord{
+		TraceID: id, ScenarioID: st.ScenarioID, Spans: len(pt.spans), Events: res.Events, Ended: ended,
+		ScannedAt: s.now().UTC().Truncate(time.Millisecond), RiskIndex: res.RiskIndex, PrivacyScore: res.PrivacyScore,
+		Verdict: res.Verdict, Blocked: res.Blocked, BlockReasons: append([]string(nil), res.BlockReasons...),
+		LeakedSecrets: res.LeakedSecrets,
+	}
+	agents := map[string]bool{}
+	eventAgent := make([]string, len(evs))
+	for i, e := range evs {
+		eventAgent[i] = st.Agent(e.Span)
+		if eventAgent[i] != "" {
+			agents[eventAgent[i]] = true
+		}
+	}
+	leakers := map[string]*otelspans.LeakEvent{}
+	for _, f := range res.Findings {
+		a := ""
+		if f.Event >= 0 && f.Event < len(evs) {
+			a = eventAgent[f.Event]
+			if f.Leaked && a != "" && leakers[a] == nil {
+				leakers[a] = &evs[f.Event]
+			}
+		}
+		rec.Findings = append(rec.Findings, LeakFinding{
+			EventID: f.EventID, Channel: f.Channel, Agent: a, DataType: f.DataType, Level: f.Level,
+			Severity: f.Severity, Detector: f.Detector, Tier: f.Tier, Leaked: f.Leaked, Value: agentleak.Redact(f.Value),
+		})
+	}
+	tt.scanMu.Unlock()
+	for a := range agents {
+		rec.Agents = append(rec.Agents, a)
+	}
+	sort.Strings(rec.Agents)
+	s.otlp.mu.Lock()
+	tt.leaks = append(tt.leaks, rec)
+	if n := len(tt.leaks) - s.otlp.set.maxLeaks; n > 0 {
+		tt.leaks = append(tt.leaks[:0], tt.leaks[n:]...)
+	}
+	s.otlp.mu.Unlock()
+	if !res.Blocked || len(leakers) == 0 {
+		return nil
+	}
+	return s.denyLeakers(ctx, tenant, id, rec, leakers)
+}
+
+// denyLeakers records a blocked trace as a policy denial of every agent
+// whose span leaked: one deny event each (rule agentleak), at the leaking
+// span's start, so that it raises the agent's policyViolation component and
+// can fire alert rules like any denied request.
+func (s *Server) denyLeakers(ctx context.Context, tenant, id string, rec LeakRecord, leakers map[string]*otelspans.LeakEvent) error {
+	var events []agentrisk.Event
+	rule := "agentleak"
+	if len(rec.BlockReasons) > 0 {
+		rule = "agentleak: " + rec.BlockReasons[0]
+	}
+	for agent, e := range leakers {
+		ts := time.Unix(0, e.Span.Start).UTC()
+		if e.Span.Start == 0 || ts.Before(minEventTime) || ts.After(maxEventTime) {
+			ts = s.now().UTC()
+		}
+		events = append(events, agentrisk.Event{
+			Timestamp: ts, TenantID: tenant, AgentID: agent, Method: "agentleak/trace", Tool: e.ToolName,
+			Decision: "deny", Rule: rule, RequestID: "leak:" + id,
+		})
+	}
+	sort.Slice(events, func(i, j int) bool { return events[i].AgentID < events[j].AgentID })
+	var ticket liveTicket
+	var err error
+	runBulk(func() { _, ticket, err = s.ingestCommit(ctx, events) })
+	s.waitLive(ticket)
+	return err
+}
+
+// listLeaks is GET /tenants/{tenantId}/leaks: the tenant's scanned traces,
+// oldest first; ?blocked=true lists the blocked ones only.
+func (s *Server) listLeaks(w http.ResponseWriter, r *http.Request, tenant string) {
+	onlyBlocked := strings.EqualFold(r.URL.Query().Get("blocked"), "true")
+	s.otlp.mu.Lock()
+	out := LeaksResponse{Leaks: []LeakRecord{}}
+	if tt := s.otlp.tenants[tenant]; tt != nil {
+		for _, l := range tt.leaks {
+			if !onlyBlocked || l.Blocked {
+				out.Leaks = append(out.Leaks, l)
+			}
+		}
+	}
+	s.otlp.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}

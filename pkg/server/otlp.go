@@ -1,0 +1,307 @@
+package server
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/otelspans"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// POST /v1/traces: lf serve as an OTLP/HTTP receiver (docs/serve.md). An
+// OpenTelemetry SDK exporter or a Collector's otlphttp exporter pointed at
+// http://HOST:PORT with "Authorization: Bearer <tenant key>" (operator
+// role) works unchanged. Tool and MCP spans become agent-risk events on the
+// live path; spans are kept per trace until the trace ends (its root span
+// arrives, or no span came for otlp.idleTimeout), then the trace is scanned
+// with the tenant's AgentLeak config and vaults (leaks.go).
+
+const (
+	ctProto = "application/x-protobuf"
+	ctJSON  = "application/json"
+)
+
+// otlpTraces is the handler of POST /v1/traces.
+func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
+	// Without a Content-Type, answers are JSON and the body is read as
+	// JSON when it starts with '{', else as protobuf.
+	enc, sniff := ctJSON, true
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		enc, sniff = ctProto, false
+		mt, _, err := mime.ParseMediaType(ct)
+		switch {
+		case err == nil && mt == ctJSON:
+			enc = ctJSON
+		case err == nil && mt == ctProto:
+		default:
+			dropBody(w, r)
+			otlpError(w, enc, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: send %s or %s", clip(ct), ctProto, ctJSON))
+			return
+		}
+	}
+	p := principalFrom(r.Context())
+	if !p.Allows(RoleOperator) {
+		dropBody(w, r)
+		otlpError(w, enc, http.StatusForbidden, fmt.Sprintf("key %q has role %s; this needs role %s", p.Name, p.Role, RoleOperator))
+		return
+	}
+	if s.otlp.full(p) {
+		dropBody(w, r)
+		w.Header().Set("Retry-After", "1")
+		otlpError(w, enc, http.StatusTooManyRequests, "too many spans of unfinished traces held; retry later")
+		return
+	}
+	body, status, msg := s.otlpBody(w, r)
+	if status != 0 {
+		otlpError(w, enc, status, msg)
+		return
+	}
+	// An ExportTraceServiceRequest has the wire and JSON form of
+	// TracesData (resource_spans = 1), which pdata decodes without the
+	// gRPC packages ptraceotlp would bring into the binary.
+	var td ptrace.Traces
+	var err error
+	if enc == ctJSON && (!sniff || firstByte(body) == '{') {
+		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
+	} else {
+		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
+	}
+	if err != nil {
+		otlpError(w, enc, http.StatusBadRequest, "not a valid OTLP ExportTraceServiceRequest: "+err.Error())
+		return
+	}
+	spans := otelspans.FromPdata(td, 0)
+	accepted, rejected, why := s.otlpTenants(p, spans)
+	res, err := s.otlpAccept(r, accepted, &rejected, &why)
+	if err != nil {
+		if isUnavailable(err) {
+			s.logf("%s %s: store unavailable: %v", r.Method, r.URL.Path, err)
+			w.Header().Set("Retry-After", "1")
+			otlpError(w, enc, http.StatusServiceUnavailable, "store unavailable; retry later")
+			return
+		}
+		s.logf("%s %s: %v", r.Method, r.URL.Path, err)
+		otlpError(w, enc, http.StatusInternalServerError, "internal error; see the server log")
+		return
+	}
+	_ = res
+	out := exportResponse(enc, rejected, why)
+	w.Header().Set("Content-Type", enc)
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+}
+
+// otlpBody reads the body (gzip allowed) within the events' body limit,
+// compressed and uncompressed; a non-zero status is the error to answer.
+func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	limit := int64(maxEventsBody)
+	if s.cfg.MaxBodyBytes > 0 && s.cfg.MaxBodyBytes < limit {
+		limit = s.cfg.MaxBodyBytes
+	}
+	timeout := min(bodyReadTimeout+time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second, maxBodyTime)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
+	var src io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	switch ce := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, http.StatusBadRequest, "gzip body: " + err.Error()
+		}
+		defer zr.Close()
+		src = io.LimitReader(zr, limit+1)
+	default:
+		dropBody(w, r)
+		return nil, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: send gzip or none", clip(ce))
+	}
+	b, err := io.ReadAll(src)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", mbe.Limit)
+	case err != nil && isTimeout(err):
+		w.Header().Set("Connection", "close")
+		return nil, http.StatusRequestTimeout, fmt.Sprintf("body not received within %s", timeout)
+	case err != nil:
+		return nil, http.StatusBadRequest, "cannot read body: " + err.Error()
+	case int64(len(b)) > limit:
+		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("uncompressed body larger than %d bytes", limit)
+	}
+	return b, 0, ""
+}
+
+// otlpTenants sorts spans by tenant: lf.tenant_id (span, then resource),
+// else the key's tenant. A tenant key's spans naming another tenant, and an
+// admin key's spans naming none, are rejected.
+func (s *Server) otlpTenants(p Principal, spans []*otelspans.Span) (map[string][]*otelspans.Span, int, string) {
+	out := map[string][]*otelspans.Span{}
+	rejected, why := 0, ""
+	reject := func(msg string) {
+		rejected++
+		if why == "" {
+			why = msg
+		}
+	}
+	for _, sp := range spans {
+		t := sp.Attrs.Str(otelspans.AttrTenant)
+		if t == "" {
+			t = sp.ResourceStr(otelspans.AttrTenant)
+		}
+		switch {
+		case sp.TraceID == "":
+			reject("span without a trace id")
+			continue
+		case t == "" && p.Admin:
+			reject("an admin key's spans must name their tenant (resource attribute lf.tenant_id)")
+			continue
+		case t == "":
+			t = p.Tenant
+		case !p.CanAccess(t):
+			reject(fmt.Sprintf("lf.tenant_id %q is not the key's tenant", clip(t)))
+			continue
+		}
+		out[t] = append(out[t], sp)
+	}
+	return out, rejected, why
+}
+
+// otlpAccept turns each tenant's spans into agent-risk events (ingested on
+// the live path, as POST .../events does) and into pending traces; traces
+// whose root span arrived are scanned.
+func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
+	var total agentrisk.IngestResult
+	for tenant, spans := range byTenant {
+		traces := otelspans.Group("otlp", spans, "")
+		events, d := agentrisk.SpanEvents("span", traces, tenant)
+		if len(d) > 0 {
+			*rejected += len(d)
+			if *why == "" {
+				*why = d[0].Msg
+			}
+		}
+		kept := events[:0]
+		for _, ev := range events {
+			if ev.Timestamp.Before(minEventTime) || ev.Timestamp.After(maxEventTime) {
+				*rejected++
+				if *why == "" {
+					*why = fmt.Sprintf("span start %s is outside %d..%d", ev.Timestamp.Format(time.RFC3339), minEventTime.Year(), maxEventTime.Year()-1)
+				}
+				continue
+			}
+			kept = append(kept, ev)
+		}
+		if len(kept) > 0 {
+			var res agentrisk.IngestResult
+			var ticket liveTicket
+			var err error
+			runBulk(func() { res, ticket, err = s.ingestCommit(r.Context(), kept) })
+			s.waitLive(ticket)
+			if err != nil {
+				return total, err
+			}
+			total.Events += res.Events
+		}
+		if err := s.otlp.add(r.Context(), s, tenant, spans); err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// otlpError answers an OTLP/HTTP error: a google.rpc.Status in the
+// request's encoding.
+func otlpError(w http.ResponseWriter, enc string, status int, msg string) {
+	code := grpcCode(status)
+	var body []byte
+	if enc == ctJSON {
+		body = fmt.Appendf(nil, `{"code":%d,"message":%s}`, code, strconv.Quote(msg))
+	} else {
+		body = statusProto(code, msg)
+	}
+	w.Header().Set("Content-Type", enc)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// grpcCode is the gRPC status code of an HTTP status, as the OTLP
+// specification pairs them.
+func grpcCode(status int) int {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return 3 // INVALID_ARGUMENT
+	case http.StatusUnauthorized:
+		return 16 // UNAUTHENTICATED
+	case http.StatusForbidden:
+		return 7 // PERMISSION_DENIED
+	case http.StatusTooManyRequests:
+		return 8 // RESOURCE_EXHAUSTED
+	case http.StatusServiceUnavailable:
+		return 14 // UNAVAILABLE
+	case http.StatusRequestTimeout:
+		return 4 // DEADLINE_EXCEEDED
+	}
+	return 13 // INTERNAL
+}
+
+// statusProto encodes google.rpc.Status{code, message}.
+func statusProto(code int, msg string) []byte {
+	b := []byte{0x08}
+	b = appendVarint(b, uint64(code))
+	b = append(b, 0x12)
+	b = appendVarint(b, uint64(len(msg)))
+	return append(b, msg...)
+}
+
+func appendVarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// diagText makes an error with located diagnostics one line of text.
+func diagText(err error) error {
+	var de *diag.Error
+	if errors.As(err, &de) && len(de.Diags) > 0 {
+		var parts []string
+		for _, d := range de.Diags.Errors() {
+			parts = append(parts, d.String())
+		}
+		return errors.New(strings.Join(parts, "; "))
+	}
+	return err
+}
+
+// exportResponse encodes an ExportTraceServiceResponse: empty when every
+// span was accepted, else partial_success {rejected_spans, error_message}.
+func exportResponse(enc string, rejected int, why string) []byte {
+	if enc == ctJSON {
+		if rejected == 0 {
+			return []byte("{}")
+		}
+		return fmt.Appendf(nil, `{"partialSuccess":{"rejectedSpans":"%d","errorMessage":%s}}`, rejected, strconv.Quote(why))
+	}
+	if rejected == 0 {
+		return nil
+	}
+	ps := []byte{0x08}
+	ps = appendVarint(ps, uint64(rejected))
+	ps = append(ps, 0x12)
+	ps = appendVarint(ps, uint64(len(why)))
+	ps = append(ps, why...)
+	out := []byte{0x0a}
+	out = appendVarint(out, uint64(len(ps)))
+	return append(out, ps...)
+}
