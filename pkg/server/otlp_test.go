@@ -62,7 +62,7 @@ func leakyTrace(tenant string, tid byte) ptrace.Traces {
 func otlpConfig(t *testing.T, extra string) *Config {
 	dir := t.TempDir()
 	vaults := filepath.Join(dir, "vaults.yaml")
-	if err := os.WriteFile(vaults, []byte("vaults:\n  - key: 0a010000000000000000000000000000\n    canaries:\n      obvious: [\"CANARY-TRV-1\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(vaults, []byte("vaults:\n  - key: 0a010000000000000000000000000000\n    canaries:\n      obvious: [\"CANARY-TRV-1\"]\n  - key: sdk-trip\n    canaries:\n      obvious: [\"CANARY-SDK-2\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return testConfig(t, "otlp:\n  idleTimeout: 1h\n  tenants:\n    - {tenant: t1, vaults: ["+vaults+"]}\n"+extra)
