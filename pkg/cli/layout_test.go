@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,9 @@ func walkGoFiles(t *testing.T, root string, tests bool, fn func(rel string)) {
 		if d.IsDir() {
 			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "vendor") {
 				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir // another module (tools/otelcol-lf): not this module's layout
 			}
 			return nil
 		}
