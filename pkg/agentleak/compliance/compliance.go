@@ -108,6 +108,27 @@ var channelNames = []string{"final_output", "generated_file", "inter_agent_messa
 // of a type set is typeNames[i]. Types in no group decide no type rule.
 var typeNames = groupMembers()
 
+// FrameworkIndex returns the index of the framework with id in Frameworks, or
+// -1.
+func FrameworkIndex(id string) int {
+	for i := range Frameworks {
+		if Frameworks[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ControlsOf returns the bits of framework i's controls in an
+// Assessment's Controls.
+func ControlsOf(i int) uint64 {
+	first := 0
+	for k := 0; k < i; k++ {
+		first += len(Frameworks[k].Controls)
+	}
+	return (1<<uint(len(Frameworks[i].Controls)) - 1) << uint(first)
+}
+
 func groupMembers() []string {
 	seen := map[string]bool{}
 	var out []string
@@ -279,7 +300,26 @@ type Assessment struct {
 	FrameworksAtRisk    int
 	ControlsAtRisk      int
 	ControlsNotAssessed int
-	atRisk              uint64 // bit per framework
+	// Controls has a bit per control at risk, in report order (framework
+	// by framework): a union over runs says which controls any run put at
+	// risk.
+	Controls     uint64
+	atRisk       uint64 // bit per framework
+	perFramework [16]uint8
+}
+
+// FailedFrameworks returns the ids of the frameworks at risk, most controls
+// at risk first, ties in report order (the posture's order).
+func (a Assessment) FailedFrameworks() []string {
+	out := make([]string, 0, a.FrameworksAtRisk)
+	for n := 16; n > 0; n-- {
+		for i := range Frameworks {
+			if int(a.perFramework[i]) == n {
+				out = append(out, Frameworks[i].ID)
+			}
+		}
+	}
+	return out
 }
 
 // FrameworkAtRisk reports whether framework i of Frameworks is at risk.
@@ -292,6 +332,7 @@ func (a Assessment) Clear() int { return len(Frameworks) - a.FrameworksAtRisk }
 func Assess(in *Input) Assessment {
 	c := newContext(in)
 	var a Assessment
+	bit := 0
 	for i := range Frameworks {
 		f := &Frameworks[i]
 		n := 0
@@ -300,13 +341,16 @@ func Assess(in *Input) Assessment {
 			switch s.status(&in.Policy, s.rule(&c)) {
 			case AtRisk:
 				n++
+				a.Controls |= 1 << uint(bit)
 			case NotAssessed:
 				a.ControlsNotAssessed++
 			}
+			bit++
 		}
 		if n > 0 {
 			a.FrameworksAtRisk++
 			a.atRisk |= 1 << uint(i)
+			a.perFramework[i] = uint8(n)
 		}
 		a.ControlsAtRisk += n
 	}

@@ -168,9 +168,12 @@ func TestAssessAgreesWithEvaluate(t *testing.T) {
 			t.Fatalf("run %d: assess %+v, evaluate %+v", n, a, r.Summary)
 		}
 		for i, fw := range r.Frameworks {
-			if a.FrameworkAtRisk(i) != (fw.AtRisk > 0) {
+			if a.FrameworkAtRisk(i) != (fw.AtRisk > 0) || (a.Controls&ControlsOf(i) != 0) != (fw.AtRisk > 0) {
 				t.Fatalf("run %d: framework %s", n, fw.ID)
 			}
+		}
+		if got := a.FailedFrameworks(); !reflect.DeepEqual(got, r.Posture.FailedFrameworks) {
+			t.Fatalf("run %d: failed %q, posture %q", n, got, r.Posture.FailedFrameworks)
 		}
 	}
 }
