@@ -27,6 +27,10 @@ type Finding struct {
 	Leaked     bool    `json:"leaked"`
 
 	Event int `json:"-"` // index of the event in its trace, for locations
+	// Seq is the finding's place in detection order (events in trace
+	// order, then the detectors' order within an event), before findings
+	// are sorted by level: the engine numbers its finding ids this way.
+	Seq int `json:"-"`
 }
 
 // ChannelRisks is the risk index per leaking channel, written highest first.
@@ -273,7 +277,7 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
-		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline, Event: sc.evIndex,
+		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline, Event: sc.evIndex, Seq: len(sc.res.Findings),
 	})
 	k := fk
 	if secretKey != nil {
