@@ -104,6 +104,9 @@ func (o *otlpState) full(p Principal) bool {
 // add files a tenant's spans under their traces and scans the traces whose
 // root span (a span without parent) is among them.
 func (o *otlpState) add(ctx context.Context, s *Server, tenant string, spans []*otelspans.Span) error {
+	if o.set.noScan {
+		return nil
+	}
 	now := o.now()
 	o.mu.Lock()
 	tt := o.tenant(tenant)

@@ -20,6 +20,9 @@ type OTLPConfig struct {
 	// MaxLeaks is how many scanned traces GET /tenants/{id}/leaks keeps per
 	// tenant, newest last (default 1000).
 	MaxLeaks int `json:"maxLeaks,omitempty"`
+	// Scan: false keeps no spans and scans no trace (spans only feed agent
+	// risk); default true.
+	Scan *bool `json:"scan,omitempty"`
 	// Tenants name each tenant's AgentLeak config and vaults (paths relative
 	// to server.yaml); a tenant not listed is scanned with every channel
 	// and detector on and no vault.
@@ -38,6 +41,7 @@ type otlpSettings struct {
 	idle       time.Duration
 	maxPending int
 	maxLeaks   int
+	noScan     bool
 	scanners   map[string]*tenantScanner
 }
 
@@ -66,6 +70,7 @@ func resolveOTLP(c *OTLPConfig, dir string) (*otlpSettings, error) {
 	if c.MaxPendingSpans > 0 {
 		st.maxPending = c.MaxPendingSpans
 	}
+	st.noScan = c.Scan != nil && !*c.Scan
 	if c.MaxLeaks > 0 {
 		st.maxLeaks = c.MaxLeaks
 	}

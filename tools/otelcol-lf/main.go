@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func main() {
@@ -38,7 +39,7 @@ func main() {
 
 // components lists the Collector's components.
 func components() (otelcol.Factories, error) {
-	var f otelcol.Factories
+	f := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
 	var err error
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
 		return f, err
