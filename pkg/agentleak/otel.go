@@ -2,7 +2,6 @@ package agentleak
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -42,7 +41,7 @@ func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 	}
 	t.Events = make([]Event, 0, len(evs))
 	for _, e := range evs {
-		content, _ := json.Marshal(e.Content)
+		content := appendJSONString(nil, e.Content)
 		t.Events = append(t.Events, Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target, Content: content})
 	}
 	return t

@@ -1,6 +1,7 @@
 package otelspans
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
@@ -135,6 +136,25 @@ func sniffJSON(t []byte) (f Format, keys bool) {
 // into traces. file names it in messages and gives the run id of spans
 // without a trace id (its base name without extension).
 func Read(file string, r io.Reader, f Format) ([]*Trace, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if f == Auto {
+		head, _ := br.Peek(16 << 10)
+		f = Sniff(head)
+	}
+	if f == OTLPJSON {
+		// OTLP JSON lines are decoded as they are read: the file is never
+		// held whole (a trace's spans still are, until the end).
+		spans, whole, err := readOTLPLines(file, br)
+		if err != nil {
+			return nil, err
+		}
+		if whole == nil {
+			return Group(file, spans, Stem(file)), nil
+		}
+		r = io.MultiReader(bytes.NewReader(whole), br)
+	} else {
+		r = br
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, errAt(file, 0, "cannot read: %v", err)
@@ -210,25 +230,69 @@ func jsonDocs(data []byte, fn func(doc []byte, line int) error) error {
 	return nil
 }
 
+// readOTLPLines decodes OTLP JSON line by line while the first non-blank
+// line is a complete JSON value (JSONL); otherwise it returns what it read
+// (whole, not nil) for the caller to decode as one document.
+func readOTLPLines(file string, br *bufio.Reader) ([]*Span, []byte, error) {
+	var spans []*Span
+	var buf []byte
+	decided := false
+	for line := 1; ; line++ {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf[:0], chunk...)
+		for err == bufio.ErrBufferFull {
+			chunk, err = br.ReadSlice('\n')
+			buf = append(buf, chunk...)
+		}
+		if err != nil && err != io.EOF {
+			return nil, nil, errAt(file, line, "cannot read: %v", err)
+		}
+		doc := bytes.TrimSpace(buf)
+		if len(doc) > 0 {
+			if !decided {
+				decided = true
+				if !json.Valid(doc) {
+					return nil, append([]byte(nil), buf...), nil
+				}
+			}
+			got, derr := decodeOTLPDoc(file, doc, line)
+			if derr != nil {
+				return nil, nil, derr
+			}
+			spans = append(spans, got...)
+		}
+		if err == io.EOF {
+			return spans, nil, nil
+		}
+	}
+}
+
+// decodeOTLPDoc decodes one OTLP JSON document found at line (0: the
+// whole file).
+func decodeOTLPDoc(file string, doc []byte, line int) ([]*Span, error) {
+	if bytes.Contains(doc, []byte(`"instrumentationLibrarySpans"`)) && !bytes.Contains(doc, []byte(`"scopeSpans"`)) {
+		// OTLP before 0.15 named scopes instrumentation libraries.
+		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrarySpans"`), []byte(`"scopeSpans"`))
+		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrary"`), []byte(`"scope"`))
+	}
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc)
+	if err != nil {
+		if !json.Valid(doc) {
+			var v any
+			jerr := json.Unmarshal(doc, &v)
+			return nil, errAt(file, max(line, 1), "not valid JSON: %s", jsonMsg(jerr))
+		}
+		return nil, errAt(file, max(line, 1), "not valid OTLP JSON: %v", err)
+	}
+	return FromPdata(td, line), nil
+}
+
 func readOTLPJSON(file string, data []byte) ([]*Span, error) {
 	var spans []*Span
 	err := jsonDocs(data, func(doc []byte, line int) error {
-		if !json.Valid(doc) {
-			var v any
-			err := json.Unmarshal(doc, &v)
-			return errAt(file, max(line, 1), "not valid JSON: %s", jsonMsg(err))
-		}
-		if bytes.Contains(doc, []byte(`"instrumentationLibrarySpans"`)) && !bytes.Contains(doc, []byte(`"scopeSpans"`)) {
-			// OTLP before 0.15 named scopes instrumentation libraries.
-			doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrarySpans"`), []byte(`"scopeSpans"`))
-			doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrary"`), []byte(`"scope"`))
-		}
-		td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc)
-		if err != nil {
-			return errAt(file, max(line, 1), "not valid OTLP JSON: %v", err)
-		}
-		spans = append(spans, FromPdata(td, line)...)
-		return nil
+		got, err := decodeOTLPDoc(file, doc, line)
+		spans = append(spans, got...)
+		return err
 	})
 	return spans, err
 }
