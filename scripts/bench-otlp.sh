@@ -92,7 +92,7 @@ bench() { # label command...
 	local total
 	total=$(sed -n 's/.*; \([0-9]*\) spans in.*/\1/p' <<<"$out")
 	rate+=("$spans")
-	cpuk+=("$(awk -v c=$((c1 - c0)) -v n="$total" 'BEGIN { printf "%.1f", n ? c * 10 / n * 1000 : 0 }')")
+	cpuk+=("$(awk -v c=$((c1 - c0)) -v n="$total" 'BEGIN { printf "%.1f", (n ? c * 10 / n * 1000 : 0) }')")
 	echo "server CPU: $(((c1 - c0) * 10)) ms, ${cpuk[-1]} ms per 1,000 spans"
 }
 bench "lf serve (live scores + trace scans)" ./lf serve --config server-true.yaml --addr "127.0.0.1:$port"
@@ -121,6 +121,6 @@ echo "=== summary"
 printf 'lf serve: %s spans/s (%s ms CPU per 1,000 spans); without scans: %s spans/s (%s ms); Collector: %s spans/s (%s ms)\n' \
 	"${rate[0]}" "${cpuk[0]}" "${rate[1]}" "${cpuk[1]}" "${rate[2]}" "${cpuk[2]}"
 printf 'scanning finished traces costs %s%% more CPU per span than receiving without scanning\n' \
-	"$(awk -v a="${cpuk[0]}" -v b="${cpuk[1]}" 'BEGIN { printf "%.0f", b > 0 ? (a / b - 1) * 100 : 0 }')"
+	"$(awk -v a="${cpuk[0]}" -v b="${cpuk[1]}" 'BEGIN { printf "%.0f", (b > 0 ? (a / b - 1) * 100 : 0) }')"
 printf 'OTLP: lf %s spans/s, Collector %s spans/s: %sx the Collector\n' "${rate[0]}" "${rate[2]}" \
-	"$(awk -v a="${rate[0]}" -v b="${rate[2]}" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')"
+	"$(awk -v a="${rate[0]}" -v b="${rate[2]}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"

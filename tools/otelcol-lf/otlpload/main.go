@@ -61,7 +61,7 @@ func request(n, agent int) []byte {
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName("otlpload")
 	now := time.Now()
-	filler := strings.Repeat("The customer asked about the itinerary and the booking reference; ", 9)
+	filler := strings.Repeat("The customer asked about the itinerary and the booking reference; ", 12)
 	for i := 0; i < n; i++ {
 		s := ss.Spans().AppendEmpty()
 		s.SetTraceID(templateID)
