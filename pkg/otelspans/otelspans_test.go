@@ -335,3 +335,36 @@ func TestRiskEvents(t *testing.T) {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// FuzzDecode: no input makes the readers or the mappings panic.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","name":"x","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}}]}]}]}]}`,
+		`[{"name":"x","context":{"trace_id":"t"},"attributes":{"llm":{"output_messages":[{"message":{"content":"a"}}]}},"events":[{"attributes":{"gen_ai.completion":"b"}}]}]`,
+		`{"spans":[{"name":"a","kind":99,"startTime":[1,2],"attributes":[{"key":"k","value":{"arrayValue":{"values":[{"intValue":"3"}]}}}]}]}`,
+		`{"gen_ai.operation.name":"execute_tool","gen_ai.tool.call.arguments":"{\"path\":\"/x\"}","lf.injection_score":"2"}`,
+		"\x0a\x02\x0a\x00",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, fm := range []Format{Auto, OTLPJSON, SpanList, OTLPProto} {
+			ts, err := Decode("f.json", data, fm)
+			if err != nil {
+				continue
+			}
+			for _, tr := range ts {
+				LeakEvents(tr, MappingLF)
+				LeakEvents(tr, MappingEngine)
+				RiskEvents(tr, "t")
+			}
+		}
+	})
+}
+
+func TestDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	if _, err := Decode("d.json", []byte(deep), SpanList); err == nil || !strings.Contains(err.Error(), "nested more than 1000") {
+		t.Errorf("deep nesting: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package otelspans
 
 import (
 	"bytes"
+	"errors"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -305,7 +306,7 @@ func isHex(s string) bool {
 func decodeOrdered(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := orderedValue(dec)
+	v, err := orderedValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +321,15 @@ func decodeOrdered(data []byte) (any, error) {
 
 var errTrailing = &json.SyntaxError{}
 
-func orderedValue(dec *json.Decoder) (any, error) {
+// maxDepth bounds the nesting of a span file's JSON values.
+const maxDepth = 1000
+
+var errDepth = errors.New("values nested more than 1000 deep")
+
+func orderedValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errDepth
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -333,7 +342,7 @@ func orderedValue(dec *json.Decoder) (any, error) {
 		if t == '[' {
 			out := []any{}
 			for dec.More() {
-				v, err := orderedValue(dec)
+				v, err := orderedValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -348,7 +357,7 @@ func orderedValue(dec *json.Decoder) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			v, err := orderedValue(dec)
+			v, err := orderedValue(dec, depth+1)
 			if err != nil {
 				return nil, err
 			}
