@@ -133,7 +133,7 @@ func Import(ctx context.Context, format Format, paths []string, opts Options, em
 		return Report{}, fmt.Errorf("evaluation key %q does not match %s", opts.EvaluationKey, keyPatternText)
 	}
 	var rep Report
-	for _, p := range paths {
+	for _, p := range expandSuites(format, paths) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
@@ -259,6 +259,9 @@ func importOne(ctx context.Context, fr *FileReport, p string, opts Options) ([]m
 		out = append(out, r)
 	}
 	fr.Skipped = src.skipped
+	if err := checkValues(src, out, ""); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -362,7 +365,7 @@ func detectSource(src *source) (Format, []byte, error) {
 		if _, err := os.Stat(filepath.Join(src.path, "run_spec.json")); err == nil {
 			return HELM, nil, nil
 		}
-		return "", nil, src.errorf(0, 0, "", "cannot tell the format of a folder without run_spec.json: give the format (%s)", formatList())
+		return "", nil, src.errorf(0, 0, "", "a folder is a HELM run (with run_spec.json) or a HELM suite (with run folders); this one is neither: give a result file or the format (%s)", formatList())
 	}
 	var r io.Reader = src.r
 	if r == nil {
