@@ -220,17 +220,27 @@ func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 	files = append(files, more...)
 	more, _ = filepath.Glob("testdata/fuzzseed/*.jsonl")
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"), "/tmp/lf-bench-al10.jsonl")
+	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, extraTraceFiles()...)
 	c := &decodeCheck{t: t}
 	if give {
 		c.give = rand.New(rand.NewSource(7))
 	}
+	// Generated traces on every channel, so that the check has its hundreds
+	// of traces in a clone without ../shared too.
+	_, synthetic, _ := SyntheticVaultSet(50, 300, 11)
+	inputs := map[string][]byte{"synthetic traces": synthetic}
+	order := []string{"synthetic traces"}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		for _, l := range benchLines(data) {
+		inputs[f] = data
+		order = append(order, f)
+	}
+	for _, f := range order {
+		for _, l := range benchLines(inputs[f]) {
 			fast0 := c.fast
 			c.check(l)
 			var probe Trace

@@ -32,7 +32,7 @@ func TestTransientScanMatchesKept(t *testing.T) {
 	}
 	var in bytes.Buffer
 	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
-	files = append(files, "/tmp/lf-bench-al10.jsonl")
+	files = append(files, extraTraceFiles()...)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

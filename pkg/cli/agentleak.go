@@ -15,9 +15,9 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/report"
-	"github.com/lfcli/lf/pkg/riskreport"
 )
 
 func agentleakCommand(env *Env) *ucli.Command {
@@ -145,7 +145,7 @@ type scanWriter struct {
 	show   bool
 	n      int
 	buf    []byte        // jsonl: a line, reused
-	ci     report.Writer // JUnit, SARIF or Markdown: collected, written on close
+	ci     output.Writer // JUnit, SARIF or Markdown: collected, written on close
 }
 
 // render returns the formatting that can run on the scanning goroutines
@@ -170,7 +170,7 @@ func (s *scanWriter) write(r *agentleak.Result) error {
 	}
 	agentleak.RedactFindings(r, s.show)
 	if s.ci != nil {
-		return s.ci.Write(riskreport.Trace{Result: r, ShowValues: s.show})
+		return s.ci.Write(report.Trace{Result: r, ShowValues: s.show})
 	}
 	switch s.format {
 	case "jsonl":
@@ -217,7 +217,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		blocked = "yes: " + strings.Join(r.BlockReasons, "; ")
 	}
 	fmt.Fprintf(s.w, "== %s (run %s, %s)\n", r.ScenarioID, r.RunID, count(r.Events, "event", "events"))
-	if err := report.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
+	if err := output.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
 		strconv.FormatFloat(r.RiskIndex, 'f', 4, 64), strconv.Itoa(r.PrivacyScore), r.Verdict,
 		fmt.Sprintf("%d / %d", r.LeakedSecrets, r.VaultSecrets), blocked,
 	}}); err != nil {
@@ -228,7 +228,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		for _, ch := range r.RIByChannel {
 			rows = append(rows, []string{ch.Channel, strconv.FormatFloat(ch.RI, 'f', 4, 64)})
 		}
-		if err := report.Table(s.w, []string{"channel", "risk index"}, rows); err != nil {
+		if err := output.Table(s.w, []string{"channel", "risk index"}, rows); err != nil {
 			return err
 		}
 	}
@@ -257,7 +257,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		rows = append(rows, []string{f.EventID, f.Channel, f.DataType, strconv.Itoa(f.Level), f.Detector, v})
 	}
 	if len(rows) > 0 {
-		return report.Table(s.w, []string{"event", "channel", "data type", "level", "detector", "value"}, rows)
+		return output.Table(s.w, []string{"event", "channel", "data type", "level", "detector", "value"}, rows)
 	}
 	fmt.Fprintln(s.w, "no leaks")
 	return nil

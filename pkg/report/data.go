@@ -1,4 +1,4 @@
-package riskreport
+package report
 
 import (
 	"context"

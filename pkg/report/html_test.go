@@ -1,4 +1,4 @@
-package htmlreport
+package report
 
 import (
 	"bytes"
@@ -13,17 +13,16 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/riskreport"
 )
 
-func fixture() *riskreport.Data {
+func fixture() *Data {
 	f := func(x float64) *float64 { return &x }
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var hist []agentrisk.HistoryPoint
 	for i := 0; i < 12; i++ {
 		hist = append(hist, agentrisk.HistoryPoint{At: at.Add(time.Duration(i) * time.Hour), Score: 40 + 5*i})
 	}
-	return &riskreport.Data{
+	return &Data{
 		Title: "lf risk report", GeneratedAt: at,
 		Scorers: []risk.Result{
 			{Key: "privacy_agentleak", DisplayName: "Agent privacy <leaks>", Domain: "privacy", Score: f(6), Level: risk.High, Values: 10, Runs: []risk.RunRef{{EvaluationKey: "agentleak", ID: "r1"}}},
@@ -31,13 +30,13 @@ func fixture() *riskreport.Data {
 			{Key: "empty", Domain: "performance", Level: risk.NoData},
 		},
 		Domains: []string{"performance", "privacy"},
-		AgentLeak: []riskreport.LeakRun{{
+		AgentLeak: []LeakRun{{
 			EvaluationKey: "agentleak", ID: "r1", CreatedAt: "2026-12-01T12:00:00Z",
-			Traces:   []riskreport.LeakTrace{{Task: "finance", RiskIndex: 0.6, PrivacyScore: 40, Verdict: "High risk", Blocked: true, Leaked: 5}},
-			Channels: []riskreport.ChannelRI{{Channel: "log", RI: 0.24}, {Channel: "shared_memory", RI: 0.12}},
-			Verdicts: []riskreport.Count{{Label: "High risk", N: 1}}, Blocked: 1, Leaked: 5,
+			Traces:   []LeakTrace{{Task: "finance", RiskIndex: 0.6, PrivacyScore: 40, Verdict: "High risk", Blocked: true, Leaked: 5}},
+			Channels: []ChannelRI{{Channel: "log", RI: 0.24}, {Channel: "shared_memory", RI: 0.12}},
+			Verdicts: []Count{{Label: "High risk", N: 1}}, Blocked: 1, Leaked: 5,
 		}},
-		Agents: []riskreport.Agent{{
+		Agents: []Agent{{
 			AgentRisk: agentrisk.AgentRisk{
 				TenantID: "acme", AgentID: "agt_1", AgentName: "ops-bot", Score: 85, RiskTier: "high", Trend: "rising",
 				Components: []agentrisk.Component{{Name: "injection", Value: 80}, {Name: "toolDrift", Value: 40}},
@@ -50,7 +49,7 @@ func fixture() *riskreport.Data {
 func render(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, fixture()); err != nil {
+	if err := WriteHTML(&buf, fixture()); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -1,4 +1,4 @@
-package report
+package yamlsrc
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
-	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
 const roundTripSample = `# about a
@@ -44,19 +43,19 @@ func TestYAMLRoundTrip(t *testing.T) {
 
 func assertRoundTrip(t *testing.T, src []byte) {
 	t.Helper()
-	doc, diags := yamlsrc.Parse("in.yaml", src)
+	doc, diags := Parse("in.yaml", src)
 	if len(diags) > 0 {
 		return
 	}
-	out := YAML(doc.Value, YAMLStyle{Comments: doc.Comments("")})
-	doc2, diags := yamlsrc.Parse("out.yaml", out)
+	out := Encode(doc.Value, EncodeStyle{Comments: doc.Comments("")})
+	doc2, diags := Parse("out.yaml", out)
 	if len(diags) > 0 {
 		t.Fatalf("output does not parse: %v\n%s", diags, out)
 	}
 	if !reflect.DeepEqual(doc.Value, doc2.Value) {
 		t.Fatalf("values differ:\n%#v\n%#v\n%s", doc.Value, doc2.Value, out)
 	}
-	out2 := YAML(doc2.Value, YAMLStyle{Comments: doc2.Comments("")})
+	out2 := Encode(doc2.Value, EncodeStyle{Comments: doc2.Comments("")})
 	if string(out) != string(out2) {
 		t.Fatalf("not a fixed point:\n%s\n---\n%s", out, out2)
 	}

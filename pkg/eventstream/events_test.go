@@ -1,4 +1,4 @@
-package events_test
+package eventstream_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
-	"github.com/lfcli/lf/pkg/events"
-	"github.com/lfcli/lf/pkg/events/natstest"
+	"github.com/lfcli/lf/pkg/eventstream"
+	"github.com/lfcli/lf/pkg/eventstream/natstest"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -42,9 +42,9 @@ func publish(t *testing.T, js jetstream.JetStream, subject, data string) {
 }
 
 // run consumes in the background until the returned stop is called.
-func run(t *testing.T, opt events.Options, ing events.Ingester) (*events.Consumer, func()) {
+func run(t *testing.T, opt eventstream.Options, ing eventstream.Ingester) (*eventstream.Consumer, func()) {
 	t.Helper()
-	c, err := events.Dial(context.Background(), opt, ing)
+	c, err := eventstream.Dial(context.Background(), opt, ing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func run(t *testing.T, opt events.Options, ing events.Ingester) (*events.Consume
 	return c, stop
 }
 
-func waitStats(t *testing.T, c *events.Consumer, what string, cond func(events.Stats) bool) events.Stats {
+func waitStats(t *testing.T, c *eventstream.Consumer, what string, cond func(eventstream.Stats) bool) eventstream.Stats {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -82,7 +82,7 @@ func TestConsume(t *testing.T) {
 	js, stream, prefix := natstest.Stream(t)
 	url := natstest.URL(t)
 	st := openStore(t)
-	opt := events.Options{URL: url, Stream: stream, SubjectPrefix: prefix, CreateStream: true, Batch: 7}
+	opt := eventstream.Options{URL: url, Stream: stream, SubjectPrefix: prefix, CreateStream: true, Batch: 7}
 	c, stop := run(t, opt, agentrisk.NewEngine(st))
 	for i := range 20 {
 		publish(t, js, prefix+".t1", event("t1", i))
@@ -92,8 +92,8 @@ func TestConsume(t *testing.T) {
 	publish(t, js, prefix+".t2", `{"not json`)
 	publish(t, js, prefix+".t2", event("t1", 104)) // tenant of another subject
 	publish(t, js, prefix+".t1", event("t1", 3))   // a duplicate event
-	s := waitStats(t, c, "all messages handled", func(s events.Stats) bool { return s.Messages+s.Rejected == 25 })
-	if s != (events.Stats{Messages: 23, Events: 25, New: 24, Duplicates: 1, Rejected: 2}) {
+	s := waitStats(t, c, "all messages handled", func(s eventstream.Stats) bool { return s.Messages+s.Rejected == 25 })
+	if s != (eventstream.Stats{Messages: 23, Events: 25, New: 24, Duplicates: 1, Rejected: 2}) {
 		t.Fatalf("stats %+v, want 23 messages of 25 events, 24 new, 1 duplicate, 2 rejected", s)
 	}
 	for tenant, want := range map[string]int{"t1": 5, "t2": 4} {
@@ -108,7 +108,7 @@ func TestConsume(t *testing.T) {
 		publish(t, js, prefix+".t1", event("t1", i))
 	}
 	c2, _ := run(t, opt, agentrisk.NewEngine(st))
-	s = waitStats(t, c2, "the new messages handled", func(s events.Stats) bool { return s.Messages == 10 })
+	s = waitStats(t, c2, "the new messages handled", func(s eventstream.Stats) bool { return s.Messages == 10 })
 	time.Sleep(300 * time.Millisecond)
 	if s = c2.Stats(); s.Messages != 10 || s.New != 10 || s.Duplicates != 0 {
 		t.Fatalf("after a restart: %+v, want only the 10 new messages", s)
@@ -118,7 +118,7 @@ func TestConsume(t *testing.T) {
 // failingIngester fails its first calls, as a store that is down would.
 type failingIngester struct {
 	fails atomic.Int32
-	next  events.Ingester
+	next  eventstream.Ingester
 }
 
 func (f *failingIngester) Ingest(ctx context.Context, evs []agentrisk.Event) (agentrisk.IngestResult, error) {
@@ -136,7 +136,7 @@ func TestAckAfterCommit(t *testing.T) {
 	ing := &failingIngester{next: agentrisk.NewEngine(st)}
 	ing.fails.Store(2)
 	var logs strings.Builder
-	opt := events.Options{
+	opt := eventstream.Options{
 		URL: natstest.URL(t), Stream: stream, SubjectPrefix: prefix, CreateStream: true,
 		AckWait: time.Second, Logf: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) },
 	}
@@ -147,14 +147,14 @@ func TestAckAfterCommit(t *testing.T) {
 	// Had the failed batches been acknowledged, their events would be lost.
 	// (A batch stored but acknowledged after AckWait, on a loaded machine,
 	// comes back and is counted as duplicates: at least once, stored once.)
-	s := waitStats(t, c, "30 events stored", func(s events.Stats) bool { return s.New >= 30 })
+	s := waitStats(t, c, "30 events stored", func(s eventstream.Stats) bool { return s.New >= 30 })
 	if s.New != 30 || s.Messages != s.New+s.Duplicates {
 		t.Fatalf("stats %+v, want 30 new events, every other delivery a duplicate", s)
 	}
 	if !strings.Contains(logs.String(), "not stored (redelivered") {
 		t.Errorf("the failed ingest was not logged:\n%s", logs.String())
 	}
-	cons, err := js.Consumer(context.Background(), stream, events.DefaultDurable)
+	cons, err := js.Consumer(context.Background(), stream, eventstream.DefaultDurable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,12 +169,12 @@ func TestAckAfterCommit(t *testing.T) {
 
 func TestCheckURL(t *testing.T) {
 	for _, u := range []string{"nats://127.0.0.1:4222", "tls://nats.example.com:4222", "nats://user:pw@host:4222"} {
-		if err := events.CheckURL(u); err != nil {
+		if err := eventstream.CheckURL(u); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
 	for _, u := range []string{"http://host:4222", "127.0.0.1:4222", "nats://", "nats://user:secret@"} {
-		err := events.CheckURL(u)
+		err := eventstream.CheckURL(u)
 		if err == nil {
 			t.Errorf("%s: accepted", u)
 		} else if strings.Contains(err.Error(), "secret") {

@@ -1,8 +1,8 @@
-// Package htmlreport writes the risk report as one self-contained HTML file:
+// The HTML report is one self-contained file:
 // styles inline, charts as inline SVG drawn here in Go, no script, and a
 // Content-Security-Policy that forbids every fetch, so the file opens offline
 // from a file URL and shows the same thing everywhere.
-package htmlreport
+package report
 
 import (
 	_ "embed"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/riskreport"
 )
 
 //go:embed report.html.tmpl
@@ -48,13 +47,13 @@ var LevelColor = map[string]string{
 
 var tierColor = map[string]string{"normal": "#4caf50", "elevated": "#f2c94c", "high": "#f2994a", "critical": "#d64545"}
 
-// Write renders d as the HTML report on w.
-func Write(w io.Writer, d *riskreport.Data) error {
+// WriteHTML renders d as the HTML report on w.
+func WriteHTML(w io.Writer, d *Data) error {
 	return tmpl().Execute(w, view(d))
 }
 
 type pageView struct {
-	*riskreport.Data
+	*Data
 	CSP       string
 	Counts    []levelCount
 	Heat      heatMap
@@ -97,15 +96,15 @@ type bar struct {
 }
 
 type leakView struct {
-	riskreport.LeakRun
+	LeakRun
 	Bars        []bar
 	BarsHeight  int
 	VerdictText string
-	TopTypes    []riskreport.Count // the ten data types leaked most
+	TopTypes    []Count // the ten data types leaked most
 }
 
 type agentView struct {
-	riskreport.Agent
+	Agent
 	Color     string
 	Points    string
 	LastX     float64
@@ -117,7 +116,7 @@ type agentView struct {
 	Generated string
 }
 
-func view(d *riskreport.Data) pageView {
+func view(d *Data) pageView {
 	v := pageView{Data: d, CSP: CSP, Generated: d.GeneratedAt.UTC().Format("2006-01-02 15:04 MST")}
 	counts := map[string]int{}
 	for _, r := range d.Scorers {
@@ -164,7 +163,7 @@ func view(d *riskreport.Data) pageView {
 
 // heat lays out the level heat map: a row per domain, a column per level,
 // each cell coloured by its level and darker with more scorers.
-func heat(d *riskreport.Data) heatMap {
+func heat(d *Data) heatMap {
 	const left, top, cw, ch = 220, 24, 90, 30
 	h := heatMap{Width: left + cw*len(Levels) + 4, Height: top + ch*len(d.Domains) + 4}
 	for j, l := range Levels {

@@ -1,5 +1,4 @@
-// Package report writes command results: one file per output format.
-package report
+package output
 
 import (
 	"io"

@@ -1,4 +1,7 @@
-package report
+// Package output holds the Writer interface and one writer per output format
+// (table, JSON, JSON Lines, YAML, Markdown, JUnit, SARIF). It is a leaf: it
+// knows no domain type, callers hand it views and checks.
+package output
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package report
+package yamlsrc
 
 import (
 	"bytes"
@@ -7,25 +7,23 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
-// YAMLStyle controls the canonical YAML writer.
-type YAMLStyle struct {
+// EncodeStyle controls the canonical YAML writer.
+type EncodeStyle struct {
 	// Order returns the keys of the mapping at pointer in the order to write
 	// them. Nil writes keys in sorted order.
 	Order func(pointer string, keys []string) []string
 	// Comments are written back on the nodes they belong to, keyed by pointer.
-	Comments map[string]yamlsrc.Comment
+	Comments map[string]Comment
 }
 
-// YAML renders v as canonical YAML: two-space indentation, block mappings,
+// Encode renders v as canonical YAML: two-space indentation, block mappings,
 // scalar lists in flow style when short, strings plain when that is
 // unambiguous, and comments back where they were. The output parses back (with
 // yamlsrc) to the same values and comments, so writing it again gives the same
 // bytes.
-func YAML(v any, style YAMLStyle) []byte {
+func Encode(v any, style EncodeStyle) []byte {
 	e := &yamlEmitter{style: style}
 	switch x := v.(type) {
 	case map[string]any:
@@ -49,12 +47,12 @@ func YAML(v any, style YAMLStyle) []byte {
 
 type yamlEmitter struct {
 	buf   bytes.Buffer
-	style YAMLStyle
+	style EncodeStyle
 }
 
-func (e *yamlEmitter) comment(ptr string) yamlsrc.Comment {
+func (e *yamlEmitter) comment(ptr string) Comment {
 	if e.style.Comments == nil {
-		return yamlsrc.Comment{}
+		return Comment{}
 	}
 	return e.style.Comments[ptr]
 }
@@ -106,7 +104,7 @@ func (e *yamlEmitter) mapping(m map[string]any, ptr string, indent int) {
 
 func (e *yamlEmitter) entries(m map[string]any, ptr string, indent int, firstInline bool) {
 	for i, k := range e.keys(ptr, m) {
-		p := ptr + "/" + yamlsrc.EscapePointer(k)
+		p := ptr + "/" + EscapePointer(k)
 		if !(firstInline && i == 0) {
 			e.head(p, indent)
 			e.pad(indent)
@@ -348,40 +346,4 @@ func blockSafe(s string) bool {
 		}
 	}
 	return !strings.HasSuffix(s, "\n\n\n")
-}
-
-// YAMLOf renders any JSON-encodable value (a result struct, a list of them)
-// as YAML with the field order of its JSON encoding sorted by key.
-func YAMLOf(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return nil, err
-	}
-	return YAML(fromJSON(x), YAMLStyle{}), nil
-}
-
-func fromJSON(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fromJSON(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fromJSON(e)
-		}
-	}
-	return v
 }

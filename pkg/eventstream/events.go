@@ -1,4 +1,4 @@
-// Package events consumes agent events from a NATS JetStream stream into
+// Package eventstream consumes agent events from a NATS JetStream stream into
 // the store, for `lf serve --events nats://HOST:4222`.
 //
 // The stream (default LF_EVENTS) holds one subject per tenant,
@@ -16,7 +16,7 @@
 // acknowledgement causes a redelivery that the ingest recognises. So every
 // event is counted exactly once, and a restarted consumer resumes where the
 // durable consumer stopped. See docs/events.md.
-package events
+package eventstream
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package report
+package output
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (LF_UPDATE=1 go test ./pkg/report writes it)", err)
+		t.Fatalf("%v (LF_UPDATE=1 go test ./pkg/output writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
