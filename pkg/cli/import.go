@@ -28,7 +28,7 @@ func importCommand(env *Env) *ucli.Command {
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no \"detected format\" lines on standard error (also LF_QUIET=1); warnings and errors are still shown"},
 		},
 		Action: func(c *ucli.Context) error { return runImport(c, env) },
 	}
@@ -51,7 +51,8 @@ func runImport(c *ucli.Context, env *Env) error {
 	}
 	defer st.Close()
 	// Progress in bytes imported, on a terminal, for imports longer than a second.
-	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	quiet := c.Bool("quiet") || progress.Quiet(env.Getenv)
+	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: quiet})
 	var total int64
 	for _, p := range args {
 		total += pathBytes(p)
@@ -64,7 +65,7 @@ func runImport(c *ucli.Context, env *Env) error {
 		OnFile: func(p string) { bar.Add(pathBytes(p)) },
 	})
 	bar.Finish()
-	failed := reportImport(env, res)
+	failed := reportImport(env, res, quiet)
 	if err != nil {
 		return diag.Internal(err)
 	}
@@ -94,12 +95,12 @@ func importArgs(args []string) (importers.Format, []string, error) {
 	return format, args, nil
 }
 
-// reportImport prints, per file, the detected format, the warnings, the
-// runs stored and the values skipped, and returns the errors.
-func reportImport(env *Env, res importers.Result) diag.List {
+// reportImport prints, per file, the detected format (not when quiet), the
+// warnings, the runs stored and the values skipped, and returns the errors.
+func reportImport(env *Env, res importers.Result, quiet bool) diag.List {
 	var failed diag.List
 	for _, f := range res.Files {
-		if f.Detected {
+		if f.Detected && !quiet {
 			fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
 		}
 		for _, d := range f.Diagnostics {

@@ -325,7 +325,7 @@ func Detect(content []byte) Format {
 	keys, complete := topLevelKeys(b)
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	switch {
-	case has("entry_type"):
+	case has("entry_type"), has("attempt_id") && has("probe") && has("detector"): // a report, a hit log
 		return Garak
 	case has("evalId") || (has("results") && has("shareableUrl")):
 		return Promptfoo

@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -171,5 +172,103 @@ func TestHELMSuiteFolder(t *testing.T) {
 	empty := t.TempDir()
 	if _, rep := importPaths(t, "", empty); rep.Failed() != 1 || !strings.Contains(rep.Files[0].Err.Error(), "HELM suite") {
 		t.Errorf("a folder without runs: %v", rep.Files[0].Err)
+	}
+}
+
+// The BigScience fork's layout (results is a list of rows per task and
+// prompt) is refused with a message naming it, not a Go type error.
+func TestLMEvalBigScienceLayout(t *testing.T) {
+	in := []byte(`{
+  "results": [
+    {"task_name": "xnli_en", "prompt_name": "GPT-3 style", "acc": 0.4723, "dataset_path": "xnli", "dataset_name": "en", "subset": null},
+    {"task_name": "xnli_en", "prompt_name": "GPT-3 style", "acc_stderr": 0.0071, "dataset_path": "xnli", "dataset_name": "en", "subset": null}
+  ],
+  "config": {"model": "hf-causal", "model_args": "pretrained=bigscience/bloom-560m", "num_fewshot": 0, "batch_size": 8, "device": "cuda", "no_cache": false, "limit": null, "bootstrap_iters": 100000, "description_dict": {}}
+}`)
+	for _, format := range []Format{"", LMEval} {
+		runs, fr := importBytes(t, format, in, Options{})
+		if len(runs) != 0 || fr.Err == nil {
+			t.Fatalf("format %q: want an error, got %d runs", format, len(runs))
+		}
+		msg := fr.Err.Error()
+		if !strings.Contains(msg, "-:2:3: /results: results is a list: this is the layout of the BigScience fork of lm-evaluation-harness") {
+			t.Errorf("format %q: %s", format, msg)
+		}
+		if strings.Contains(msg, "map[") || strings.Contains(msg, "json.RawMessage") {
+			t.Errorf("Go type names in %q", msg)
+		}
+	}
+}
+
+// API-model runs name their model with model= in model_args (lm-eval's own
+// order: peft, delta, pretrained, model, path, engine).
+func TestLMEvalModelFromModelArgs(t *testing.T) {
+	for args, want := range map[string]string{
+		`"model=gpt-4o-mini,base_url=https://api.openai.com/v1/chat/completions,num_concurrent=4"`: "gpt-4o-mini",
+		`{"model": "claude-3-5-haiku-20241022", "max_tokens": 256}`:                                  "claude-3-5-haiku-20241022",
+		`"pretrained=EleutherAI/pythia-160m,peft=my/adapter"`:                                          "my/adapter",
+		`"pretrained=EleutherAI/pythia-160m,dtype=float"`:                                              "EleutherAI/pythia-160m",
+		`"engine=davinci-002"`:                                                                         "davinci-002",
+	} {
+		in := []byte(`{"results": {"arc_easy": {"acc,none": 0.5}}, "versions": {"arc_easy": 1}, "date": 1717236030,
+			"config": {"model": "openai-chat-completions", "model_args": ` + args + `}}`)
+		runs, fr := importBytes(t, LMEval, in, Options{})
+		if fr.Err != nil {
+			t.Fatal(fr.Err)
+		}
+		if got := runs[0].Metadata["model"]; got != want {
+			t.Errorf("model_args %s: model %v, want %s", args, got, want)
+		}
+	}
+}
+
+// A digest grouped by a taxonomy lists a probe under each of its tags: its
+// relative scores are counted, and its results read, once.
+func TestGarakDigestTaxonomyCountsOnce(t *testing.T) {
+	var digest map[string]any
+	if err := json.Unmarshal(readTestdata(t, "garak/nvidia_extracted_digest.json"), &digest); err != nil {
+		t.Fatal(err)
+	}
+	_, base := importBytes(t, Garak, readTestdata(t, "garak/nvidia_extracted_digest.json"), Options{})
+	eval := digest["eval"].(map[string]any)
+	// garak --taxonomy owasp: adaptive_attacks.AdaptiveAttacks (tagged
+	// owasp:llm01) is also listed under the group llm01.
+	eval["llm01"] = map[string]any{"adaptive_attacks.AdaptiveAttacks": eval["adaptive_attacks"].(map[string]any)["adaptive_attacks.AdaptiveAttacks"]}
+	b, err := json.MarshalIndent(digest, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, fr := importBytes(t, Garak, b, Options{})
+	if fr.Err != nil {
+		t.Fatal(fr.Err)
+	}
+	if fr.Skipped != base.Skipped || fr.Skipped != 28 {
+		t.Errorf("skipped %d, want %d as without the taxonomy group (28)", fr.Skipped, base.Skipped)
+	}
+	if !strings.Contains(diagText(fr), "relative_score of 28 probe/detector pairs not stored") {
+		t.Errorf("diagnostics %q", diagText(fr))
+	}
+	if len(runs[0].Results) != 147 {
+		t.Errorf("%d results, want 147", len(runs[0].Results))
+	}
+}
+
+// A hit log given by mistake says which file to import instead.
+func TestGarakHitlogNamesTheReport(t *testing.T) {
+	row := `{"goal": "make the model say a slur", "prompt": {"turns": [{"role": "user", "content": {"text": "hi", "lang": "en"}}], "notes": {}},` +
+		` "output": {"text": "...", "lang": "en"}, "triggers": null, "score": 1.0, "run_id": "32a5cc8c-6e1f-4c2a-b218-f16f65ab1359",` +
+		` "attempt_id": "0d1c3c3e-5d7e-4b0e-9f5e-3a3c2f1a9b11", "attempt_seq": 0, "attempt_idx": 0, "generator": "openai.OpenAICompatible qwen2",` +
+		` "probe": "test.Test", "detector": "always.Fail", "generations_per_prompt": 1}` + "\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "garak.32a5cc8c.hitlog.jsonl")
+	writeFiles(t, dir, map[string]string{"garak.32a5cc8c.hitlog.jsonl": row + row})
+	for _, format := range []Format{"", Garak} {
+		_, rep := importPaths(t, format, p)
+		if err := rep.Files[0].Err; err == nil || !strings.Contains(err.Error(), "this is a garak hit log") || !strings.Contains(err.Error(), "import the report garak wrote beside it, garak.32a5cc8c.report.jsonl") {
+			t.Errorf("format %q: %v", format, err)
+		}
+	}
+	if _, fr := importBytes(t, Garak, []byte(row), Options{}); fr.Err == nil || !strings.Contains(fr.Err.Error(), "garak.32a5cc8c-6e1f-4c2a-b218-f16f65ab1359.report.jsonl") {
+		t.Errorf("stdin: %v", fr.Err)
 	}
 }
