@@ -205,10 +205,10 @@ func TestLMEvalBigScienceLayout(t *testing.T) {
 func TestLMEvalModelFromModelArgs(t *testing.T) {
 	for args, want := range map[string]string{
 		`"model=gpt-4o-mini,base_url=https://api.openai.com/v1/chat/completions,num_concurrent=4"`: "gpt-4o-mini",
-		`{"model": "claude-3-5-haiku-20241022", "max_tokens": 256}`:                                  "claude-3-5-haiku-20241022",
-		`"pretrained=EleutherAI/pythia-160m,peft=my/adapter"`:                                          "my/adapter",
-		`"pretrained=EleutherAI/pythia-160m,dtype=float"`:                                              "EleutherAI/pythia-160m",
-		`"engine=davinci-002"`:                                                                         "davinci-002",
+		`{"model": "claude-3-5-haiku-20241022", "max_tokens": 256}`:                                "claude-3-5-haiku-20241022",
+		`"pretrained=EleutherAI/pythia-160m,peft=my/adapter"`:                                      "my/adapter",
+		`"pretrained=EleutherAI/pythia-160m,dtype=float"`:                                          "EleutherAI/pythia-160m",
+		`"engine=davinci-002"`: "davinci-002",
 	} {
 		in := []byte(`{"results": {"arc_easy": {"acc,none": 0.5}}, "versions": {"arc_easy": 1}, "date": 1717236030,
 			"config": {"model": "openai-chat-completions", "model_args": ` + args + `}}`)
