@@ -17,12 +17,14 @@ import (
 func importCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "import",
-		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak or HELM as evaluation runs",
+		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak, HELM, DeepEval or RAGAS as evaluation runs",
 		ArgsUsage: "[FORMAT] PATH...",
-		Description: "FORMAT is promptfoo, inspect, lm-eval, garak or helm; without it the format is detected from\n" +
-			"each file's content and printed. PATH is a result file, a HELM run folder, or - for standard input.\n" +
+		Description: "FORMAT is promptfoo, inspect, lm-eval, garak, helm, deepeval or ragas; without it the format is\n" +
+			"detected from each file's content and printed. PATH is a result file, a HELM run or suite folder, or -\n" +
+			"for standard input.\n" +
 			"Each run is upserted by its evaluation key and id: importing the same file twice changes nothing.\n" +
-			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning.\n" +
+			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning;\n" +
+			"a file whose completed run keeps no value at all is refused (exit 3).\n" +
 			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
 			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
 			"See docs/importers.md for each format's mapping.",
