@@ -207,6 +207,7 @@ func eventsDiff(a, b []Event) string {
 // examples and the benchmark file, the fast decoder decodes (it must take
 // them all) exactly what encoding/json decodes.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, give := range []bool{false, true} {
 		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeMatchesEncodingJSON(t, give) })
 	}
@@ -262,6 +263,7 @@ func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 // nested unknown members, numbers valid and not, odd spacing, and
 // truncated or mutated documents.
 func TestDecodeAdversarial(t *testing.T) {
+	t.Parallel()
 	for _, give := range []bool{false, true} {
 		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeAdversarial(t, give) })
 	}
@@ -654,6 +656,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 // pairs, reversed, cut or followed by anything), so that the scanner
 // need not check it (contentHigh unset).
 func TestUnquoteASCIIIsValidUTF8(t *testing.T) {
+	t.Parallel()
 	check := func(raw string) {
 		t.Helper()
 		out, ok := unquoteTo(nil, []byte(raw))

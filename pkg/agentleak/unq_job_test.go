@@ -39,7 +39,7 @@ func TestTransientScanMatchesKept(t *testing.T) {
 			continue
 		}
 		lines := benchLines(data)
-		if testing.Short() && len(lines) > 300 {
+		if reduced() && len(lines) > 300 {
 			lines = lines[:300]
 		}
 		for _, l := range lines {
