@@ -566,6 +566,7 @@ type garakDigest struct {
 func (d *garakDigest) probe(group, probe string, raw json.RawMessage) {
 	var dets map[string]json.RawMessage
 	if json.Unmarshal(raw, &dets) != nil {
+		d.src.skip(0, 0, fmt.Sprintf("/eval/%s/%s", ptrEscape(group), ptrEscape(probe)), "probe %s dropped: not an object of detectors", probe)
 		return
 	}
 	for _, det := range slices.Sorted(maps.Keys(dets)) {
@@ -581,12 +582,13 @@ func (d *garakDigest) probe(group, probe string, raw json.RawMessage) {
 			AbsoluteScore   json.RawMessage `json:"absolute_score"`
 			AbsoluteDefcon  json.RawMessage `json:"absolute_defcon"`
 			RelativeScore   json.RawMessage `json:"relative_score"`
-			CalibrationUsed *bool           `json:"calibration_used"`
-		}
-		if json.Unmarshal(dets[det], &x) != nil {
-			continue
+			CalibrationUsed json.RawMessage `json:"calibration_used"`
 		}
 		ptr := fmt.Sprintf("/eval/%s/%s/%s", ptrEscape(group), ptrEscape(probe), ptrEscape(det))
+		if json.Unmarshal(dets[det], &x) != nil {
+			d.src.skip(0, 0, ptr, "detector %s of %s dropped: not an object with absolute_score", det, probe)
+			continue
+		}
 		abs, why, ok := num(x.AbsoluteScore)
 		if !ok {
 			d.src.skip(0, 0, ptr+"/absolute_score", "absolute_score dropped: %s", why)
@@ -600,7 +602,7 @@ func (d *garakDigest) probe(group, probe string, raw json.RawMessage) {
 			ms = append(ms, metricVal{"relative_score", v})
 		} else if len(x.RelativeScore) > 0 && string(x.RelativeScore) != "null" {
 			d.src.skipped++
-			if x.CalibrationUsed != nil && *x.CalibrationUsed {
+			if string(bytes.TrimSpace(x.CalibrationUsed)) == "true" {
 				d.noRelNoData++
 			} else {
 				d.noRelUncalibrated++
