@@ -272,3 +272,23 @@ func TestGarakHitlogNamesTheReport(t *testing.T) {
 		t.Errorf("stdin: %v", fr.Err)
 	}
 }
+
+// A digest entry that cannot be read is counted and said, not dropped in silence.
+func TestGarakDigestUnreadableEntries(t *testing.T) {
+	in := `{
+ "entry_type": "digest", "meta": {"run_uuid": "u1", "start_time": "2025-11-21T10:07:46"},
+	 "eval": {"dan": {"dan.A": {"mitigation.MitigationBypass": "n/a", "dan.DAN": {"absolute_score": 0.5, "relative_score": "n/a"}},
+	                  "dan.B": []}}}`
+	runs, fr := importBytes(t, Garak, []byte(in), Options{})
+	if fr.Err != nil {
+		t.Fatal(fr.Err)
+	}
+	if len(runs[0].Results) != 1 || fr.Skipped != 3 {
+		t.Errorf("%d results, %d skipped; want 1 and 3", len(runs[0].Results), fr.Skipped)
+	}
+	for _, want := range []string{"detector mitigation.MitigationBypass of dan.A dropped", "probe dan.B dropped", "relative_score of 1 probe/detector pair not stored"} {
+		if !strings.Contains(diagText(fr), want) {
+			t.Errorf("diagnostics %q lack %q", diagText(fr), want)
+		}
+	}
+}
