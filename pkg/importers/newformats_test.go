@@ -210,3 +210,17 @@ func TestParseNewFormats(t *testing.T) {
 		}
 	}
 }
+
+// A CSV of the scores only, with a labelled index (df.set_index(...).to_csv()),
+// is detected, and each sample is named by its label.
+func TestRAGASScoresOnlyWithIndex(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"scores.csv": ",context_recall,context_precision,faithfulness\nRecursive_1000_200,0.625,1.0,0.6844\nRecursive_1000_250,0.5917,1.0,\n"})
+	runs, rep := importPaths(t, "", filepath.Join(dir, "scores.csv"))
+	if fr := rep.Files[0]; fr.Err != nil || fr.Format != RAGAS || fr.Skipped != 1 {
+		t.Fatalf("format %s, %d skipped: %v", fr.Format, fr.Skipped, fr.Err)
+	}
+	if v, ok := metricOf(runs[0], "Recursive_1000_250", "ragas", "context_recall"); !ok || v != 0.5917 {
+		t.Errorf("Recursive_1000_250 context_recall %v %v (results %v)", v, ok, runs[0].Results)
+	}
+}

@@ -49,8 +49,12 @@ var ragasMetricNames = map[string]bool{
 // sample column and a metric, or only RAGAS metric names (a scores list or
 // the means).
 func looksRAGAS(cols []string) bool {
-	inputs, metrics := 0, 0
+	inputs, metrics, named := 0, 0, 0
 	for _, c := range cols {
+		if isIDColumn(c) {
+			continue
+		}
+		named++
 		switch {
 		case ragasInputColumns[c]:
 			inputs++
@@ -58,7 +62,7 @@ func looksRAGAS(cols []string) bool {
 			metrics++
 		}
 	}
-	return inputs >= 2 || (inputs >= 1 && metrics >= 1) || (metrics > 0 && metrics == len(cols))
+	return inputs >= 2 || (inputs >= 1 && metrics >= 1) || (metrics > 0 && metrics == named)
 }
 
 // detectRAGASCSV tells a CSV written from a RAGAS result by its header.
@@ -202,8 +206,8 @@ func ragasTasks(tab *ragasTable) []string {
 			}
 			seen[v] = true
 			tasks[i] = v
-			if col != "id" {
-				tasks[i] = "sample-" + v
+			if col != "id" && c.kind == cellNum {
+				tasks[i] = "sample-" + v // pandas' default index; a labelled index is its own name
 			}
 		}
 		if ok {
@@ -303,6 +307,8 @@ func csvCell(text string) ragasCell {
 
 // ragasJSON reads the JSON layouts: records ([{column: value}]), columns
 // ({column: {index: value}}, pandas' default), or the means ({metric: value}).
+// Bare NaN (json.dump of records) is read as missing; the one warning per
+// metric names the samples, so the tokens get no warning of their own.
 func ragasJSON(src *source, b []byte) (*ragasTable, error) {
 	doc := lax(b)
 	t := bytes.TrimLeft(b, " \t\r\n")
@@ -311,7 +317,6 @@ func ragasJSON(src *source, b []byte) (*ragasTable, error) {
 		if err := doc.decode(src, &records, "RAGAS result (records)"); err != nil {
 			return nil, err
 		}
-		doc.nonFiniteWarnings(src)
 		tab := &ragasTable{layout: "records"}
 		cols := map[string]bool{}
 		for i, rec := range records {
@@ -331,7 +336,6 @@ func ragasJSON(src *source, b []byte) (*ragasTable, error) {
 	if err := doc.decode(src, &obj, "RAGAS result"); err != nil {
 		return nil, err
 	}
-	doc.nonFiniteWarnings(src)
 	columns := slices.Sorted(maps.Keys(obj))
 	byCol := map[string]map[string]json.RawMessage{}
 	for _, k := range columns {
@@ -360,7 +364,7 @@ func ragasJSON(src *source, b []byte) (*ragasTable, error) {
 	})
 	tab.columns = append([]string{""}, columns...)
 	for _, i := range index {
-		row := map[string]ragasCell{"": {kind: cellText, text: i}}
+		row := map[string]ragasCell{"": csvCell(i)} // the index: 0, 1, ... or labels
 		for _, k := range columns {
 			raw, ok := byCol[k][i]
 			if !ok {
