@@ -272,7 +272,7 @@ func importOne(ctx context.Context, fr *FileReport, p string, opts Options) ([]m
 		out = append(out, r)
 	}
 	fr.Skipped = src.skipped
-	if err := checkValues(src, out, ""); err != nil {
+	if err := checkValues(src, out); err != nil {
 		return nil, err
 	}
 	return out, nil

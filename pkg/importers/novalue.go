@@ -23,7 +23,6 @@ type NoValuesError struct {
 	Path    string // the file as given
 	Run     string // evaluation_key/id of the empty run
 	Skipped int    // values skipped in the file (each has its warning)
-	Hint    string // what to do instead, when the importer knows
 }
 
 func (e *NoValuesError) Error() string {
@@ -42,9 +41,6 @@ func (e *NoValuesError) diagnostic() diag.Diagnostic {
 	default:
 		msg += fmt.Sprintf(" (%d values were skipped, see the warnings)", e.Skipped)
 	}
-	if e.Hint != "" {
-		msg += "; " + e.Hint
-	}
 	return diag.Diagnostic{File: e.Path, Msg: msg + "; nothing of the file was stored"}
 }
 
@@ -55,7 +51,7 @@ func (f FileReport) NoValues() bool {
 
 // checkValues refuses a file whose completed runs hold no value (see
 // NoValuesError), and warns about a running or failed run without value.
-func checkValues(src *source, runs []model.EvaluationRun, hint string) error {
+func checkValues(src *source, runs []model.EvaluationRun) error {
 	for _, r := range runs {
 		n := 0
 		for _, res := range r.Results {
@@ -69,7 +65,7 @@ func checkValues(src *source, runs []model.EvaluationRun, hint string) error {
 			src.warnf(0, 0, "", "run %s (%s) holds no metric value yet; it is stored, and risk scorers read only completed runs", name, r.Status)
 			continue
 		}
-		e := &NoValuesError{Path: src.path, Run: name, Skipped: src.skipped, Hint: hint}
+		e := &NoValuesError{Path: src.path, Run: name, Skipped: src.skipped}
 		src.fr.Diagnostics = append(src.fr.Diagnostics, e.diagnostic())
 		return e
 	}
