@@ -25,6 +25,8 @@ type NoValuesError struct {
 	Skipped int    // values skipped in the file (each has its warning)
 }
 
+// Error is the message lf import prints: the file, the empty run and how
+// many values were skipped.
 func (e *NoValuesError) Error() string {
 	return e.diagnostic().String()
 }
