@@ -56,6 +56,13 @@ type DeliveryConfig struct {
 	Timeout     string `json:"timeout,omitempty"`
 }
 
+// LimitsConfig is the limits: section: what one tenant may hold (defaults
+// from the schema).
+type LimitsConfig struct {
+	MaxAgentsPerTenant     int `json:"maxAgentsPerTenant,omitempty"`
+	MaxAlertRulesPerTenant int `json:"maxAlertRulesPerTenant,omitempty"`
+}
+
 // EventsConfig is the events: section: agent events consumed from NATS
 // JetStream (see pkg/events).
 type EventsConfig struct {
@@ -80,6 +87,7 @@ type Config struct {
 	SecretList        []SecretConfig `json:"secrets,omitempty"`
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
+	Limits            LimitsConfig   `json:"limits"`
 	Delivery          DeliveryConfig `json:"delivery"`
 	Events            *EventsConfig  `json:"events,omitempty"`
 
