@@ -9,11 +9,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/alerts"
 )
 
 // agentEvents returns NDJSON with one event of tenant for each of n agents
@@ -173,5 +175,69 @@ func TestHostileRecalculationFairBetweenTenants(t *testing.T) {
 		t.Logf("t1 (5,000 agents) %s, t2 (2 agents) %s", d, small)
 	default:
 		t.Logf("t2 (2 agents) answered in %s while t1's recalculation (5,000 agents) still runs; it took %s", small, <-bigDone)
+	}
+}
+
+// TestHostileAlertFairness: one tenant whose 300 rules fire at once
+// against a target that hangs neither fills the delivery queue for the
+// others nor holds their alerts back: another tenant's critical alert is
+// delivered within seconds, and nothing is recorded as failed for it.
+func TestHostileAlertFairness(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	defer close(release)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(3 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	got := make(chan string, 10)
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("X-LF-Alert-Id")
+	}))
+	defer fast.Close()
+	cfg := testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\n")
+	cfg.Alerts.QueueSize, cfg.Alerts.MaxAttempts, cfg.Alerts.Client = 16, 1, alerts.NewWebhookClient(2*time.Second)
+	ts := startServer(t, cfg)
+	for i := range 300 {
+		r := alerts.Rule{ID: fmt.Sprint("flood-", i), TenantID: "t1", Tier: "critical", Channel: alerts.ChannelWebhook, URL: slow.URL, SecretName: "hook"}
+		if err := alerts.PutRule(ctx, ts.store, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := alerts.PutRule(ctx, ts.store, alerts.Rule{ID: "crit", TenantID: "t2", Tier: "critical", Channel: alerts.ChannelWebhook, URL: fast.URL, SecretName: "hook"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ key, tenant string }{{keyT1, "t1"}, {keyT2, "t2"}} {
+		if code, out := ts.call(t, c.key, "PUT", "/tenants/"+c.tenant+"/risk-config", lowThresholds); code != 200 {
+			t.Fatalf("risk config: %d %s", code, out)
+		}
+	}
+	if code, out := ts.call(t, keyT1, "POST", "/tenants/t1/events?recalculate=true", events("t1", 40)); code != 200 {
+		t.Fatalf("t1: %d %s", code, out)
+	}
+	start := time.Now()
+	if code, out := ts.call(t, keyT2, "POST", "/tenants/t2/events?recalculate=true", events("t2", 40)); code != 200 {
+		t.Fatalf("t2: %d %s", code, out)
+	}
+	select {
+	case id := <-got:
+		t.Logf("t2's alert %s delivered %s after it fired, behind t1's 300", id, time.Since(start).Round(time.Millisecond))
+	case <-time.After(3 * time.Second):
+		t.Errorf("t2's critical alert not delivered within 3 s of firing, behind t1's 300 alerts")
+	}
+	ds, err := alerts.ListDeliveries(ctx, ts.store, "t2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.Status == alerts.StatusFailed {
+			t.Errorf("t2's alert recorded as failed: %+v", d)
+		}
+	}
+	if ds, _ := alerts.ListDeliveries(ctx, ts.store, "t1", 0); len(ds) > 0 && strings.Contains(ds[len(ds)-1].Error, "queue is full") {
+		t.Errorf("t1's alerts beyond the queue were failed instead of waiting: %+v", ds[len(ds)-1])
 	}
 }
