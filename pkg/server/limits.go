@@ -147,20 +147,42 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return l.track(c), nil
 		default:
 		}
-		if l.evictIdle() {
+		evicted, wait := l.evictIdle(time.Now())
+		if evicted {
 			continue // its Close freed a slot
 		}
-		// Every slot is busy: wait for one to free or to turn idle.
+		// Every slot is busy: wait for one to free, to turn idle, or for
+		// the oldest idle connection to be idle long enough.
+		var old <-chan time.Time
+		var timer *time.Timer
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			old = timer.C
+		}
+		got := false
 		select {
 		case l.sem <- struct{}{}:
-			return l.track(c), nil
+			got = true
 		case <-l.idle:
+		case <-old:
 		case <-l.done:
 			c.Close()
 			return nil, net.ErrClosed
 		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if got {
+			return l.track(c), nil
+		}
 	}
 }
+
+// evictMinIdle is how long a connection must have been idle before it is
+// closed for a new one: a client may be about to reuse a connection it just
+// got an answer on (and a POST it sent there as the server closed it would
+// fail), much less one idle for a second.
+const evictMinIdle = time.Second
 
 // Close stops accepting, also in an Accept waiting for a slot.
 func (l *limitListener) Close() error {
@@ -177,9 +199,10 @@ func (l *limitListener) track(c net.Conn) *limitConn {
 	return lc
 }
 
-// evictIdle closes the connection idle longest, if any is idle, and waits
-// for its slot to free; it reports whether it closed one.
-func (l *limitListener) evictIdle() bool {
+// evictIdle closes the connection idle longest if it has been idle for
+// evictMinIdle, which frees its slot, and reports whether it did; when the
+// oldest idle connection is younger, wait is how long until it is not.
+func (l *limitListener) evictIdle(now time.Time) (evicted bool, wait time.Duration) {
 	l.mu.Lock()
 	var oldest *limitConn
 	for c := range l.conns {
@@ -188,12 +211,18 @@ func (l *limitListener) evictIdle() bool {
 		}
 	}
 	l.mu.Unlock()
+	if oldest == nil {
+		return false, 0
+	}
+	if age := now.Sub(time.Unix(0, oldest.idleSince.Load())); age < evictMinIdle {
+		return false, evictMinIdle - age
+	}
 	// Claim it: a request that began meanwhile made it active and keeps it.
-	if oldest == nil || !oldest.state.CompareAndSwap(int32(http.StateIdle), int32(http.StateClosed)) {
-		return false
+	if !oldest.state.CompareAndSwap(int32(http.StateIdle), int32(http.StateClosed)) {
+		return false, 0
 	}
 	oldest.Close()
-	return true
+	return true, 0
 }
 
 type limitConn struct {
