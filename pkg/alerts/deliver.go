@@ -204,22 +204,27 @@ func (d *Dispatcher) Enqueue(alerts ...Alert) {
 }
 
 // offer queues a if its tenant's queue has room and the outbox lease can be
-// taken (claimed: the sweeper took it already); false when it was not.
+// taken (claimed: the sweeper took it already); false when it was not. The
+// store is not called under the dispatcher's lock.
 func (d *Dispatcher) offer(a Alert, claimed bool) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return false // it stays in the outbox: delivered after a restart
-	}
-	if _, ok := d.inflight[a.AlertID]; ok || len(d.queues[a.TenantID]) >= d.opt.QueueSize {
-		return false
-	}
 	if !claimed {
+		if !d.hasRoom(a.TenantID, a.AlertID) {
+			return false // it waits in the outbox, not leased
+		}
 		now := time.Now()
 		ok, err := d.st.ClaimOutboxAlert(d.ctx, a.AlertID, now, now.Add(d.opt.RedeliverAfter))
 		if err != nil || !ok {
 			return false // another process took it, or the sweeper retries later
 		}
+	}
+	d.mu.Lock()
+	_, busy := d.inflight[a.AlertID]
+	if d.closed || busy || len(d.queues[a.TenantID]) >= d.opt.QueueSize {
+		d.mu.Unlock()
+		if !busy { // filled or closed meanwhile: due again at once, for the sweeper or the next start
+			_, _ = d.st.ClaimOutboxAlert(context.Background(), a.AlertID, time.Now().Add(d.opt.RedeliverAfter+time.Minute), time.Time{})
+		}
+		return false
 	}
 	if len(d.queues[a.TenantID]) == 0 {
 		d.turn = append(d.turn, a.TenantID)
@@ -228,6 +233,7 @@ func (d *Dispatcher) offer(a Alert, claimed bool) bool {
 	d.inflight[a.AlertID] = struct{}{}
 	d.pending.Add(1)
 	d.wake.Signal()
+	d.mu.Unlock()
 	return true
 }
 

@@ -91,9 +91,7 @@ func (d *Dispatcher) sweep() {
 			_ = d.st.DeleteOutboxAlert(d.ctx, a.AlertID)
 			continue
 		}
-		if !d.offer(a, true) { // filled or closed meanwhile: due again at once
-			_, _ = d.st.ClaimOutboxAlert(d.ctx, a.AlertID, now.Add(d.opt.RedeliverAfter+time.Minute), time.Time{})
-		}
+		d.offer(a, true) // when it does not fit after all, offer makes it due again
 	}
 }
 
