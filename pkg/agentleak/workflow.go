@@ -79,18 +79,18 @@ type ScanReport struct {
 	// controls put at risk (nil when compliance is off).
 	Compliance *ComplianceTotals `json:"compliance,omitempty"`
 	Warnings   diag.List         `json:"-"`
-	Diags         diag.List      `json:"-"` // bad traces (with KeepGoing)
+	Diags      diag.List         `json:"-"` // bad traces (with KeepGoing)
 }
 
 // ScanPlan is a scan whose config, vaults and trace list are loaded and
 // checked: every usage and input problem shows before a store is opened.
 type ScanPlan struct {
-	in       ScanInputs
-	cfg      *Config
-	vaults   *Vaults
-	inputs   []Input
-	key      string
-	hash     string // content hash of the inputs; "" when one is stdin
+	in     ScanInputs
+	cfg    *Config
+	vaults *Vaults
+	inputs []Input
+	key    string
+	hash   string // content hash of the inputs; "" when one is stdin
 	// reportTime is the time full compliance sections are digested with.
 	reportTime string
 	Warnings   diag.List
