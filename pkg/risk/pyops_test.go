@@ -42,10 +42,10 @@ func TestFloorDivisionIsPythons(t *testing.T) {
 		{"7.5 // 2", 0, 3},
 		{"value // -2", 7.5, -4},
 		{"1 // 0.1", 0, 9},
-		{"value//2*3", 7, 9},          // same precedence as * and /, left to right
-		{"2 ** 3 // 3", 0, 2},         // ** binds tighter
-		{"-value // 2", 1, -1},        // unary minus binds tighter
-		{"10 - value // 4", 9, 8},     // // binds tighter than -
+		{"value//2*3", 7, 9},      // same precedence as * and /, left to right
+		{"2 ** 3 // 3", 0, 2},     // ** binds tighter
+		{"-value // 2", 1, -1},    // unary minus binds tighter
+		{"10 - value // 4", 9, 8}, // // binds tighter than -
 		{"1 if value // 2 > 1 else 0", 5, 1},
 		{"(value // 2) // 2", 9, 2},
 		{"abs(value // -3)", 4, 2},
