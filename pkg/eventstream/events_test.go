@@ -189,7 +189,7 @@ func TestFutureEventRejectsItsMessageOnly(t *testing.T) {
 	js, stream, prefix := natstest.Stream(t)
 	url := natstest.URL(t)
 	st := openStore(t)
-	opt := events.Options{URL: url, Stream: stream, SubjectPrefix: prefix, CreateStream: true, Batch: 10}
+	opt := eventstream.Options{URL: url, Stream: stream, SubjectPrefix: prefix, CreateStream: true, Batch: 10}
 	_, stop := run(t, opt, agentrisk.NewEngine(st)) // creates the stream
 	stop()
 	for i := range 4 {
@@ -200,8 +200,8 @@ func TestFutureEventRejectsItsMessageOnly(t *testing.T) {
 		publish(t, js, prefix+".t1", event("t1", i))
 	}
 	c, _ := run(t, opt, agentrisk.NewEngine(st))
-	s := waitStats(t, c, "all messages handled", func(s events.Stats) bool { return s.Messages+s.Rejected == 9 })
-	if s != (events.Stats{Messages: 8, Events: 8, New: 8, Rejected: 1}) {
+	s := waitStats(t, c, "all messages handled", func(s eventstream.Stats) bool { return s.Messages+s.Rejected == 9 })
+	if s != (eventstream.Stats{Messages: 8, Events: 8, New: 8, Rejected: 1}) {
 		t.Fatalf("stats %+v, want 8 messages stored and the one with a 2099 event rejected", s)
 	}
 }
