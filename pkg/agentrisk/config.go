@@ -60,6 +60,9 @@ func checkConfig(doc *yamlsrc.Doc, ptr string, cfg *RiskConfig, _ struct{}) diag
 	return out
 }
 
+// maxClockSkewLimit bounds maxClockSkewSeconds (a day), as the schema does.
+const maxClockSkewLimit = 86400
+
 // defaults is the schema's defaults decoded once.
 var defaults = sync.OnceValue(func() RiskConfig {
 	cfg, ds := ConfigBody.Parse("defaults", []byte("{}"), struct{}{}).One()
@@ -131,6 +134,9 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	}
 	if cfg.GracePeriodSeconds < 0 || cfg.GracePeriodSeconds > MaxGracePeriodSeconds {
 		bad("gracePeriodSeconds", "must lie within 0..%d (one day), got %d", MaxGracePeriodSeconds, cfg.GracePeriodSeconds)
+	}
+	if cfg.MaxClockSkewSeconds < 0 || cfg.MaxClockSkewSeconds > maxClockSkewLimit {
+		bad("maxClockSkewSeconds", "must lie within 0..%d, got %d", maxClockSkewLimit, cfg.MaxClockSkewSeconds)
 	}
 	if !(cfg.DecayHalfLifeHours >= MinDecayHalfLifeHours && cfg.DecayHalfLifeHours <= 168) {
 		bad("decayHalfLifeHours", "must lie within %g..168 hours, got %g", MinDecayHalfLifeHours, cfg.DecayHalfLifeHours)

@@ -188,13 +188,19 @@ func schemaCheck(name string, f *File, parsed diag.List) diag.List {
 var memoryLimit int64
 
 // limitMemory keeps reading a large file within about ten times its size:
-// its tree of values is about six times its size, and the collector would
+// its tree of values is five to seven times its size (block and flow style
+// hold the same values in more and fewer bytes), and the collector would
 // otherwise let garbage (schema validation's, mostly) double that. The limit
 // is soft (the collector works harder near it, nothing fails); it is left
-// alone when GOMEMLIMIT is set or the file is under 32 MB.
+// alone when GOMEMLIMIT is set or the file is under 8 MB, where the
+// process's own 25-30 MB dominate; under 32 MB it leaves them room (a limit
+// under the tree's size only makes the collector run without end).
 func limitMemory(size int) {
 	want := int64(9 * size)
-	if size < 32<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
+	if size < 32<<20 {
+		want = int64(10*size) + 16<<20
+	}
+	if size < 8<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
 		return
 	}
 	memoryLimit = want
