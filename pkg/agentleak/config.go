@@ -126,9 +126,11 @@ func LoadConfig(path, display string) (*Config, diag.List, error) {
 // configs carry keys of their own); defaults of custom detectors come from
 // schemas/agentleak-config.schema.json.
 var ConfigFile = kind.Kind[rawConfig, struct{}]{
-	Name:    "agentleak-config",
-	Schema:  "agentleak-config",
-	EmptyOK: true,
+	Name:        "agentleak-config",
+	Description: "an AgentLeak config",
+	Keys:        []string{"detectors", "channels", "custom_detectors", "privacy_policy", "scoring"},
+	Schema:      "agentleak-config",
+	EmptyOK:     true,
 	Lint: func(doc *yamlsrc.Doc, _ string) diag.List {
 		ds := kind.UnknownKeys("agentleak-config", doc, "")
 		ds = append(ds, checkPatterns(doc)...)

@@ -21,9 +21,24 @@ import (
 // defaults from the schema, decode, Check and CheckAll. Entries with schema
 // errors are skipped by one rule (Skip), so that the other entries are still
 // checked and one run reports every problem of a file.
+//
+// A kind read from files is also told apart by its value: a file named
+// FileName, or a file with one of its top-level Keys (or List); the list of
+// file kinds every project command uses (pkg/cli/filetypes.go) is made of
+// these values, so a kind is declared in this one place.
 type Kind[T, C any] struct {
-	Name   string // e.g. "alert-rules", as project.FileType and `lf validate` name it
+	Name   string // e.g. "alert-rules", as `lf validate` and messages name it
 	Schema string // schemas/<Schema>.schema.json; "" for none
+
+	// Description says what a file of the kind is, for messages about a
+	// file given where another kind is expected: "a run file (use `lf run
+	// -f`)". Keys are the top-level keys that tell a file of the kind apart
+	// (any one of them; a kind with List is told apart by List without
+	// them); FileName, the file name that does (lf.yaml). A kind with
+	// neither is read only where it is expected (a request body).
+	Description string
+	Keys        []string
+	FileName    string
 
 	// List, when set, is the member of the top-level mapping that holds the
 	// kind's entries (e.g. "alert_rules"), each a T; NotMapping and Missing
@@ -205,16 +220,46 @@ func Skip(ds diag.List, ptr string) bool {
 	return false
 }
 
-// File is a kind as `lf validate` runs it on a whole file: its name and the
-// pipeline with the check's context fixed.
+// File is a file kind as the project commands see it, whatever its Go
+// type: what tells its files apart (Kind's FileName, Keys, List), what it
+// is called in messages, and the whole pipeline with the check's context
+// fixed, as `lf validate` runs it.
 type File struct {
-	Name  string
-	Check func(file string, data []byte) diag.List
+	Name        string
+	Description string
+	Schema      string
+	Keys        []string // the top-level keys that tell its files apart
+	FileName    string   // the file name that does
+	Check       func(file string, data []byte) diag.List
 }
 
-// File returns k as `lf validate` runs it, with c for its check.
+// File returns k as the project commands see it, with c for its check.
 func (k *Kind[T, C]) File(c C) File {
-	return File{Name: k.Name, Check: func(file string, data []byte) diag.List {
-		return k.Parse(file, data, c).Diags
-	}}
+	keys := k.Keys
+	if len(keys) == 0 && k.List != "" {
+		keys = []string{k.List}
+	}
+	return File{
+		Name: k.Name, Description: k.Description, Schema: k.Schema, Keys: keys, FileName: k.FileName,
+		Check: func(file string, data []byte) diag.List { return k.Parse(file, data, c).Diags },
+	}
+}
+
+// Classify returns the kind among kinds that a file named name (its base
+// name) with top-level mapping top belongs to: the kind whose FileName is
+// name, else the first whose keys top holds; nil for none.
+func Classify(kinds []File, name string, top map[string]any) *File {
+	for i := range kinds {
+		if kinds[i].FileName != "" && kinds[i].FileName == name {
+			return &kinds[i]
+		}
+	}
+	for i := range kinds {
+		for _, k := range kinds[i].Keys {
+			if _, ok := top[k]; ok {
+				return &kinds[i]
+			}
+		}
+	}
+	return nil
 }

@@ -151,16 +151,6 @@ type Settings struct {
 	Exclude     []string `json:"exclude"`
 }
 
-// Marker is the file kind lf.yaml (schemas/lf.schema.json).
-var Marker = kind.Kind[Settings, struct{}]{Name: markerType.Name, Schema: markerType.Schema}
-
-// FileTypeNames lists the names of the file types beyond entity files,
-// lf.yaml's included: each must have its kind in `lf validate`'s list
-// (pkg/cli/filetypes.go).
-func FileTypeNames() []string {
-	out := []string{markerType.Name}
-	for _, t := range fileTypes {
-		out = append(out, t.Name)
-	}
-	return out
-}
+// Marker is the file kind lf.yaml (schemas/lf.schema.json), told apart by
+// its name.
+var Marker = kind.Kind[Settings, struct{}]{Name: "lf", Description: "the project's lf.yaml", Schema: "lf", FileName: MarkerFile}

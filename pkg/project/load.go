@@ -26,7 +26,7 @@ type File struct {
 	Rel  string // for messages: relative to the project root when inside it
 	Data []byte
 	Doc  *yamlsrc.Doc
-	Type *FileType
+	Type *kind.File // its kind (EntityFile for entity files)
 }
 
 // Entity is one methodology, risk scorer or evaluation run read from a file.
@@ -139,8 +139,8 @@ func expandOne(a string) (files []string, why string, err error) {
 }
 
 // ReadFile reads and parses one file (or stdin for "-"), naming it relative
-// to root in messages, and classifies it.
-func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
+// to root in messages, and classifies it among kinds (Classify).
+func ReadFile(root, path string, stdin io.Reader, kinds []kind.File) (*File, diag.List) {
 	var data []byte
 	var err error
 	rel := path
@@ -163,7 +163,7 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	// Problems in values (a NaN, a duplicate key) leave the rest of the
 	// file readable: it is classified and checked further, so that every
 	// independent problem is reported in one pass.
-	f.Type = Classify(path, doc)
+	f.Type = Classify(path, doc, kinds)
 	return f, diags
 }
 
@@ -203,10 +203,10 @@ func limitMemory(size int) {
 
 // LoadEntityFiles reads the entity files named by paths (files, folders,
 // globs, "-"), validates each against the project schema and returns the
-// entities with every problem found. Files of other types found in a folder
-// are skipped; named explicitly, they are an error.
-func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag.List) {
-	b, diags, err := LoadEntities(root, paths, stdin)
+// entities with every problem found. Files of other kinds (one of kinds)
+// found in a folder are skipped; named explicitly, they are an error.
+func LoadEntityFiles(root string, paths []string, stdin io.Reader, kinds []kind.File) (*Batch, diag.List) {
+	b, diags, err := LoadEntities(root, paths, stdin, kinds)
 	if err != nil {
 		return nil, diag.List{{Msg: err.Error()}}
 	}
@@ -215,7 +215,7 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 
 // LoadEntities is LoadEntityFiles with paths that name nothing returned as
 // a usage error apart from the problems in the files.
-func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.List, error) {
+func LoadEntities(root string, paths []string, stdin io.Reader, kinds []kind.File) (*Batch, diag.List, error) {
 	files, err := ExpandPaths(paths)
 	if err != nil {
 		return nil, nil, err
@@ -227,12 +227,12 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 	b := &Batch{}
 	var diags diag.List
 	for _, p := range files {
-		f, parsed := ReadFile(root, p, stdin)
+		f, parsed := ReadFile(root, p, stdin, kinds)
 		if f == nil || f.Type == nil {
 			diags = append(diags, parsed...)
 			continue
 		}
-		if f.Type != &EntityFileType {
+		if f.Type != &EntityFile {
 			diags = append(diags, parsed...)
 			if explicit[p] || p == "-" {
 				diags = append(diags, diag.Diagnostic{
