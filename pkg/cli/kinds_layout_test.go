@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
+	"github.com/lfcli/lf/pkg/project"
 )
 
 // TestEveryFileKindListed: every kind.Kind declared in the module that
@@ -17,13 +18,17 @@ import (
 // the one list the project commands derive from, and every kind there can
 // be told apart and described, so a new kind is declared in one place and
 // listed once: `lf validate` cannot leave it to a bare schema, nor `lf add`
-// take its file for an entity file.
+// take its file for an entity file. The entity kinds (project.Kinds) are
+// sections of entity files, read by pkg/project's batch loader.
 func TestEveryFileKindListed(t *testing.T) {
 	root := testfiles.RepoRoot()
 	if root == "" {
 		t.Skip("repository root not found")
 	}
 	listed := map[string]bool{}
+	for _, k := range project.Kinds {
+		listed[k.Plural] = true
+	}
 	for _, k := range fileKinds {
 		listed[k.Name] = true
 		if len(k.Keys) == 0 && k.FileName == "" {
@@ -73,8 +78,8 @@ func TestEveryFileKindListed(t *testing.T) {
 			return true
 		})
 	})
-	if declared != len(fileKinds) {
-		t.Errorf("%d file kinds declared, %d listed", declared, len(fileKinds))
+	if declared != len(fileKinds)+len(project.Kinds) {
+		t.Errorf("%d file and entity kinds declared, %d listed", declared, len(fileKinds)+len(project.Kinds))
 	}
 }
 

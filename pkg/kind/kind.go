@@ -62,6 +62,12 @@ type Kind[T, C any] struct {
 	// gives the decoder's message alone.
 	What string
 
+	// Decode, when set, decodes the value at ptr of doc instead of a JSON
+	// round trip of its values, locating its own problems (evaluation runs:
+	// a hand decoder for files of hundreds of thousands of values).
+	// Optional.
+	Decode func(doc *yamlsrc.Doc, ptr string) (T, diag.List)
+
 	// Lint runs with the schema on the located values: problems a schema
 	// cannot state that need no decoding (unknown-key warnings, regular
 	// expressions). Optional.
@@ -182,26 +188,40 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 		if Skip(checked, p) {
 			continue
 		}
-		var v T
-		if err := doc.Decode(p, &v); err != nil {
-			if k.What != "" {
-				res.Diags = append(res.Diags, doc.Errorf(p, "cannot decode %s: %v", k.What, err))
-			} else {
-				res.Diags = append(res.Diags, doc.Errorf(p, "%v", err))
-			}
-			continue
+		v, ds, ok := k.Entry(doc, p, c)
+		res.Diags = append(res.Diags, ds...)
+		if ok {
+			res.Values = append(res.Values, v)
+			res.Pointers = append(res.Pointers, p)
 		}
-		if k.Check != nil {
-			res.Diags = append(res.Diags, k.Check(doc, p, &v, c)...)
-		}
-		res.Values = append(res.Values, v)
-		res.Pointers = append(res.Pointers, p)
 	}
 	if k.CheckAll != nil && len(res.Values) > 0 {
 		res.Diags = append(res.Diags, k.CheckAll(doc, res.Pointers, res.Values, c)...)
 	}
 	res.Diags.Sort()
 	return res
+}
+
+// Entry is the pipeline's last steps on one entry, at ptr of doc: decode
+// (Decode, else a JSON round trip of its values) and Check. ok is false
+// when it cannot be decoded. Parse runs it on every entry the schema step
+// let through (Skip); the entity files' batch loader (pkg/project), which
+// reads a batch of files with a schema step of its own, runs it on theirs.
+func (k *Kind[T, C]) Entry(doc *yamlsrc.Doc, ptr string, c C) (v T, ds diag.List, ok bool) {
+	if k.Decode != nil {
+		if v, ds = k.Decode(doc, ptr); ds.HasErrors() {
+			return v, ds, false
+		}
+	} else if err := doc.Decode(ptr, &v); err != nil {
+		if k.What != "" {
+			return v, diag.List{doc.Errorf(ptr, "cannot decode %s: %v", k.What, err)}, false
+		}
+		return v, diag.List{doc.Errorf(ptr, "%v", err)}, false
+	}
+	if k.Check != nil {
+		ds = append(ds, k.Check(doc, ptr, &v, c)...)
+	}
+	return v, ds, true
 }
 
 // Skip is the one rule for entries with schema problems: the entry at ptr

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
@@ -272,37 +270,8 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				continue
 			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
-			var raw []byte
-			var err error
-			if k.Kind != model.KindEvaluationRun { // runs: decodeRun, without JSON
-				if raw, err = json.Marshal(m); err != nil {
-					diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
-					continue
-				}
-			}
-			switch k.Kind {
-			case model.KindMethodology:
-				e.Methodology = &model.Methodology{}
-				err = json.Unmarshal(raw, e.Methodology)
-				e.Key = e.Methodology.Key
-			case model.KindRiskScorer:
-				e.Scorer = &model.RiskScorer{}
-				err = json.Unmarshal(raw, e.Scorer)
-				e.Key = e.Scorer.Key
-			case model.KindEvaluationRun:
-				e.Run, err = decodeRun(m)
-				if err != nil {
-					var perr *time.ParseError
-					if asParseError(err, &perr) {
-						diags = append(diags, f.Doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err))
-						continue
-					}
-				} else {
-					e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
-				}
-			}
-			if err != nil {
-				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
+			if ds := e.decode(); ds != nil {
+				diags = append(diags, ds...)
 				continue
 			}
 			if b.checkOnly && k.Kind == model.KindEvaluationRun {
@@ -326,12 +295,33 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 	return diags
 }
 
-func asParseError(err error, target **time.ParseError) bool {
-	pe, ok := err.(*time.ParseError)
-	if ok {
-		*target = pe
+// decode decodes the entity through its kind's Entry and sets its key;
+// its problems, or nil when it decodes.
+func (e *Entity) decode() diag.List {
+	doc, none := e.File.Doc, struct{}{}
+	var ds diag.List
+	var ok bool
+	switch e.Kind {
+	case model.KindMethodology:
+		var v model.Methodology
+		if v, ds, ok = Methodologies.Entry(doc, e.Pointer, none); ok {
+			e.Methodology, e.Key = &v, v.Key
+		}
+	case model.KindRiskScorer:
+		var v model.RiskScorer
+		if v, ds, ok = RiskScorers.Entry(doc, e.Pointer, none); ok {
+			e.Scorer, e.Key = &v, v.Key
+		}
+	case model.KindEvaluationRun:
+		var v model.EvaluationRun
+		if v, ds, ok = EvaluationRuns.Entry(doc, e.Pointer, none); ok {
+			e.Run, e.Key = &v, v.EvaluationKey+"/"+v.ID
+		}
 	}
-	return ok
+	if !ok {
+		return ds
+	}
+	return nil
 }
 
 // EntityYAML renders an entity as a canonical YAML list item with the
