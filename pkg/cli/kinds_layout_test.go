@@ -112,8 +112,10 @@ var pipelineCalls = map[string]bool{
 var pipelineExempt = map[string]string{
 	// The entity kinds (methodologies, risk scorers, evaluation runs) are
 	// read as a batch across files: ReadFile parses a file once to classify
-	// it by its top-level keys, schemaCheck validates it, Batch.extract
-	// skips entries by kind.Skip; references are checked across the batch.
+	// it by its top-level keys, schemaCheck validates it (all three
+	// sections at once), Batch.extract skips entries by kind.Skip and reads
+	// each through its kind's Entry; references are checked across the
+	// batch.
 	"pkg/project/load.go": "entity files: the batch loader",
 	// The batch loader's schema step: a large file of runs is validated in
 	// parts on several cores.
