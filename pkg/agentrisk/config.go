@@ -30,13 +30,14 @@ var (
 		Check:    checkConfig,
 	}
 	ConfigFile = kind.Kind[RiskConfig, struct{}]{
-		Name:       "risk-config",
-		Schema:     SchemaName,
-		List:       "risk_configs",
-		NotMapping: "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
-		Missing:    "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
-		What:       "risk config",
-		Check:      checkConfig,
+		Name:        "risk-config",
+		Description: "a tenant risk config file (use `lf set risk-config -f`)",
+		Schema:      SchemaName,
+		List:        "risk_configs",
+		NotMapping:  "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
+		Missing:     "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
+		What:        "risk config",
+		Check:       checkConfig,
 		CheckAll: func(doc *yamlsrc.Doc, ptrs []string, cfgs []RiskConfig, _ struct{}) diag.List {
 			var out diag.List
 			seen := map[string]string{}

@@ -34,7 +34,7 @@ func parseKind(s string) (project.KindInfo, error) {
 // loadChecked loads entity files and checks them against the store's
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
-	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st)
+	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st, fileKinds)
 	if err != nil {
 		return nil, err
 	}

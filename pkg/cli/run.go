@@ -71,6 +71,7 @@ func runAction(c *ucli.Context, env *Env) error {
 	}
 	res, err := runfile.Execute(c.Context, spec, runfile.Options{
 		ProjectDir: env.ProjectDir(),
+		Kinds:      fileKinds,
 		OnApplied: func(a runfile.Applied) {
 			printWarnings(env, a.Warnings)
 			fmt.Fprintf(info, "applied %s: %d created, %d updated, %d unchanged\n", count(a.Entities, "entity", "entities"), a.Created, a.Updated, a.Unchanged)

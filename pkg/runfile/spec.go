@@ -76,8 +76,10 @@ type raw struct {
 // File is the file kind of run files (`lf run -f`); its check is that
 // every evaluation it names is one this lf knows.
 var File = kind.Kind[raw, struct{}]{
-	Name:   "run",
-	Schema: "run",
+	Name:        "run",
+	Description: "a run file (use `lf run -f`)",
+	Keys:        []string{"apply", "evaluations"},
+	Schema:      "run",
 	Check: func(doc *yamlsrc.Doc, _ string, r *raw, _ struct{}) diag.List {
 		var out diag.List
 		for i, ev := range r.Evaluations {
