@@ -28,14 +28,15 @@ func overviewCommand(env *Env) *ucli.Command {
 				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
-				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
+				failOnFlag("exit 1 when any risk scorer is at `LEVEL` or above (low, medium, high, critical), is error or has no data (no_data: only then)"),
+				allowNoDataFlag(),
 			},
 			Action: func(c *ucli.Context) error {
 				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
 					return err
 				}
-				failOn, err := parseFailOn(c.String("fail-on"))
+				failOn, err := parseFailOn(c.String("fail-on"), c.Bool("allow-no-data"))
 				if err != nil {
 					return err
 				}
@@ -59,12 +60,26 @@ func overviewCommand(env *Env) *ucli.Command {
 
 // parseFailOn and gate wrap risk.ParseGate and risk.Gate.Check, which
 // overview and run share, with their exit codes.
-func parseFailOn(s string) (risk.Gate, error) {
+func parseFailOn(s string, allowNoData bool) (risk.Gate, error) {
 	g, err := risk.ParseGate(s)
 	if err != nil {
 		return g, diag.Usagef("%v", err)
 	}
+	if allowNoData && g.Level == risk.NoData {
+		return g, diag.Usagef("--fail-on no_data fails on no_data only: it cannot go with --allow-no-data (or overview.allow_no_data)")
+	}
+	g.AllowNoData = allowNoData
 	return g, nil
+}
+
+func failOnFlag(usage string) ucli.Flag {
+	return &ucli.StringFlag{Name: "fail-on", Usage: usage}
+}
+
+// allowNoDataFlag is the explicit opt-out of the rule that a gate fails
+// on risk scorers with no data.
+func allowNoDataFlag() ucli.Flag {
+	return &ucli.BoolFlag{Name: "allow-no-data", Usage: "risk scorers with no value in scope (no_data), or no risk scorer at all, do not trip --fail-on"}
 }
 
 // gate returns an ExitGate error when a result trips failOn.

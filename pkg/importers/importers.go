@@ -139,6 +139,9 @@ func Import(ctx context.Context, format Format, paths []string, opts Options, em
 		}
 		fr := FileReport{Path: p, Format: format}
 		runs, err := importOne(ctx, &fr, p, opts)
+		if err == nil {
+			runs = keepValued(&fr, runs)
+		}
 		if err != nil {
 			fr.Err = err
 			rep.Files = append(rep.Files, fr)

@@ -92,7 +92,7 @@ func (b *Batch) keepInvalid(f *File, kind model.Kind, ptr string, m map[string]a
 	}
 	b.invalid = append(b.invalid, ie)
 	if kind == model.KindEvaluationRun {
-		return ie.filter(duplicateResults(ie.Entity))
+		return ie.filter(runProblems(ie.Entity))
 	}
 	return nil
 }

@@ -306,7 +306,7 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				continue
 			}
 			if b.checkOnly && k.Kind == model.KindEvaluationRun {
-				diags = append(diags, duplicateResults(e)...)
+				diags = append(diags, runProblems(e)...)
 				e.Run = nil
 			}
 			if !b.checkOnly {
@@ -373,7 +373,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 		}
 		seen[id] = e
 		if e.Kind == model.KindEvaluationRun && e.Run != nil {
-			diags = append(diags, duplicateResults(e)...)
+			diags = append(diags, runProblems(e)...)
 		}
 		if e.Kind == model.KindMethodology {
 			methods[e.Key] = e.Methodology
