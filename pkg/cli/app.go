@@ -137,31 +137,29 @@ func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
 }
 
 // OpenExistingStore opens the store for the app (App) for a command that
-// only reads: it never creates one. Without a store yet, it reads an empty
-// in-memory one, so a reading command in a fresh project answers as an
-// empty store would.
+// only reads: it never creates one, and a store or an app that does not
+// exist is a usage error (exists.go), never an empty view.
 func (e *Env) OpenExistingStore(ctx context.Context) (*store.Store, error) {
-	s, err := e.OpenExistingAllApps(ctx)
+	s, err := e.openForReading(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return e.useApp(ctx, s)
+	scoped, err := e.useApp(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.requireApp(ctx, scoped, scoped.App()); err != nil {
+		scoped.Close()
+		return nil, err
+	}
+	return scoped, nil
 }
 
-// OpenExistingAllApps opens the store with no app (store.NoApp) for a
-// command that reads every app (`lf apps`), as OpenExistingStore does.
+// OpenExistingAllApps opens the existing store with no app (store.NoApp)
+// for a command that reads every app (`lf apps`) or data no app owns
+// (agents, alerts, risk configs); it never creates a store.
 func (e *Env) OpenExistingAllApps(ctx context.Context) (*store.Store, error) {
-	if err := e.checkProject(); err != nil {
-		return nil, err
-	}
-	s, err := store.OpenExisting(ctx, e.StoreURL())
-	if errors.Is(err, store.ErrNotExist) {
-		s, err = store.Open(ctx, ":memory:")
-	}
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return s, nil
+	return e.openForReading(ctx)
 }
 
 // useApp scopes s to the app, closing s on failure.
@@ -279,6 +277,7 @@ func NewApp(env *Env) *ucli.App {
 
 func setUsageErrors(c *ucli.Command) {
 	c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return diag.Usagef("%v", err) }
+	refuseExtraArgs(c)
 	for _, s := range c.Subcommands {
 		setUsageErrors(s)
 	}

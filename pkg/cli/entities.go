@@ -180,6 +180,9 @@ func listCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
+			if format == "table" {
+				fmt.Fprintln(env.Stdout, env.shows(st))
+			}
 			return listKind(c.Context, env, st, k.Kind, format)
 		},
 	}
@@ -301,7 +304,7 @@ func exportCommand(env *Env) *ucli.Command {
 		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
 			"Exporting, adding the result and exporting again gives the same bytes.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
+			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output (- is standard output)"},
 			outputFlag("yaml", "yaml"),
 		},
 		Action: func(c *ucli.Context) error {
@@ -310,6 +313,9 @@ func exportCommand(env *Env) *ucli.Command {
 			}
 			if c.NArg() != 1 {
 				return diag.Usagef("export needs exactly one KIND argument (or all)")
+			}
+			if err := checkOut(c.String("out")); err != nil {
+				return err
 			}
 			arg := c.Args().First()
 			var data []byte
@@ -337,11 +343,13 @@ func exportCommand(env *Env) *ucli.Command {
 					return err
 				}
 			}
-			if out := c.String("out"); out != "" {
+			if out := c.String("out"); out != "" && out != "-" {
 				return writeFileAtomic(out, withExportModeline(env.ProjectDir(), out, data))
 			}
-			_, err := env.Stdout.Write(data)
-			return err
+			if _, err := env.Stdout.Write(data); err != nil {
+				return diag.IOf("cannot write to standard output: %v", pathErr(err))
+			}
+			return nil
 		},
 	}
 }
@@ -379,23 +387,6 @@ type bytesBuffer struct{ b []byte }
 func (w *bytesBuffer) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a crash
-// never leaves half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return diag.Usagef("%s is a folder; name the file to write", path)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return diag.Internal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return diag.Internal(err)
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -49,7 +49,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeScorers(env, res, format, failOn); err != nil {
+				if err := writeScorers(env, res, format, failOn, env.shows(st)); err != nil {
 					return err
 				}
 				return gate(res, failOn)
@@ -90,24 +90,28 @@ func gate(res []risk.Result, failOn risk.Gate) error {
 	return nil
 }
 
-func writeOverview(env *Env, res []risk.Result, format string) error {
+func writeOverview(env *Env, res []risk.Result, format, caption string) error {
 	if res == nil {
 		res = []risk.Result{}
 	}
 	if format == "table" && len(res) == 0 {
 		fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
 	}
-	return env.writeReport(format, overviewReport(res))
+	return env.writeReport(format, overviewReport{res, caption})
 }
 
-// overviewReport is the result of lf overview risk-scorers.
-type overviewReport []risk.Result
+// overviewReport is the result of lf overview risk-scorers; its table
+// starts with the caption naming the app and store it shows.
+type overviewReport struct {
+	res     []risk.Result
+	caption string
+}
 
-func (o overviewReport) Data() any { return []risk.Result(o) }
+func (o overviewReport) Data() any { return o.res }
 
 func (o overviewReport) View() any {
-	rows := make([][]string, 0, len(o))
-	for _, r := range o {
+	rows := make([][]string, 0, len(o.res))
+	for _, r := range o.res {
 		score := "-"
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
@@ -118,7 +122,11 @@ func (o overviewReport) View() any {
 		}
 		rows = append(rows, []string{r.Key, r.DisplayName, r.Domain, r.RiskScoringMethodologyKey, score, level, fmt.Sprint(r.Values), runsCell(r.Runs)})
 	}
-	return &output.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
+	t := &output.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
+	if o.caption == "" {
+		return t
+	}
+	return output.Sections{lines(o.caption), t}
 }
 
 func runsCell(runs []risk.RunRef) string {

@@ -84,11 +84,11 @@ func runAction(c *ucli.Context, env *Env) error {
 	switch format {
 	case "table":
 		fmt.Fprintln(info)
-		err = writeOverview(env, res.RiskScorers, format)
+		err = writeOverview(env, res.RiskScorers, format, env.shows(st))
 	case "json":
 		err = output.JSON(env.Stdout, res)
 	case "junit", "sarif", "markdown":
-		err = writeScorers(env, res.RiskScorers, format, failOn)
+		err = writeScorers(env, res.RiskScorers, format, failOn, env.shows(st))
 	default:
 		var b []byte
 		if b, err = output.YAMLOf(res); err == nil {

@@ -50,6 +50,10 @@ func TestScripts(t *testing.T) {
 			"sqlite-load": sqliteLoad,
 		},
 		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				// root writes into read-only folders: scripts skip those cases
+				return os.Geteuid() == 0, nil
+			}
 			if cond == "shared" {
 				st, err := os.Stat(shared)
 				return err == nil && st.IsDir(), nil

@@ -169,6 +169,13 @@ func Internal(err error) error {
 	return &Error{Code: ExitInternal, Err: err}
 }
 
+// IOf is a file-system failure (a file or folder that cannot be read or
+// written, an output path that is a folder): exit 4, the code of internal
+// and store errors, whichever command hits it.
+func IOf(format string, args ...any) error {
+	return &Error{Code: ExitInternal, Err: fmt.Errorf(format, args...)}
+}
+
 // Gatef is an ExitGate error: the command worked, and its result trips a gate.
 func Gatef(format string, args ...any) error {
 	return &Error{Code: ExitGate, Err: fmt.Errorf(format, args...)}
