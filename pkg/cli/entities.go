@@ -99,7 +99,7 @@ func addCommand(env *Env) *ucli.Command {
 			}
 			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
 				if kind != "" {
-					b.Entities = filterKind(b.Entities, kind)
+					b.Only(kind)
 				}
 				return project.Upsert(c.Context, st, b)
 			})
@@ -107,24 +107,16 @@ func addCommand(env *Env) *ucli.Command {
 	}
 }
 
-func filterKind(es []*project.Entity, kind model.Kind) []*project.Entity {
-	var out []*project.Entity
-	for _, e := range es {
-		if e.Kind == kind {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func setCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
-		Name:        "set",
-		Usage:       "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
-		ArgsUsage:   "KIND -f PATH...",
-		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing.",
+		Name:      "set",
+		Usage:     "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
+		ArgsUsage: "KIND -f PATH...",
+		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing. Files that hold none of KIND are refused\n" +
+			"(exit 3, nothing written) unless --allow-empty empties the kind on purpose.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "entity `PATH` (repeatable)", Required: true},
+			&ucli.BoolFlag{Name: "allow-empty", Usage: "replace the set with nothing when the files hold none of KIND (deletes every stored one)"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() != 1 {
@@ -142,7 +134,7 @@ func setCommand(env *Env) *ucli.Command {
 				return err
 			}
 			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
-				return project.Replace(c.Context, st, k.Kind, b)
+				return project.Replace(c.Context, st, k.Kind, b, c.Bool("allow-empty"))
 			})
 		},
 	}

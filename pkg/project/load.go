@@ -54,6 +54,7 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+	left    []*Entity       // entities of another kind than `lf add KIND` writes (Only)
 	invalid []invalidEntity // those entities, decoded as far as they go, for Check (invalid.go)
 
 	// checkOnly is set by Validate: nothing will be written, so runs are
