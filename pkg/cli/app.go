@@ -33,6 +33,7 @@ type Env struct {
 	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
 
 	unknownCommand bool // set by the app's CommandNotFound handler
+	openedStore    string // the store a command opened, for messages (storeErrors)
 }
 
 // ProjectDir returns the absolute project root: --project / LF_PROJECT, else
@@ -133,6 +134,7 @@ func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
+	e.openedStore = e.storeShown(s)
 	return e.useApp(ctx, s)
 }
 
@@ -305,7 +307,7 @@ func RunEnv(env *Env, args []string) (code int) {
 		}
 		return diag.ExitOK
 	}
-	return reportError(env.Stderr, err)
+	return reportError(env.Stderr, env.locateStoreError(err))
 }
 
 func reportError(w io.Writer, err error) int {

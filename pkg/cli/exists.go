@@ -33,6 +33,7 @@ func (e *Env) openForReading(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
+	e.openedStore = e.storeShown(s)
 	return s, nil
 }
 
@@ -139,4 +140,36 @@ func refuseExtraArgs(c *ucli.Command) {
 		}
 		return act(ctx)
 	}
+}
+
+// locateStoreError names the store in an error the store reported without
+// its location ("store: ..."), and says what a read-only store needs.
+func (e *Env) locateStoreError(err error) error {
+	var de *diag.Error
+	if !errors.As(err, &de) || de.Err == nil {
+		if err == nil || de != nil {
+			return err
+		}
+		de = &diag.Error{Code: diag.ExitCode(err), Err: err}
+	}
+	msg := de.Err.Error()
+	changed := false
+	if rest, ok := strings.CutPrefix(msg, "store: "); ok && e.openedStore != "" {
+		msg, changed = "store "+e.openedStore+": "+rest, true
+	}
+	if strings.Contains(msg, "readonly database") || strings.Contains(msg, "read-only database") {
+		where := e.openedStore
+		if where == "" {
+			where = "the store"
+		}
+		if !strings.Contains(msg, where) {
+			msg = "store " + where + ": " + msg
+		}
+		msg += " (the store file or its folder is read-only: lf writes the file and its -wal and -shm files beside it; give it write access, or name a writable copy with --store)"
+		changed = true
+	}
+	if !changed {
+		return err
+	}
+	return &diag.Error{Code: de.Code, Err: errors.New(msg), Diags: de.Diags}
 }
