@@ -32,7 +32,7 @@ type Env struct {
 	appFlag     string
 	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
 
-	unknownCommand bool // set by the app's CommandNotFound handler
+	unknownCommand bool   // set by the app's CommandNotFound handler
 	openedStore    string // the store a command opened, for messages (storeErrors)
 }
 
