@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
@@ -42,6 +43,10 @@ type LeakRun struct {
 	// Types counts leaked findings by data type over the run's traces, most
 	// first (runs recorded before lf kept leaks_<type> have none).
 	Types []Count
+	// Frameworks counts, per compliance framework, the traces that put one
+	// of its controls at risk, in the frameworks' report order (none for
+	// runs recorded without compliance).
+	Frameworks []Count
 }
 
 // LeakTrace is one trace's scores in a recorded scan (values are never stored).
@@ -145,6 +150,7 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		lr := LeakRun{EvaluationKey: run.EvaluationKey, ID: run.ID, CreatedAt: run.CreatedAt.UTC().Format(time.RFC3339)}
 		sums := map[string]float64{}
 		types := map[string]int{}
+		frameworks := map[string]int{}
 		verdicts := map[string]int{}
 		for _, r := range run.Results {
 			m := r.Metrics
@@ -162,6 +168,9 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 				if dt, ok := strings.CutPrefix(k, agentleak.LeaksMetricPrefix); ok {
 					types[dt] += int(v)
 				}
+				if fw, ok := strings.CutPrefix(k, agentleak.ComplianceMetricPrefix); ok && v > 0 {
+					frameworks[fw]++
+				}
 			}
 			lr.Traces = append(lr.Traces, t)
 		}
@@ -173,6 +182,11 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		sort.SliceStable(lr.Channels, func(i, j int) bool { return lr.Channels[i].RI > lr.Channels[j].RI })
 		for dt, n := range types {
 			lr.Types = append(lr.Types, Count{Label: dt, N: n})
+		}
+		for _, f := range compliance.Frameworks {
+			if n := frameworks[f.ID]; n > 0 {
+				lr.Frameworks = append(lr.Frameworks, Count{Label: f.Name, N: n})
+			}
 		}
 		sort.Slice(lr.Types, func(i, j int) bool {
 			if lr.Types[i].N != lr.Types[j].N {
