@@ -238,9 +238,9 @@ func extraKindNames() []string {
 const exitCodesHelp = `EXIT CODES:
    0  success
    1  a gate tripped (--fail-on, a blocked trace, ...)
-   2  usage error (unknown command, flag or argument)
-   3  invalid input (YAML, JSON, events, config): located messages on stderr
-   4  internal or store error`
+   2  usage error (unknown command, flag or argument; a store or app that does not exist)
+   3  invalid input (YAML, JSON, events, config; a filter matching nothing): located messages on stderr
+   4  internal, store or I/O error (a file or folder that cannot be read or written)`
 
 // NewApp builds the lf application bound to env.
 func NewApp(env *Env) *ucli.App {

@@ -24,7 +24,9 @@ func importCommand(env *Env) *ucli.Command {
 			"Each run is upserted by its evaluation key and id: importing the same file twice changes nothing.\n" +
 			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning.\n" +
 			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
-			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
+			"A completed run that keeps no value is not stored: the file gets an error (no value kept).\n" +
+			"Exit codes: 0 every file imported, 3 a file could not be imported or kept no value (invalid input),\n" +
+			"2 usage (a mistyped FORMAT too), 4 store.\n" +
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},

@@ -19,7 +19,7 @@ const (
 	ExitGate     = 1 // a --fail-on gate tripped, a trace was blocked, ...
 	ExitUsage    = 2 // the command line was wrong
 	ExitInvalid  = 3 // the input (YAML, JSON, events, ...) is invalid
-	ExitInternal = 4 // internal or store error
+	ExitInternal = 4 // internal, store or I/O error
 )
 
 // Severity tells errors from warnings.
