@@ -30,7 +30,13 @@ func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Re
 	}
 	selected, missing := f.apply(scorers)
 	if len(missing) > 0 {
-		return nil, &diag.Error{Code: diag.ExitInvalid, Err: &FilterError{Filter: "key", Value: missing[0], Msg: fmt.Sprintf("risk scorer %q not found%s", missing[0], knownList("risk scorers", scorerKeys(scorers)))}}
+		msg := fmt.Sprintf("risk scorer %q not found%s", missing[0], knownList("risk scorers", scorerKeys(scorers)))
+		for _, sc := range scorers {
+			if sc.Key == missing[0] {
+				msg = fmt.Sprintf("risk scorer %q is of domain %q, not %q", sc.Key, sc.Domain, f.Domain)
+			}
+		}
+		return nil, &diag.Error{Code: diag.ExitInvalid, Err: &FilterError{Filter: "key", Value: missing[0], Msg: msg}}
 	}
 	if f.Domain != "" && len(selected) == 0 {
 		return nil, &diag.Error{Code: diag.ExitInvalid, Err: &FilterError{Filter: "domain", Value: f.Domain, Msg: fmt.Sprintf("no risk scorer of domain %q%s", f.Domain, knownList("domains", scorerDomains(scorers)))}}
