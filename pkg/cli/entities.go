@@ -273,7 +273,8 @@ func deleteCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenStore(c.Context)
+			// nothing to delete from a store or app that does not exist: say so, create nothing
+			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
