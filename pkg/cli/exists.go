@@ -11,7 +11,6 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
-	ucli "github.com/urfave/cli/v2"
 )
 
 // A command that only reads never creates a store, and never answers from
@@ -124,22 +123,6 @@ func hasAppKey(root string) bool {
 // shows.
 func (e *Env) shows(st *store.Store) string {
 	return fmt.Sprintf("app %s, store %s", st.App(), e.storeShown(st))
-}
-
-// refuseExtraArgs makes a command that declares no arguments (no
-// ArgsUsage) refuse any: `lf overview risk-scorers typo` is a usage error,
-// not the overview of every scorer.
-func refuseExtraArgs(c *ucli.Command) {
-	if c.Action == nil || c.ArgsUsage != "" {
-		return
-	}
-	act := c.Action
-	c.Action = func(ctx *ucli.Context) error {
-		if ctx.NArg() > 0 {
-			return diag.Usagef("%s takes no arguments, got %q; see %s --help", ctx.Command.HelpName, ctx.Args().First(), ctx.Command.HelpName)
-		}
-		return act(ctx)
-	}
 }
 
 // locateStoreError names the store in an error the store reported without
