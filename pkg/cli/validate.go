@@ -33,7 +33,11 @@ func validateCommand(env *Env) *ucli.Command {
 			}
 			var stored map[string]*model.Methodology
 			if path := env.StoreURL(); storeExists(path) {
-				st, err := env.OpenStore(c.Context)
+				// validate only reads: the store as it is, app scoped, never created
+				st, err := env.openForReading(c.Context)
+				if err == nil {
+					st, err = env.useApp(c.Context, st)
+				}
 				if err != nil {
 					return err
 				}

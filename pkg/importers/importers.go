@@ -305,7 +305,8 @@ func (s *source) readAll() ([]byte, error) {
 	if err != nil {
 		return nil, s.errorf(0, 0, "", "%v", unwrapPathError(err))
 	}
-	return b, nil
+	// A byte-order mark is skipped, as every lf reader does.
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }
 
 func withBytes(src *source, f func(*source, []byte, string) ([]*runBuilder, error)) ([]*runBuilder, error) {

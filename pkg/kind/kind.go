@@ -153,6 +153,9 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 		ptrs = []string{base}
 	} else {
 		m, ok := doc.Value.(map[string]any)
+		if !ok && doc.Value == nil {
+			return fail(diag.Diagnostic{File: doc.File, Msg: "the file is empty: " + k.NotMapping})
+		}
 		if !ok {
 			return fail(diag.Diagnostic{File: doc.File, Line: 1, Col: 1, Msg: k.NotMapping})
 		}

@@ -52,6 +52,7 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+	left    []*Entity       // entities of another kind than `lf add KIND` writes (Only)
 	invalid []invalidEntity // those entities, decoded as far as they go, for Check (invalid.go)
 
 	// checkOnly is set by Validate: nothing will be written, so runs are
@@ -281,7 +282,7 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				continue
 			}
 			if b.checkOnly && k.Kind == model.KindEvaluationRun {
-				diags = append(diags, duplicateResults(e)...)
+				diags = append(diags, runProblems(e)...)
 				e.Run = nil
 			}
 			if !b.checkOnly {
@@ -369,7 +370,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 		}
 		seen[id] = e
 		if e.Kind == model.KindEvaluationRun && e.Run != nil {
-			diags = append(diags, duplicateResults(e)...)
+			diags = append(diags, runProblems(e)...)
 		}
 		if e.Kind == model.KindMethodology {
 			methods[e.Key] = e.Methodology

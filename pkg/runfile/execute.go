@@ -2,6 +2,7 @@ package runfile
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -92,6 +93,10 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 		}
 	}
 	ov, err := project.Overview(ctx, st, project.OverviewFilter{Domain: spec.Domain})
+	if fe := (*project.FilterError)(nil); errors.As(err, &fe) {
+		// overview.domain of the run file matches nothing: say where it is.
+		return nil, diag.Invalid(diag.List{{File: spec.Rel, Pointer: "/overview/" + fe.Filter, Msg: fe.Msg}})
+	}
 	if err != nil {
 		return nil, err
 	}
