@@ -30,13 +30,14 @@ var (
 		Check:    checkConfig,
 	}
 	ConfigFile = kind.Kind[RiskConfig, struct{}]{
-		Name:       "risk-config",
-		Schema:     SchemaName,
-		List:       "risk_configs",
-		NotMapping: "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
-		Missing:    "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
-		What:       "risk config",
-		Check:      checkConfig,
+		Name:        "risk-config",
+		Description: "a tenant risk config file (use `lf set risk-config -f`)",
+		Schema:      SchemaName,
+		List:        "risk_configs",
+		NotMapping:  "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
+		Missing:     "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
+		What:        "risk config",
+		Check:       checkConfig,
 		CheckAll: func(doc *yamlsrc.Doc, ptrs []string, cfgs []RiskConfig, _ struct{}) diag.List {
 			var out diag.List
 			seen := map[string]string{}
@@ -59,6 +60,9 @@ func checkConfig(doc *yamlsrc.Doc, ptr string, cfg *RiskConfig, _ struct{}) diag
 	}
 	return out
 }
+
+// maxClockSkewLimit bounds maxClockSkewSeconds (a day), as the schema does.
+const maxClockSkewLimit = 86400
 
 // defaults is the schema's defaults decoded once.
 var defaults = sync.OnceValue(func() RiskConfig {
@@ -94,6 +98,16 @@ func parseRiskConfigFile(file string, data []byte) ([]RiskConfig, diag.List) {
 // validateRiskConfig checks the rules a schema cannot express (and repeats
 // the ranges, so that configs built in Go or decoded from JSON are checked
 // the same way).
+// Bounds of a risk config beyond which a value is a mistake (or an attack:
+// a limit near the int range overflowed the effective limit), refused with
+// a located error; schemas/risk-config.schema.json states the same.
+const (
+	MaxGracePeriodSeconds = 86400         // one day
+	MinDecayHalfLifeHours = 0.1           // six minutes
+	MaxRateLimit          = 1_000_000_000 // requests per window
+	MaxRateWindowSeconds  = 86400         // one day
+)
+
 func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	var out diag.List
 	bad := func(field, format string, args ...any) {
@@ -119,11 +133,14 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	if !(cfg.HighRateMult > 0 && cfg.HighRateMult <= 1) {
 		bad("highRateMult", "must lie in (0, 1], got %g", cfg.HighRateMult)
 	}
-	if cfg.GracePeriodSeconds < 0 {
-		bad("gracePeriodSeconds", "must not be negative, got %d", cfg.GracePeriodSeconds)
+	if cfg.GracePeriodSeconds < 0 || cfg.GracePeriodSeconds > MaxGracePeriodSeconds {
+		bad("gracePeriodSeconds", "must lie within 0..%d (one day), got %d", MaxGracePeriodSeconds, cfg.GracePeriodSeconds)
 	}
-	if !(cfg.DecayHalfLifeHours > 0 && cfg.DecayHalfLifeHours <= 168) {
-		bad("decayHalfLifeHours", "must lie in (0, 168], got %g", cfg.DecayHalfLifeHours)
+	if cfg.MaxClockSkewSeconds < 0 || cfg.MaxClockSkewSeconds > maxClockSkewLimit {
+		bad("maxClockSkewSeconds", "must lie within 0..%d, got %d", maxClockSkewLimit, cfg.MaxClockSkewSeconds)
+	}
+	if !(cfg.DecayHalfLifeHours >= MinDecayHalfLifeHours && cfg.DecayHalfLifeHours <= 168) {
+		bad("decayHalfLifeHours", "must lie within %g..168 hours, got %g", MinDecayHalfLifeHours, cfg.DecayHalfLifeHours)
 	}
 	w := cfg.Weights
 	sum := 0.0
@@ -145,11 +162,11 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 		}
 	}
 	if rl := cfg.RateLimit; rl != nil {
-		if rl.Limit < 1 {
-			bad("rateLimit/limit", "must be at least 1, got %d", rl.Limit)
+		if rl.Limit < 1 || rl.Limit > MaxRateLimit {
+			bad("rateLimit/limit", "must lie within 1..%d, got %d", MaxRateLimit, rl.Limit)
 		}
-		if rl.WindowSeconds < 1 {
-			bad("rateLimit/windowSeconds", "must be at least 1, got %d", rl.WindowSeconds)
+		if rl.WindowSeconds < 1 || rl.WindowSeconds > MaxRateWindowSeconds {
+			bad("rateLimit/windowSeconds", "must lie within 1..%d (one day), got %d", MaxRateWindowSeconds, rl.WindowSeconds)
 		}
 	}
 	return out

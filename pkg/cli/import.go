@@ -17,18 +17,21 @@ import (
 func importCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "import",
-		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak or HELM as evaluation runs",
+		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak, HELM, DeepEval or RAGAS as evaluation runs",
 		ArgsUsage: "[FORMAT] PATH...",
-		Description: "FORMAT is promptfoo, inspect, lm-eval, garak or helm; without it the format is detected from\n" +
-			"each file's content and printed. PATH is a result file, a HELM run folder, or - for standard input.\n" +
+		Description: "FORMAT is promptfoo, inspect, lm-eval, garak, helm, deepeval or ragas; without it the format is\n" +
+			"detected from each file's content and printed. PATH is a result file, a HELM run or suite folder, or -\n" +
+			"for standard input.\n" +
 			"Each run is upserted by its evaluation key and id: importing the same file twice changes nothing.\n" +
-			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning.\n" +
+			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning;\n" +
+			"a file whose completed run keeps no value at all is refused (exit 3).\n" +
 			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
-			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
+			"Exit codes: 0 every file imported, 3 a file could not be imported or kept no value (invalid input),\n" +
+			"2 usage (a mistyped FORMAT too), 4 store.\n" +
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no \"detected format\" lines on standard error (also LF_QUIET=1); warnings and errors are still shown"},
 		},
 		Action: func(c *ucli.Context) error { return runImport(c, env) },
 	}
@@ -51,7 +54,8 @@ func runImport(c *ucli.Context, env *Env) error {
 	}
 	defer st.Close()
 	// Progress in bytes imported, on a terminal, for imports longer than a second.
-	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	quiet := c.Bool("quiet") || progress.Quiet(env.Getenv)
+	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: quiet})
 	var total int64
 	for _, p := range args {
 		total += pathBytes(p)
@@ -64,7 +68,7 @@ func runImport(c *ucli.Context, env *Env) error {
 		OnFile: func(p string) { bar.Add(pathBytes(p)) },
 	})
 	bar.Finish()
-	failed := reportImport(env, res)
+	failed := reportImport(env, res, quiet)
 	if err != nil {
 		return diag.Internal(err)
 	}
@@ -82,7 +86,8 @@ func importArgs(args []string) (importers.Format, []string, error) {
 	if len(args) == 0 {
 		return format, nil, diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
 	}
-	if f, err := importers.ParseFormat(args[0]); err == nil {
+	f, err := importers.ParseFormat(args[0])
+	if err == nil {
 		if len(args) == 1 {
 			if _, statErr := os.Stat(args[0]); statErr != nil {
 				return format, nil, diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
@@ -90,16 +95,22 @@ func importArgs(args []string) (importers.Format, []string, error) {
 		} else {
 			format, args = f, args[1:]
 		}
+		return format, args, nil
+	}
+	// A first word that is neither a format nor a path, followed by paths,
+	// is a mistyped format: refuse it before anything is read or written.
+	if _, statErr := os.Stat(args[0]); statErr != nil && len(args) > 1 && args[0] != "-" {
+		return format, nil, diag.Usagef("%q is neither a format nor a file: %v", args[0], err)
 	}
 	return format, args, nil
 }
 
-// reportImport prints, per file, the detected format, the warnings, the
-// runs stored and the values skipped, and returns the errors.
-func reportImport(env *Env, res importers.Result) diag.List {
+// reportImport prints, per file, the detected format (not when quiet), the
+// warnings, the runs stored and the values skipped, and returns the errors.
+func reportImport(env *Env, res importers.Result, quiet bool) diag.List {
 	var failed diag.List
-	for _, f := range res.Files {
-		if f.Detected {
+	for i, f := range res.Files {
+		if f.Detected && !quiet {
 			fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
 		}
 		for _, d := range f.Diagnostics {
@@ -109,9 +120,9 @@ func reportImport(env *Env, res importers.Result) diag.List {
 				fmt.Fprintln(env.Stderr, d.String())
 			}
 		}
-		for _, r := range f.Runs {
+		for j, r := range f.Runs {
 			fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %s, %s)\n",
-				res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
+				res.RunOutcome(i, j), r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
 		}
 		if f.Skipped > 0 {
 			fmt.Fprintf(env.Stderr, "%s: %s skipped (see the warnings)\n", f.Path, count(f.Skipped, "value", "values"))

@@ -2,10 +2,10 @@ package otelspans
 
 import (
 	"bytes"
-	"errors"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"strings"

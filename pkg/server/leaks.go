@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -292,8 +293,14 @@ func (s *Server) denyLeakers(ctx context.Context, tenant, id string, rec LeakRec
 	sort.Slice(events, func(i, j int) bool { return events[i].AgentID < events[j].AgentID })
 	var ticket liveTicket
 	var err error
-	runBulk(func() { _, ticket, err = s.ingestCommit(ctx, events) })
+	check := func(ctx context.Context) error { return s.checkAgentLimit(ctx, tenant, events) }
+	runBulk(func() { _, ticket, err = s.ingestCommitChecked(ctx, events, check) })
 	s.waitLive(ticket)
+	var le *limitError
+	if errors.As(err, &le) {
+		s.logf("otlp: trace %s of tenant %s: the denial of its leaking agents is not recorded: %v", id, tenant, err)
+		return nil
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -204,8 +205,19 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			var res agentrisk.IngestResult
 			var ticket liveTicket
 			var err error
-			runBulk(func() { res, ticket, err = s.ingestCommit(r.Context(), kept) })
+			// tenantlimits.go: the tenant's agents stay within its limit;
+			// spans past it are rejected, not stored.
+			check := func(ctx context.Context) error { return s.checkAgentLimit(ctx, tenant, kept) }
+			runBulk(func() { res, ticket, err = s.ingestCommitChecked(r.Context(), kept, check) })
 			s.waitLive(ticket)
+			var le *limitError
+			if errors.As(err, &le) {
+				*rejected += len(kept)
+				if *why == "" {
+					*why = le.Error()
+				}
+				err = nil
+			}
 			if err != nil {
 				return total, err
 			}

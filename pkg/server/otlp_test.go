@@ -270,3 +270,23 @@ func (c *Config) withPending(n int) *Config {
 	c.OTLP.MaxPendingSpans = n
 	return c
 }
+
+// TestOTLPAgentLimit: spans that would take a tenant past
+// limits.maxAgentsPerTenant are rejected (partial success), nothing of
+// them is stored.
+func TestOTLPAgentLimit(t *testing.T) {
+	ts := startServer(t, otlpConfig(t, "limits: {maxAgentsPerTenant: 1}\n"))
+	one := func(tid byte, agent string) ptrace.Traces {
+		return otlpTraces("", tid, otlpSpan{2, 1, "execute_tool a", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a", "gen_ai.agent.id": agent}})
+	}
+	if code, _, out := postOTLP(t, ts.base, keyT1Op, ctJSON, one(0x31, "agt_one"), false); code != 200 || string(out) != "{}" {
+		t.Fatalf("first agent: %d %s", code, out)
+	}
+	code, _, out := postOTLP(t, ts.base, keyT1Op, ctJSON, one(0x32, "agt_two"), false)
+	if code != 200 || !strings.Contains(string(out), `"rejectedSpans":"1"`) || !strings.Contains(string(out), "maxAgentsPerTenant") {
+		t.Errorf("second agent: %d %s", code, out)
+	}
+	if code, out := ts.call(t, keyT1Op, "POST", "/verdict", `{"tenantId": "t1", "agentId": "agt_two", "method": "tools/call"}`); code != 200 || strings.Contains(string(out), `"scored":true`) {
+		t.Errorf("the rejected agent was stored: %d %s", code, out)
+	}
+}
