@@ -137,14 +137,18 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 		for _, src := range srcs {
 			r, format := spanSource(src.R)
 			if format != otelspans.Auto {
-				evs, d := readSpanSource(src, r, format)
+				evs, spans, d := readSpanSource(src, r, format)
 				diags = append(diags, d...)
 				for i := range evs {
 					if diags.HasErrors() {
 						break
 					}
 					if err := in.add(&evs[i]); err != nil {
-						return err
+						var fe *FutureEventError
+						if !errors.As(err, &fe) {
+							return err
+						}
+						diags = append(diags, SpanDiag(src.Name, spans[i], "start time: "+fe.Error()))
 					}
 				}
 				continue

@@ -19,7 +19,14 @@ import (
 // the tenant of spans without lf.tenant_id. Every problem is located at the
 // span's file and line.
 func SpanEvents(file string, traces []*otelspans.Trace, tenant string) ([]Event, diag.List) {
+	evs, _, diags := spanEvents(file, traces, tenant)
+	return evs, diags
+}
+
+// spanEvents is SpanEvents that also returns the span of each event.
+func spanEvents(file string, traces []*otelspans.Trace, tenant string) ([]Event, []*otelspans.Span, diag.List) {
 	var out []Event
+	var spans []*otelspans.Span
 	var diags diag.List
 	for _, t := range traces {
 		evs, probs := otelspans.RiskEvents(t, tenant)
@@ -56,9 +63,10 @@ func SpanEvents(file string, traces []*otelspans.Trace, tenant string) ([]Event,
 				continue
 			}
 			out = append(out, ev)
+			spans = append(spans, re.Span)
 		}
 	}
-	return out, diags
+	return out, spans, diags
 }
 
 func spanDiag(file string, s *otelspans.Span, format string, args ...any) diag.Diagnostic {
@@ -74,15 +82,21 @@ func spanSource(r io.Reader) (io.Reader, otelspans.Format) {
 	return br, otelspans.Sniff(head)
 }
 
-// readSpanSource reads a span file into agent-risk events.
-func readSpanSource(src Source, r io.Reader, f otelspans.Format) ([]Event, diag.List) {
+// readSpanSource reads a span file into agent-risk events, with the span
+// of each event.
+func readSpanSource(src Source, r io.Reader, f otelspans.Format) ([]Event, []*otelspans.Span, diag.List) {
 	traces, err := otelspans.Read(src.Name, r, f)
 	if err != nil {
 		var oe *otelspans.Error
 		if errors.As(err, &oe) {
-			return nil, diag.List{oe.Diag}
+			return nil, nil, diag.List{oe.Diag}
 		}
-		return nil, diag.List{{File: src.Name, Msg: err.Error()}}
+		return nil, nil, diag.List{{File: src.Name, Msg: err.Error()}}
 	}
-	return SpanEvents(src.Name, traces, src.Tenant)
+	return spanEvents(src.Name, traces, src.Tenant)
+}
+
+// SpanDiag locates a problem of a span-made event at its span.
+func SpanDiag(file string, s *otelspans.Span, msg string) diag.Diagnostic {
+	return spanDiag(file, s, "%s", msg)
 }

@@ -211,10 +211,18 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			runBulk(func() { res, ticket, err = s.ingestCommitChecked(r.Context(), kept, check) })
 			s.waitLive(ticket)
 			var le *limitError
-			if errors.As(err, &le) {
+			var fe *agentrisk.FutureEventError
+			switch {
+			case errors.As(err, &le):
 				*rejected += len(kept)
 				if *why == "" {
 					*why = le.Error()
+				}
+				err = nil
+			case errors.As(err, &fe):
+				*rejected += len(kept)
+				if *why == "" {
+					*why = "span start " + fe.Error()
 				}
 				err = nil
 			}

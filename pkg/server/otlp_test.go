@@ -290,3 +290,15 @@ func TestOTLPAgentLimit(t *testing.T) {
 		t.Errorf("the rejected agent was stored: %d %s", code, out)
 	}
 }
+
+// TestOTLPFutureSpans: a span dated beyond the tenant's clock skew is
+// rejected in partialSuccess (the engine refuses it), not a server error.
+func TestOTLPFutureSpans(t *testing.T) {
+	ts := startServer(t, otlpConfig(t, ""))
+	td := otlpTraces("", 0x41, otlpSpan{2, 1, "execute_tool a", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a", "gen_ai.agent.id": "agt_f"}})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetStartTimestamp(pcommon.NewTimestampFromTime(time.Now().Add(48 * time.Hour)))
+	code, _, out := postOTLP(t, ts.base, keyT1Op, ctJSON, td, false)
+	if code != 200 || !strings.Contains(string(out), `"rejectedSpans":"1"`) || !strings.Contains(string(out), "ahead of this machine") {
+		t.Errorf("future span: %d %s", code, out)
+	}
+}
