@@ -30,7 +30,7 @@ func scorerYAML(key, methodology string) string {
 
 func load(t *testing.T, st *store.Store, yaml string) *project.Batch {
 	t.Helper()
-	b, _, err := project.LoadChecked(context.Background(), t.TempDir(), []string{"-"}, strings.NewReader(yaml), st)
+	b, _, err := project.LoadChecked(context.Background(), t.TempDir(), []string{"-"}, strings.NewReader(yaml), st, nil)
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
