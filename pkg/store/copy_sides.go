@@ -48,8 +48,8 @@ type copyDB interface {
 // copySide opens one transaction on st: a read-only snapshot for the
 // source, a write transaction for the destination.
 func copySide(ctx context.Context, st *Store, write bool) (copyDB, error) {
-	if st.DB != nil {
-		tx, err := st.DB.BeginTx(ctx, nil)
+	if st.db != nil {
+		tx, err := st.db.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, fmt.Errorf("store %s: begin: %w", st.Path, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // CollectGarbage removes abandoned runs (see backend.Abandoned) with their
@@ -18,8 +19,7 @@ func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 	var res backend.GCResult
 	host, _ := os.Hostname()
 	now := time.Now()
-	dead, err := rowset.Abandoned(host, now)(s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
-		FROM evaluation_runs WHERE writer_pid <> 0`))
+	dead, err := rowset.Abandoned(host, now)(s.Pool.Query(ctx, sqlstore.AbandonedRuns.Postgres()))
 	if err != nil {
 		return res, s.errf("gc", err)
 	}

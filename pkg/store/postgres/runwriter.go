@@ -11,6 +11,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // RunWriter streams the results of a large run into the store. The run is
@@ -45,8 +46,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 		if err := putRun(ctx, tx, s.app, head, "", true); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET writer_pid = $1, writer_host = $2, heartbeat_at = $3
-			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.BeginRunWriter.Postgres(), os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return s.errf("begin run "+head.EvaluationKey+"/"+head.ID, err)
 		}
 		return nil
@@ -82,7 +82,7 @@ func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 			}
 			w.held.Reset()
 		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
+		if _, err := tx.Exec(ctx, sqlstore.RunHeartbeat.Postgres(),
 			backend.FormatTime(time.Now()), w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
 			return w.st.errf(fmt.Sprintf("run %s/%s", w.Run.EvaluationKey, w.Run.ID), err)
 		}
@@ -92,7 +92,7 @@ func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 
 // writeBlock stores the next block of the run's values.
 func (w *RunWriter) writeBlock(ctx context.Context, tx pgx.Tx, block []byte, n int) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO run_value_blocks (app, evaluation_key, run_id, block, n_values, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+	if _, err := tx.Exec(ctx, sqlstore.InsertValueBlock.Postgres(),
 		w.st.app, w.Run.EvaluationKey, w.Run.ID, w.blocks, n, block); err != nil {
 		return fmt.Errorf("store: insert metric values of run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
 	}
@@ -136,8 +136,7 @@ func (w *RunWriter) finish(ctx context.Context, tx pgx.Tx, status string) error 
 	if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
-		writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
+	if _, err := tx.Exec(ctx, sqlstore.FinishRun.Postgres(),
 		status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
 		return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
 	}

@@ -2,175 +2,38 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // Alert rules, the crossing state of each (rule, agent) and the delivery
-// attempts (schema/30_alerts.sql). Rules are stored as the domain's JSON.
-
-// AlertRule returns the stored JSON of a tenant's rule; ok is false when
-// there is none.
-func (t *Tx) AlertRule(ctx context.Context, tenantID, id string) (body string, ok bool, err error) {
-	err = t.tx.QueryRowContext(ctx, `SELECT body FROM alert_rules WHERE tenant_id = ? AND id = ?`, tenantID, id).Scan(&body)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("store %s: alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
-	}
-	return body, true, nil
-}
-
-// PutAlertRule creates or replaces a rule (keeping the first created time)
-// and forgets its crossing state.
-func (t *Tx) PutAlertRule(ctx context.Context, tenantID, id, body string, created time.Time) error {
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO alert_rules (tenant_id, id, body, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id, id) DO UPDATE SET body = excluded.body`,
-		tenantID, id, body, backend.FormatTime(created)); err != nil {
-		return fmt.Errorf("store %s: put alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
-	}
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, tenantID, id); err != nil {
-		return fmt.Errorf("store %s: put alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
-	}
-	return nil
-}
-
-// DeleteAlertRule removes a rule and its crossing state, telling whether
-// there was one.
-func (t *Tx) DeleteAlertRule(ctx context.Context, tenantID, id string) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM alert_rules WHERE tenant_id = ? AND id = ?`, tenantID, id)
-	if err != nil {
-		return false, fmt.Errorf("store %s: delete alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM alert_state WHERE tenant_id = ? AND rule_id = ?`, tenantID, id); err != nil {
-		return false, fmt.Errorf("store %s: delete alert rule %s/%s: %w", t.st.Path, tenantID, id, err)
-	}
-	return true, nil
-}
-
-// AlertRules returns the stored JSON of the rules of a tenant ("" for every
-// tenant), ordered by tenant and id.
-func (s *Store) AlertRules(ctx context.Context, tenantID string) ([]string, error) {
-	q := `SELECT body FROM alert_rules`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY tenant_id, id`
-	rows, err := s.DB.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: alert rules: %w", s.Path, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var body string
-		if err := rows.Scan(&body); err != nil {
-			return nil, fmt.Errorf("store %s: alert rules: %w", s.Path, err)
-		}
-		out = append(out, body)
-	}
-	return out, rows.Err()
-}
+// attempts (schema/30_alerts.sql): the rules and deliveries are sqlstore's.
 
 // AlertStates reads and writes whether agents are above rules' thresholds
-// inside one transaction. Close it before the transaction ends.
-type AlertStates struct {
-	st       *Store
-	get, put *sql.Stmt
-}
+// inside one transaction.
+type AlertStates struct{ t *Tx }
 
-// AlertStates prepares the crossing-state statements.
+// AlertStates returns the crossing states of the transaction.
 func (t *Tx) AlertStates(ctx context.Context) (backend.AlertStates, error) {
-	get, err := t.tx.PrepareContext(ctx, `SELECT above FROM alert_state WHERE tenant_id = ? AND rule_id = ? AND agent_id = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: alert state: %w", t.st.Path, err)
-	}
-	put, err := t.tx.PrepareContext(ctx, `INSERT INTO alert_state (tenant_id, rule_id, agent_id, above, since) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, rule_id, agent_id) DO UPDATE SET above = excluded.above,
-		since = CASE WHEN alert_state.above = excluded.above THEN alert_state.since ELSE excluded.since END`)
-	if err != nil {
-		get.Close()
-		return nil, fmt.Errorf("store %s: alert state: %w", t.st.Path, err)
-	}
-	return &AlertStates{st: t.st, get: get, put: put}, nil
+	return &AlertStates{t: t}, nil
 }
 
 // Above tells whether the agent was above the rule; known is false when no
 // state was stored yet.
 func (a *AlertStates) Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error) {
-	var v int
-	err = a.get.QueryRowContext(ctx, tenantID, ruleID, agentID).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return false, false, nil
-	case err != nil:
-		return false, false, fmt.Errorf("store %s: read alert state: %w", a.st.Path, err)
-	}
-	return v != 0, true, nil
+	return sqlstore.AlertAbove(ctx, a.t.q, a.t.st.Path, tenantID, ruleID, agentID)
 }
 
 // Set records whether the agent is above the rule at time at (the time
 // since which it is so changes only when the state does).
 func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error {
-	v := 0
-	if above {
-		v = 1
-	}
-	if _, err := a.put.ExecContext(ctx, tenantID, ruleID, agentID, v, backend.FormatTime(at)); err != nil {
-		return fmt.Errorf("store %s: write alert state: %w", a.st.Path, err)
-	}
-	return nil
+	return sqlstore.SetAlertAbove(ctx, a.t.q, a.t.st.Path, tenantID, ruleID, agentID, above, at)
 }
 
-// Close releases the statements.
-func (a *AlertStates) Close() {
-	a.get.Close()
-	a.put.Close()
-}
-
-// RecordAlertDelivery appends a delivery attempt.
-func (s *Store) RecordAlertDelivery(ctx context.Context, d backend.AlertDelivery) error {
-	_, err := s.DB.ExecContext(ctx, `INSERT INTO alert_deliveries
-		(tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.TenantID, d.RuleID, d.AgentID, d.AlertID, d.Channel, d.Target, d.Attempt, d.Status, d.StatusCode, d.Error, backend.FormatTime(d.Time))
-	if err != nil {
-		return fmt.Errorf("store %s: record alert delivery: %w", s.Path, err)
-	}
-	return nil
-}
-
-// AlertDeliveries returns the recorded attempts of a tenant ("" for all),
-// newest first, at most limit (0 for all).
-func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]backend.AlertDelivery, error) {
-	q := `SELECT seq, tenant_id, rule_id, agent_id, alert_id, channel, target, attempt, status, status_code, error, created_at FROM alert_deliveries`
-	var args []any
-	if tenantID != "" {
-		q += ` WHERE tenant_id = ?`
-		args = append(args, tenantID)
-	}
-	q += ` ORDER BY seq DESC`
-	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
-	}
-	out, err := rowset.Deliveries(s.DB.QueryContext(ctx, q, args...))
-	if err != nil {
-		return nil, fmt.Errorf("store %s: alert deliveries: %w", s.Path, err)
-	}
-	return out, nil
-}
+// Close does nothing: the statements go with the transaction.
+func (a *AlertStates) Close() {}
 
 // Swap records the state and returns the one it replaced. SQLite has one
 // writer at a time and a transaction that read a row another writer changed

@@ -11,6 +11,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
@@ -39,9 +40,7 @@ func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlTe
 			return err
 		}
 	}
-	if err := w.exec(ctx,
-		`INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+	if err := w.exec(ctx, sqlstore.InsertRun.SQLite(), w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := w.write(ctx, run.EvaluationKey, run.ID, run.Results); err != nil {
@@ -241,7 +240,7 @@ func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) e
 	}
 	switch {
 	case err == sql.ErrNoRows:
-		err = w.exec(ctx, `DELETE FROM latest_runs WHERE app = ? AND evaluation_key = ?`, w.app, evaluationKey)
+		err = w.exec(ctx, sqlstore.DeleteLatest.SQLite(), w.app, evaluationKey)
 	case err == nil:
 		err = w.exec(ctx, `INSERT INTO latest_runs (app, evaluation_key, id, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (app, evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, w.app, evaluationKey, id, created)
@@ -257,7 +256,7 @@ func deleteRun(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) e
 	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlstore.DeleteRunRow.SQLite(), app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return refreshLatest(ctx, tx, app, evaluationKey)
@@ -276,7 +275,7 @@ func deleteValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string
 			return 0, fmt.Errorf("store: %w", err)
 		}
 	}
-	n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id)
+	n, err := execCount(ctx, tx, sqlstore.DeleteValues.SQLite(), app, evaluationKey, id)
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // RunWriter streams the results of a large evaluation run into the store.
@@ -53,8 +54,7 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 		if err := putRun(ctx, newValueWriter(tx, s.app), head, "", true); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET writer_pid = ?, writer_host = ?, heartbeat_at = ?
-			WHERE app = ? AND evaluation_key = ? AND id = ?`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.BeginRunWriter.SQLite(), os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return fmt.Errorf("store %s: begin run %s/%s: %w", s.Path, head.EvaluationKey, head.ID, err)
 		}
 		return nil
@@ -97,7 +97,7 @@ func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
 
 // writeBlock stores the next block of the run's values.
 func (w *RunWriter) writeBlock(ctx context.Context, tx *sql.Tx, block []byte, n int) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO run_value_blocks (app, evaluation_key, run_id, block, n_values, data) VALUES (?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecContext(ctx, sqlstore.InsertValueBlock.SQLite(),
 		w.st.app, w.Run.EvaluationKey, w.Run.ID, w.blocks, n, block); err != nil {
 		return fmt.Errorf("store %s: insert metric values of run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 	}
@@ -107,7 +107,7 @@ func (w *RunWriter) writeBlock(ctx context.Context, tx *sql.Tx, block []byte, n 
 
 // heartbeat records that the run's writer is still at work.
 func (w *RunWriter) heartbeat(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET heartbeat_at = ? WHERE app = ? AND evaluation_key = ? AND id = ?`,
+	if _, err := tx.ExecContext(ctx, sqlstore.RunHeartbeat.SQLite(),
 		backend.FormatTime(time.Now()), w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
 		return fmt.Errorf("store %s: run %s/%s: %w", w.st.Path, w.Run.EvaluationKey, w.Run.ID, err)
 	}
@@ -147,9 +147,8 @@ func (w *RunWriter) Finish(ctx context.Context, status string) error {
 // finish gives the run its final status and brings the evaluation's latest
 // run up to date.
 func (w *RunWriter) finish(ctx context.Context, tx *sql.Tx, status string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE evaluation_runs SET status = ?, body = json_set(body, '$.status', ?),
-		writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = ? AND evaluation_key = ? AND id = ?`,
-		status, status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlstore.FinishRun.SQLite(),
+		status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
 		return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
 	}
 	return refreshLatest(ctx, tx, w.st.app, w.Run.EvaluationKey)
