@@ -15,29 +15,18 @@ import (
 // attempts (schema/30_alerts.sql): the rules and deliveries are sqlstore's.
 
 // AlertStates reads and writes whether agents are above rules' thresholds
-// inside one transaction.
-type AlertStates struct{ t *Tx }
+// inside one transaction. Above locks the row it reads until the
+// transaction ends, so a replica deciding the same crossing waits for this
+// one's decision.
+type AlertStates struct {
+	sqlstore.AlertStates
+	t *Tx
+}
 
 // AlertStates returns the crossing states of the transaction.
 func (t *Tx) AlertStates(ctx context.Context) (backend.AlertStates, error) {
-	return &AlertStates{t: t}, nil
+	return &AlertStates{AlertStates: sqlstore.NewAlertStates(pgQuerier{t.tx}, t.st.loc), t: t}, nil
 }
-
-// Above tells whether the agent was above the rule; known is false when no
-// state was stored yet. The row is locked until the transaction ends, so a
-// replica deciding the same crossing waits for this one's decision.
-func (a *AlertStates) Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error) {
-	return sqlstore.AlertAbove(ctx, pgQuerier{a.t.tx}, a.t.st.loc, tenantID, ruleID, agentID)
-}
-
-// Set records whether the agent is above the rule at time at (the time
-// since which it is so changes only when the state does).
-func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error {
-	return sqlstore.SetAlertAbove(ctx, pgQuerier{a.t.tx}, a.t.st.loc, tenantID, ruleID, agentID, above, at)
-}
-
-// Close does nothing.
-func (a *AlertStates) Close() {}
 
 // Swap records the state and returns the one it replaced in one statement:
 // the upsert changes the row only when the state differs and reports

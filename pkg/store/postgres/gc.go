@@ -2,13 +2,11 @@ package postgres
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
@@ -17,9 +15,7 @@ import (
 // lock, re-checked there, so a writer that finishes meanwhile keeps its run.
 func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 	var res backend.GCResult
-	host, _ := os.Hostname()
-	now := time.Now()
-	dead, err := rowset.Abandoned(host, now)(s.Pool.Query(ctx, sqlstore.AbandonedRuns.Postgres()))
+	dead, err := sqlstore.AbandonedWriters(ctx, pgQuerier{s.Pool})
 	if err != nil {
 		return res, s.errf("gc", err)
 	}

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
@@ -17,10 +15,8 @@ import (
 // elsewhere silent for StaleAfter), with their metric values.
 func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 	var res backend.GCResult
-	host, _ := os.Hostname()
-	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		dead, err := rowset.Abandoned(host, now)(tx.QueryContext(ctx, sqlstore.AbandonedRuns.SQLite()))
+		dead, err := sqlstore.AbandonedWriters(ctx, newTxQuerier(tx))
 		if err != nil {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}

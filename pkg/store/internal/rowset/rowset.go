@@ -113,13 +113,13 @@ func Scan[T any](dest func(*T) []any) func(Rows, error) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer closeRows(rows)
+		defer Close(rows)
 		return Collect(rows, dest)
 	}
 }
 
-// closeRows closes database/sql rows (Close() error) and pgx rows (Close()).
-func closeRows(rows Rows) {
+// Close closes database/sql rows (Close() error) and pgx rows (Close()).
+func Close(rows Rows) {
 	switch c := rows.(type) {
 	case interface{ Close() error }:
 		_ = c.Close()

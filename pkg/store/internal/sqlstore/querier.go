@@ -30,13 +30,3 @@ type Querier interface {
 // noRows tells whether err says a QueryRow found no row, with either
 // driver.
 func noRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-
-// closeRows closes database/sql rows (Close() error) and pgx rows (Close()).
-func closeRows(rows Rows) {
-	switch c := rows.(type) {
-	case interface{ Close() error }:
-		_ = c.Close()
-	case interface{ Close() }:
-		c.Close()
-	}
-}

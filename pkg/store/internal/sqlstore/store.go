@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -86,6 +87,13 @@ func MoveApp(ctx context.Context, q Querier, loc, from, to string) (bool, error)
 	return moved, nil
 }
 
+// AbandonedWriters lists the runs still marked running whose writer is
+// gone (backend.Abandoned), seen from this host now.
+func AbandonedWriters(ctx context.Context, q Querier) ([]rowset.Writer, error) {
+	host, _ := os.Hostname()
+	return rowset.Abandoned(host, time.Now())(q.Query(ctx, AbandonedRuns))
+}
+
 // Entities lists the entities of a kind, sorted by key.
 func Entities(ctx context.Context, q Querier, app string, kind model.Kind) ([]backend.Entity, error) {
 	out, err := rowset.Entities(kind)(q.Query(ctx, EntitiesOfKind, app, string(kind)))
@@ -122,7 +130,7 @@ func LoadRun(ctx context.Context, q Querier, app, evaluationKey, id string) (*mo
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer closeRows(rows)
+	defer rowset.Close(rows)
 	if len(blocks) == 0 {
 		return rowset.Run(body, evaluationKey, id, rows)
 	}
@@ -144,7 +152,7 @@ func LoadRunBlocks(ctx context.Context, q Querier, app, evaluationKey, id string
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer closeRows(rows)
+	defer rowset.Close(rows)
 	var out [][]byte
 	for rows.Next() {
 		var b []byte

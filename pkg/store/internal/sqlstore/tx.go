@@ -139,29 +139,43 @@ func (t *Tx) DeleteAlertRule(ctx context.Context, tenantID, id string) (bool, er
 	return true, nil
 }
 
-// AlertAbove reads whether the agent was above the rule; known is false
-// when no state was stored yet.
-func AlertAbove(ctx context.Context, q Querier, loc, tenantID, ruleID, agentID string) (above, known bool, err error) {
+// AlertStates reads and writes whether agents are above rules' thresholds
+// inside one transaction; a backend's AlertStates embeds it and adds Swap.
+type AlertStates struct {
+	q   Querier
+	loc string
+}
+
+// NewAlertStates returns the crossing states of the transaction q.
+func NewAlertStates(q Querier, loc string) AlertStates { return AlertStates{q: q, loc: loc} }
+
+// Above tells whether the agent was above the rule; known is false when no
+// state was stored yet. On PostgreSQL the row stays locked until the
+// transaction ends (see AlertState).
+func (a *AlertStates) Above(ctx context.Context, tenantID, ruleID, agentID string) (above, known bool, err error) {
 	var v int
-	err = q.QueryRow(ctx, AlertState, tenantID, ruleID, agentID).Scan(&v)
+	err = a.q.QueryRow(ctx, AlertState, tenantID, ruleID, agentID).Scan(&v)
 	switch {
 	case noRows(err):
 		return false, false, nil
 	case err != nil:
-		return false, false, Errf(loc, "read alert state", err)
+		return false, false, Errf(a.loc, "read alert state", err)
 	}
 	return v != 0, true, nil
 }
 
-// SetAlertAbove records whether the agent is above the rule at time at
-// (the time since which it is so changes only when the state does).
-func SetAlertAbove(ctx context.Context, q Querier, loc, tenantID, ruleID, agentID string, above bool, at time.Time) error {
+// Set records whether the agent is above the rule at time at (the time
+// since which it is so changes only when the state does).
+func (a *AlertStates) Set(ctx context.Context, tenantID, ruleID, agentID string, above bool, at time.Time) error {
 	v := 0
 	if above {
 		v = 1
 	}
-	if _, err := q.Exec(ctx, SetAlertState, tenantID, ruleID, agentID, v, backend.FormatTime(at)); err != nil {
-		return Errf(loc, "write alert state", err)
+	if _, err := a.q.Exec(ctx, SetAlertState, tenantID, ruleID, agentID, v, backend.FormatTime(at)); err != nil {
+		return Errf(a.loc, "write alert state", err)
 	}
 	return nil
 }
+
+// Close does nothing: the statements go with the transaction.
+func (a *AlertStates) Close() {}
