@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
@@ -46,29 +44,7 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 // and scorer order.
 func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
 	rows, err := s.Pool.Query(ctx, sqlstore.MetricValues.Postgres(), s.app, run.EvaluationKey, run.ID, metric)
-	if err != nil {
-		return nil, s.errf("values", err)
-	}
-	defer rows.Close()
-	var out []model.MetricValue
-	for rows.Next() {
-		var v model.MetricValue
-		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
-			return nil, s.errf("values", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.errf("values", err)
-	}
-	blocks, err := sqlstore.LoadRunBlocks(ctx, pgQuerier{s.Pool}, s.app, run.EvaluationKey, run.ID)
-	if err != nil || len(blocks) == 0 {
-		return out, err
-	}
-	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
-	}
-	return out, nil
+	return sqlstore.ScanValues(ctx, pgQuerier{s.Pool}, s.app, run, metric, rows, err, func(err error) error { return s.errf("values", err) })
 }
 
 // RecordRun stores an evaluation run produced by an evaluation, replacing a
@@ -116,11 +92,9 @@ func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.Evaluation
 // of the run's evaluation key. With replace it first removes a run with the
 // same key and id.
 func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string, replace bool) error {
-	head := run
-	head.Results = nil
-	body, err := json.Marshal(head)
+	body, err := sqlstore.RunHead(run)
 	if err != nil {
-		return fmt.Errorf("store: encode run: %w", err)
+		return err
 	}
 	if replace {
 		if err := deleteValuesAndRun(ctx, tx, app, run.EvaluationKey, run.ID); err != nil {
@@ -128,7 +102,7 @@ func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun,
 		}
 	}
 	if _, err := tx.Exec(ctx, sqlstore.InsertRun.Postgres(),
-		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, body, yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := copyValues(ctx, tx, app, run.EvaluationKey, run.ID, run.Results); err != nil {

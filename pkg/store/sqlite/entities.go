@@ -8,7 +8,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
@@ -85,27 +84,5 @@ func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]
 		return nil, fmt.Errorf("store: %w", s.valuesErr)
 	}
 	rows, err := s.valuesStmt.QueryContext(ctx, s.app, run.EvaluationKey, run.ID, metric)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out []model.MetricValue
-	for rows.Next() {
-		var v model.MetricValue
-		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	blocks, err := sqlstore.LoadRunBlocks(ctx, dbQuerier{s.DB}, s.app, run.EvaluationKey, run.ID)
-	if err != nil || len(blocks) == 0 {
-		return out, err
-	}
-	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
-	}
-	return out, nil
+	return sqlstore.ScanValues(ctx, dbQuerier{s.DB}, s.app, run, metric, sqlRows(rows, err), err, func(err error) error { return fmt.Errorf("store: %w", err) })
 }

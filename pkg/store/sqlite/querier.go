@@ -102,3 +102,11 @@ func (q *txQuerier) Exec(ctx context.Context, s *sqlstore.Stmt, args ...any) (in
 type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
+
+// sqlRows is rows as a sqlstore.Rows: nil (not a nil *sql.Rows) on error.
+func sqlRows(rows *sql.Rows, err error) sqlstore.Rows {
+	if err != nil {
+		return nil
+	}
+	return rows
+}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,18 +28,16 @@ func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
 // recorded by an evaluation).
 func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlText string, replace bool) error {
 	tx := w.tx
-	head := run
-	head.Results = nil
-	body, err := json.Marshal(head)
+	body, err := sqlstore.RunHead(run)
 	if err != nil {
-		return fmt.Errorf("store: encode run: %w", err)
+		return err
 	}
 	if replace {
 		if err := deleteRun(ctx, tx, w.app, run.EvaluationKey, run.ID); err != nil {
 			return err
 		}
 	}
-	if err := w.exec(ctx, sqlstore.InsertRun.SQLite(), w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+	if err := w.exec(ctx, sqlstore.InsertRun.SQLite(), w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, body, yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := w.write(ctx, run.EvaluationKey, run.ID, run.Results); err != nil {

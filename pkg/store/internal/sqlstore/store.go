@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -165,6 +166,45 @@ func LoadRunBlocks(ctx context.Context, q Querier, app, evaluationKey, id string
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	return out, nil
+}
+
+// ScanValues reads the values of metric in run (what scoring reads): rows
+// are MetricValues's result, err the error of its query; the values of a
+// streamed run come from its blocks. wrap wraps the errors of rows.
+func ScanValues(ctx context.Context, q Querier, app string, run model.RunRef, metric string, rows Rows, err error, wrap func(error) error) ([]model.MetricValue, error) {
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rowset.Close(rows)
+	var out []model.MetricValue
+	for rows.Next() {
+		var v model.MetricValue
+		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(err)
+	}
+	blocks, err := LoadRunBlocks(ctx, q, app, run.EvaluationKey, run.ID)
+	if err != nil || len(blocks) == 0 {
+		return out, err
+	}
+	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
+		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
+	}
+	return out, nil
+}
+
+// RunHead is the JSON body stored with run: the run without its results.
+func RunHead(run model.EvaluationRun) (string, error) {
+	run.Results = nil
+	body, err := json.Marshal(run)
+	if err != nil {
+		return "", fmt.Errorf("store: encode run: %w", err)
+	}
+	return string(body), nil
 }
 
 // forTenant picks the statement for every tenant (tenantID "") or one, and
