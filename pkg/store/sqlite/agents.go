@@ -61,7 +61,7 @@ func (in *EventIngest) errf(what string, err error) error { return in.t.st.errf(
 // above after, in chunk order, the hour's highest chunk number and how many
 // chunks are numbered after or above.
 func (in *EventIngest) HashChunks(ctx context.Context, tenantID string, hour, after int64) (hashes []byte, last int64, n int, err error) {
-	rows, err := in.t.q.sqlRows(ctx, sqlstore.HashChunksFrom, after, tenantID, hour)
+	rows, err := in.t.q.rawRows(ctx, sqlstore.HashChunksFrom, after, tenantID, hour)
 	if err != nil {
 		return nil, 0, 0, in.errf("ingest", err)
 	}

@@ -13,10 +13,7 @@ type dbQuerier struct{ db *sql.DB }
 
 func (q dbQuerier) Query(ctx context.Context, s *sqlstore.Stmt, args ...any) (sqlstore.Rows, error) {
 	rows, err := q.db.QueryContext(ctx, s.SQLite(), args...)
-	if err != nil {
-		return nil, err
-	}
-	return rows, nil
+	return sqlRows(rows, err), err
 }
 
 func (q dbQuerier) QueryRow(ctx context.Context, s *sqlstore.Stmt, args ...any) sqlstore.Row {
@@ -58,19 +55,13 @@ func (q *txQuerier) stmt(ctx context.Context, s *sqlstore.Stmt) (*sql.Stmt, erro
 }
 
 func (q *txQuerier) Query(ctx context.Context, s *sqlstore.Stmt, args ...any) (sqlstore.Rows, error) {
-	st, err := q.stmt(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	return rows, nil
+	rows, err := q.rawRows(ctx, s, args...)
+	return sqlRows(rows, err), err
 }
 
-// sqlRows is the database/sql result set of a prepared query.
-func (q *txQuerier) sqlRows(ctx context.Context, s *sqlstore.Stmt, args ...any) (*sql.Rows, error) {
+// rawRows is the database/sql result set of s, for a caller that scans
+// into sql.RawBytes.
+func (q *txQuerier) rawRows(ctx context.Context, s *sqlstore.Stmt, args ...any) (*sql.Rows, error) {
 	st, err := q.stmt(ctx, s)
 	if err != nil {
 		return nil, err
