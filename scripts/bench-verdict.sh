@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Verdict latency and live freshness benchmark (issue 14): lf serve on a
-# fresh copy of project/, the risk config of README "### POST /verdict", then
+# Verdict latency and live freshness benchmark: lf serve on a
+# fresh copy of project/, the risk config of docs/performance.md "lf serve: POST /verdict", then
 # lfgen loadgen at 5,000 verdicts/s for 20 s, alone and with 10,000 events/s
 # of concurrent ingest and a freshness probe every 100 ms. Prints the load
 # average before each run and the server's CPU (user+sys from

@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
+	_ "github.com/lfcli/lf/cmd/internal/hugepages" // huge pages for the heap: see the package's doc
 	"github.com/lfcli/lf/pkg/cli"
-	_ "github.com/lfcli/lf/pkg/hugepages" // huge pages for the heap: see the package's doc
 )
 
 func main() {

@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/lfcli/lf/pkg/benchgen"
+	"github.com/lfcli/lf/cmd/lfgen/benchgen"
 )
 
 const usage = "usage: lfgen project|files|runs|agent-events|agentleak|loadgen|bestof [flags]"

@@ -91,10 +91,11 @@ func TestCanaryContainsAdversarial(t *testing.T) {
 // random texts over small alphabets (partial occurrences everywhere), with
 // canaries cut from the text, cut and changed by one byte, and random.
 func TestCanaryContainsRandom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(9))
 	alphabets := []string{"ab", "abz", "ab z!", " etaoinszqQ\"", "zzzzq", "é—日a", "\x00\xff\x80a"}
 	n := 20000
-	if testing.Short() {
+	if reduced() {
 		n = 3000
 	}
 	for iter := 0; iter < n; iter++ {

@@ -239,11 +239,12 @@ func randomBytes(rng *rand.Rand) string {
 // the rules' fragments, adversarial texts and random bytes, one pattern
 // set per family set reused from text to text (as a scanner does).
 func TestClassPassMatchesReference(t *testing.T) {
+	t.Parallel()
 	var texts []string
 	texts = append(texts, packTexts(t)...)
 	rng := rand.New(rand.NewSource(7))
 	n := 20000
-	if testing.Short() {
+	if reduced() {
 		n = 2000
 	}
 	for i := 0; i < n; i++ {

@@ -6,19 +6,30 @@ import (
 	"testing"
 )
 
-// benchTraceFile is the trace file the decode and render benchmarks read:
-// LF_BENCH_TRACES, else the 9.2 MB file `task bench:agentleak` leaves in /tmp.
+// benchTraceFile is the trace file the decode and render benchmarks read,
+// named by LF_BENCH_TRACES (`task bench:agentleak` writes the 9.2 MB one as
+// /tmp/lf-bench-al10.jsonl; `go run ./cmd/lfgen agentleak -repeat 10 -o F`
+// makes it anywhere). Without it the benchmark skips and says so.
 func benchTraceFile(b *testing.B) []byte {
 	b.Helper()
 	path := os.Getenv("LF_BENCH_TRACES")
 	if path == "" {
-		path = "/tmp/lf-bench-al10.jsonl"
+		b.Skip("set LF_BENCH_TRACES to a trace file (go run ./cmd/lfgen agentleak -repeat 10 -o F)")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Skip(err)
 	}
 	return data
+}
+
+// extraTraceFiles are the trace files a test may read beyond the
+// repository's and ../shared's: the one LF_BENCH_TRACES names, if any.
+func extraTraceFiles() []string {
+	if p := os.Getenv("LF_BENCH_TRACES"); p != "" {
+		return []string{p}
+	}
+	return nil
 }
 
 // benchLines splits a JSONL file into its non-blank lines.

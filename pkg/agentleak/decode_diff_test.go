@@ -207,6 +207,7 @@ func eventsDiff(a, b []Event) string {
 // examples and the benchmark file, the fast decoder decodes (it must take
 // them all) exactly what encoding/json decodes.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, give := range []bool{false, true} {
 		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeMatchesEncodingJSON(t, give) })
 	}
@@ -220,17 +221,27 @@ func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 	files = append(files, more...)
 	more, _ = filepath.Glob("testdata/fuzzseed/*.jsonl")
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"), "/tmp/lf-bench-al10.jsonl")
+	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, extraTraceFiles()...)
 	c := &decodeCheck{t: t}
 	if give {
 		c.give = rand.New(rand.NewSource(7))
 	}
+	// Generated traces on every channel, so that the check has its hundreds
+	// of traces in a clone without ../shared too.
+	_, synthetic, _ := SyntheticVaultSet(50, 300, 11)
+	inputs := map[string][]byte{"synthetic traces": synthetic}
+	order := []string{"synthetic traces"}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		for _, l := range benchLines(data) {
+		inputs[f] = data
+		order = append(order, f)
+	}
+	for _, f := range order {
+		for _, l := range benchLines(inputs[f]) {
 			fast0 := c.fast
 			c.check(l)
 			var probe Trace
@@ -252,6 +263,7 @@ func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 // nested unknown members, numbers valid and not, odd spacing, and
 // truncated or mutated documents.
 func TestDecodeAdversarial(t *testing.T) {
+	t.Parallel()
 	for _, give := range []bool{false, true} {
 		t.Run(fmt.Sprintf("give=%v", give), func(t *testing.T) { testDecodeAdversarial(t, give) })
 	}
@@ -644,6 +656,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 // pairs, reversed, cut or followed by anything), so that the scanner
 // need not check it (contentHigh unset).
 func TestUnquoteASCIIIsValidUTF8(t *testing.T) {
+	t.Parallel()
 	check := func(raw string) {
 		t.Helper()
 		out, ok := unquoteTo(nil, []byte(raw))

@@ -133,6 +133,7 @@ func familySets() []map[string]bool {
 // plain regular expressions on the shared packs' texts, the bundled traces
 // and random texts built from the rules' keywords, formats and near misses.
 func TestFastRulesMatchPlainRegexps(t *testing.T) {
+	t.Parallel()
 	check := func(name, text string, sets []map[string]bool) {
 		t.Helper()
 		for _, fam := range sets {
@@ -149,7 +150,7 @@ func TestFastRulesMatchPlainRegexps(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(10))
 	n := 5000
-	if testing.Short() {
+	if reduced() {
 		n = 500
 	}
 	for i := 0; i < n; i++ {

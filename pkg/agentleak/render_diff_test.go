@@ -180,6 +180,7 @@ func checkFloat(t *testing.T, f float64) {
 // their neighbours, on quotients the scores are made of, near the 1e9
 // bound and on random doubles; values off the path go to strconv.
 func TestAppendJSONFloatMatches(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 0.95, 0.3333, 1e-6, -1e-6, 9.99999e-7, 1e-7, 123456789.125, 999999999.999999, 1e9, -1e9, 1e9 - 1, 999999999.9999995, 1 << 33, 1e21, 1e20, 5e-324, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 0.1 + 0.2, 2.5e-9} {
 		checkFloat(t, f)
 		checkFloat(t, -f)

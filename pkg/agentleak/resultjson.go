@@ -40,6 +40,10 @@ func (r *Result) AppendJSON(b []byte) []byte {
 		b = append(b, `,"vault":`...)
 		b = v.appendJSON(b)
 	}
+	if c := r.Compliance; c != nil {
+		b = append(b, `,"compliance":`...)
+		b = c.appendJSON(b)
+	}
 	return append(b, '}')
 }
 
@@ -56,6 +60,9 @@ func (r *Result) jsonSize() int {
 	}
 	if v := r.Vault; v != nil {
 		n += 120 + len(v.Key) + 30*len(v.LeaksByChannel)
+	}
+	if r.Compliance != nil {
+		n += 300
 	}
 	return n
 }

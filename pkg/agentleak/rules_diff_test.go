@@ -11,6 +11,7 @@ import (
 // differential test's fragments every kind of space the rules' \s takes
 // (\x1c-\x1f among them) inside the shapes the rules want.
 func TestFastRulesMatchPlainOnPreTexts(t *testing.T) {
+	t.Parallel()
 	skipUnderShort(t)
 	for i, text := range preTexts(12, 3000) {
 		for _, fam := range familySets()[:1] {

@@ -137,6 +137,7 @@ func sameGroups(m, want []int, p int) bool {
 // decides (a match or none), its anchored expression decides the same,
 // with the same end.
 func TestHandMatchersAgreeWithExpressions(t *testing.T) {
+	t.Parallel()
 	skipUnderShort(t)
 	texts := matchTexts(21, 6000)
 	e := builtin()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
-	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -51,7 +50,7 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 	in := ScanInputs{
 		Config:        at(spec.Config),
 		EvaluationKey: spec.EvaluationKey,
-		Display:       func(p string) string { return project.Rel(env.ProjectDir, p) },
+		Display:       func(p string) string { return diag.Rel(env.ProjectDir, p) },
 		SkipUnchanged: true,
 		Now:           env.Now,
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 )
 
 // Finding is one detection in one event.
@@ -27,6 +29,10 @@ type Finding struct {
 	Leaked     bool    `json:"leaked"`
 
 	Event int `json:"-"` // index of the event in its trace, for locations
+	// Seq is the finding's place in detection order (events in trace
+	// order, then the detectors' order within an event), before findings
+	// are sorted by level: the engine numbers its finding ids this way.
+	Seq int `json:"-"`
 }
 
 // ChannelRisks is the risk index per leaking channel, written highest first.
@@ -83,6 +89,9 @@ type Result struct {
 	Findings      []Finding    `json:"findings"`
 	BlockReasons  []string     `json:"block_reasons,omitempty"`
 	Vault         *VaultStat   `json:"vault,omitempty"`
+	// Compliance is the framework mapping of the result (see
+	// Scanner.Compliance); nil when it is off.
+	Compliance *ComplianceResult `json:"compliance,omitempty"`
 
 	// Output is what Job.Render (ScanInputs.Render) made of the result;
 	// nil without one.
@@ -129,6 +138,13 @@ type Scanner struct {
 	// VaultKey, when set, names the vault used for every trace instead of
 	// the trace's scenario id.
 	VaultKey string
+	// Compliance is what each result carries of the compliance mapping
+	// (the summary by default); ReportTime is the report time full
+	// sections are digested with (see ReportTime).
+	Compliance ComplianceMode
+	ReportTime string
+	cin        []compliance.Finding // the assessment's reused input
+	tcomp      ComplianceResult     // a transient scan's compliance, reused
 
 	lower []byte
 	// text holds the current event's text when its JSON string had escapes
@@ -237,7 +253,7 @@ func (sc *Scanner) clone() *Scanner {
 	ps := *sc.ps
 	ps.state = newRuleState(len(ps.rules)) // the rules' scratch is per scanner
 	c := &Scanner{
-		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey,
+		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, Compliance: sc.Compliance, ReportTime: sc.ReportTime,
 		secrets: map[findingKey]int32{}, vaultChans: map[string]int{},
 	}
 	c.init()
@@ -273,7 +289,7 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	e := sc.ev
 	sc.res.Findings = append(sc.res.Findings, Finding{
 		EventID: e.EventID, Channel: e.Channel, DataType: dt, Value: value, Level: level,
-		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline, Event: sc.evIndex,
+		Severity: sev, Confidence: conf, Detector: det, Tier: tier, Leaked: !sc.baseline, Event: sc.evIndex, Seq: len(sc.res.Findings),
 	})
 	k := fk
 	if secretKey != nil {
@@ -434,6 +450,7 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	}
 	leakedL4 := sc.score(res)
 	sc.block(res, leakedL4)
+	sc.assessCompliance(res)
 	if v != nil {
 		res.Vault = sc.vaultStat()
 	}

@@ -14,6 +14,7 @@ import (
 // with a byte changed at each place (the sixteen-byte halves and the tail
 // past them included), run on into letters, and at the end of the text.
 func TestTriggersAtMatchesWalk(t *testing.T) {
+	t.Parallel()
 	ps := newPatternSet(DefaultConfig().Detectors)
 	seen := map[string]bool{}
 	var words []string

@@ -71,11 +71,12 @@ func sortStrings(s []string) {
 // dropped next to a trigger word or a digit, the case of a run flipped)
 // and holds the fast path to the plain expressions on each.
 func TestFastRulesMatchPlainOnMutations(t *testing.T) {
+	t.Parallel()
 	texts := packTexts(t)
 	rng := rand.New(rand.NewSource(11))
 	inserts := []string{"x", "X", "7", "_", "'", "\"", " ", "é", "É", "٣", "\u00a0", "-", ":", "=", "K", "ſ"}
 	n := 4000
-	if testing.Short() {
+	if reduced() {
 		n = 400
 	}
 	all := familySets()[:1]

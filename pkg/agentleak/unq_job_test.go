@@ -32,14 +32,14 @@ func TestTransientScanMatchesKept(t *testing.T) {
 	}
 	var in bytes.Buffer
 	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
-	files = append(files, "/tmp/lf-bench-al10.jsonl")
+	files = append(files, extraTraceFiles()...)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		lines := benchLines(data)
-		if testing.Short() && len(lines) > 300 {
+		if reduced() && len(lines) > 300 {
 			lines = lines[:300]
 		}
 		for _, l := range lines {

@@ -51,6 +51,9 @@ type ScanInputs struct {
 	// returns (see Job.Transient); it takes effect when nothing is recorded.
 	Transient bool
 	Now       time.Time // the run's time; zero means time.Now()
+	// Compliance is what each result carries of the compliance mapping;
+	// the report's ComplianceTotals are counted whatever it is but off.
+	Compliance ComplianceMode
 }
 
 // Scan statuses of a ScanReport.
@@ -72,20 +75,25 @@ type ScanReport struct {
 	BlockedIDs    []string       `json:"blocked_traces"`
 	Verdicts      map[string]int `json:"verdicts,omitempty"`
 	InputHash     string         `json:"input_hash,omitempty"`
-	Warnings      diag.List      `json:"-"`
-	Diags         diag.List      `json:"-"` // bad traces (with KeepGoing)
+	// Compliance counts, over the scanned traces, the frameworks and
+	// controls put at risk (nil when compliance is off).
+	Compliance *ComplianceTotals `json:"compliance,omitempty"`
+	Warnings   diag.List         `json:"-"`
+	Diags      diag.List         `json:"-"` // bad traces (with KeepGoing)
 }
 
 // ScanPlan is a scan whose config, vaults and trace list are loaded and
 // checked: every usage and input problem shows before a store is opened.
 type ScanPlan struct {
-	in       ScanInputs
-	cfg      *Config
-	vaults   *Vaults
-	inputs   []Input
-	key      string
-	hash     string // content hash of the inputs; "" when one is stdin
-	Warnings diag.List
+	in     ScanInputs
+	cfg    *Config
+	vaults *Vaults
+	inputs []Input
+	key    string
+	hash   string // content hash of the inputs; "" when one is stdin
+	// reportTime is the time full compliance sections are digested with.
+	reportTime string
+	Warnings   diag.List
 }
 
 // Prepare loads the config and vaults and expands the trace arguments.
@@ -100,6 +108,13 @@ func Prepare(in ScanInputs) (*ScanPlan, error) {
 		in.Workers = runtime.GOMAXPROCS(0)
 	}
 	p := &ScanPlan{in: in, cfg: DefaultConfig()}
+	if in.Compliance == ComplianceFull {
+		t, err := ReportTime()
+		if err != nil {
+			return nil, diag.Usagef("%v", err)
+		}
+		p.reportTime = t
+	}
 	var hashed []string
 	if in.Config != "" {
 		c, warns, err := LoadConfig(in.Config, in.Display(in.Config))
@@ -265,10 +280,17 @@ func (p *ScanPlan) runHead() model.EvaluationRun {
 func (p *ScanPlan) scan(ctx context.Context, rep *ScanReport, rec *recorder) (*Summary, error) {
 	sc := NewScanner(p.cfg, p.vaults)
 	sc.VaultKey = p.in.VaultKey
+	sc.Compliance, sc.ReportTime = p.in.Compliance, p.reportTime
+	if p.in.Compliance != ComplianceOff {
+		rep.Compliance = &ComplianceTotals{}
+	}
 	// The recorder's goroutine reads results after OnResult returned.
 	transient := p.in.Transient && rec == nil
 	job := &Job{Scanner: sc, KeepGoing: p.in.KeepGoing, Workers: p.in.Workers, Render: p.in.Render, Transient: transient, OnResult: func(r *Result) error {
 		rep.Verdicts[r.Verdict]++
+		if rep.Compliance != nil && r.Compliance != nil {
+			rep.Compliance.add(&r.Compliance.Assessment)
+		}
 		if r.Blocked {
 			rep.BlockedIDs = append(rep.BlockedIDs, strings.Clone(r.ScenarioID)) // not a view that pins the trace's line
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -183,7 +182,7 @@ func recalcReport(changes []Change, res IngestResult, at time.Time) evaluation.R
 	}
 	rep := evaluation.Report{
 		Name:  EvaluationKey,
-		Title: fmt.Sprintf("agent_risk: %s at %s (%s, %d new)", report.Count(len(changes), "agent", "agents"), at.UTC().Format(time.RFC3339), report.Count(res.Events, "event", "events"), res.New),
+		Title: fmt.Sprintf("agent_risk: %s at %s (%s, %d new)", diag.Count(len(changes), "agent", "agents"), at.UTC().Format(time.RFC3339), diag.Count(res.Events, "event", "events"), res.New),
 		Data:  map[string]any{"ingested": res, "at": at.UTC(), "changes": nonNil(changes)},
 	}
 	if len(changes) > 0 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,9 +16,9 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/progress"
 	"github.com/lfcli/lf/pkg/report"
-	"github.com/lfcli/lf/pkg/riskreport"
 )
 
 func agentleakCommand(env *Env) *ucli.Command {
@@ -44,6 +45,8 @@ func agentleakCommand(env *Env) *ucli.Command {
 				&ucli.BoolFlag{Name: "keep-going", Usage: "report bad traces and keep scanning the others"},
 				&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
 				&ucli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "traces scanned in parallel (`N`; output order is kept)"},
+				&ucli.StringFlag{Name: "compliance", Value: "summary", Usage: "what each result says of the framework mapping: summary (frameworks and controls at risk), full (every control with its evidence, the evidence matrix and its digest; SOURCE_DATE_EPOCH fixes the report time) or off (`MODE`)"},
+				&ucli.StringSliceFlag{Name: "fail-on-compliance", Usage: "exit 1 when a trace puts a control of `FRAMEWORK` at risk (an id such as gdpr, hipaa, owasp_llm, or any); repeatable"},
 			},
 			Action: func(c *ucli.Context) error { return agentleakScan(c, env) },
 		}},
@@ -60,6 +63,24 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	}
 	if n := c.Int("workers"); n < 1 {
 		return diag.Usagef("--workers %d: give at least 1 (traces scanned in parallel)", n)
+	}
+	mode, ok := agentleak.ParseComplianceMode(c.String("compliance"))
+	if !ok {
+		return diag.Usagef("--compliance %q: use %s", c.String("compliance"), strings.Join(agentleak.ComplianceModes, ", "))
+	}
+	failOn := c.StringSlice("fail-on-compliance")
+	for _, id := range failOn {
+		if !slices.Contains(agentleak.ComplianceFrameworkIDs(), id) {
+			return diag.Usagef("--fail-on-compliance %q: not a framework; use one of %s", id, strings.Join(agentleak.ComplianceFrameworkIDs(), ", "))
+		}
+	}
+	if mode == agentleak.ComplianceSummary && slices.Contains(ciFormats, format) {
+		// The CI formats are written once, at the end: their SARIF results
+		// name the controls each finding is evidence for.
+		mode = agentleak.ComplianceFull
+	}
+	if len(failOn) > 0 && mode == agentleak.ComplianceOff {
+		return diag.Usagef("--fail-on-compliance needs the mapping: it cannot gate with --compliance off")
 	}
 	// A scan's live heap is small (vaults, the batches in flight) and its
 	// garbage is per trace: collecting at 4x the live heap instead of 2x
@@ -87,7 +108,8 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 		Render:        render,
 		// A rendered line is copied into the buffered writer: nothing of
 		// the result is kept.
-		Transient: render != nil,
+		Transient:  render != nil,
+		Compliance: mode,
 	})
 	if err != nil {
 		return err
@@ -118,6 +140,9 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	}
 	if format == "table" {
 		fmt.Fprintf(env.Stdout, "%d trace%s scanned, %d blocked\n", sr.Traces, plural(sr.Traces), sr.Blocked)
+		if sr.Compliance != nil && sr.Traces > 0 {
+			fmt.Fprintln(env.Stdout, sr.Compliance.Line())
+		}
 	}
 	if runErr != nil {
 		return runErr
@@ -125,8 +150,17 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 	if sr.Status == agentleak.ScanEmpty {
 		return diag.Gatef("no trace in the inputs: nothing scanned, nothing recorded")
 	}
+	var gate []string
 	if sr.Blocked > 0 {
-		return diag.Gatef("%d of %d trace%s blocked", sr.Blocked, sr.Traces, plural(sr.Traces))
+		gate = append(gate, fmt.Sprintf("%d of %d trace%s blocked", sr.Blocked, sr.Traces, plural(sr.Traces)))
+	}
+	if len(failOn) > 0 {
+		if at := sr.Compliance.AtRisk(failOn); len(at) > 0 {
+			gate = append(gate, "controls at risk in "+strings.Join(at, ", "))
+		}
+	}
+	if len(gate) > 0 {
+		return diag.Gatef("%s", strings.Join(gate, "; "))
 	}
 	return nil
 }
@@ -145,7 +179,7 @@ type scanWriter struct {
 	show   bool
 	n      int
 	buf    []byte        // jsonl: a line, reused
-	ci     report.Writer // JUnit, SARIF or Markdown: collected, written on close
+	ci     output.Writer // JUnit, SARIF or Markdown: collected, written on close
 }
 
 // render returns the formatting that can run on the scanning goroutines
@@ -170,7 +204,7 @@ func (s *scanWriter) write(r *agentleak.Result) error {
 	}
 	agentleak.RedactFindings(r, s.show)
 	if s.ci != nil {
-		return s.ci.Write(riskreport.Trace{Result: r, ShowValues: s.show})
+		return s.ci.Write(report.Trace{Result: r, ShowValues: s.show})
 	}
 	switch s.format {
 	case "jsonl":
@@ -217,7 +251,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		blocked = "yes: " + strings.Join(r.BlockReasons, "; ")
 	}
 	fmt.Fprintf(s.w, "== %s (run %s, %s)\n", r.ScenarioID, r.RunID, count(r.Events, "event", "events"))
-	if err := report.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
+	if err := output.Table(s.w, []string{"risk index", "privacy score", "verdict", "leaked / detected", "blocked"}, [][]string{{
 		strconv.FormatFloat(r.RiskIndex, 'f', 4, 64), strconv.Itoa(r.PrivacyScore), r.Verdict,
 		fmt.Sprintf("%d / %d", r.LeakedSecrets, r.VaultSecrets), blocked,
 	}}); err != nil {
@@ -228,7 +262,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		for _, ch := range r.RIByChannel {
 			rows = append(rows, []string{ch.Channel, strconv.FormatFloat(ch.RI, 'f', 4, 64)})
 		}
-		if err := report.Table(s.w, []string{"channel", "risk index"}, rows); err != nil {
+		if err := output.Table(s.w, []string{"channel", "risk index"}, rows); err != nil {
 			return err
 		}
 	}
@@ -245,6 +279,14 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		}
 		fmt.Fprintln(s.w, line)
 	}
+	if c := r.Compliance; c != nil {
+		a := &c.Assessment
+		line := fmt.Sprintf("compliance: %d/%d frameworks clear, %s at risk", a.Clear(), a.Clear()+a.FrameworksAtRisk, count(a.ControlsAtRisk, "control", "controls"))
+		if at := a.FailedFrameworks(); len(at) > 0 {
+			line += ": " + strings.Join(at, ", ")
+		}
+		fmt.Fprintln(s.w, line)
+	}
 	var rows [][]string
 	for _, f := range r.Findings {
 		if !f.Leaked {
@@ -257,7 +299,7 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 		rows = append(rows, []string{f.EventID, f.Channel, f.DataType, strconv.Itoa(f.Level), f.Detector, v})
 	}
 	if len(rows) > 0 {
-		return report.Table(s.w, []string{"event", "channel", "data type", "level", "detector", "value"}, rows)
+		return output.Table(s.w, []string{"event", "channel", "data type", "level", "detector", "value"}, rows)
 	}
 	fmt.Fprintln(s.w, "no leaks")
 	return nil

@@ -14,8 +14,9 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/progress"
-	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
 // agentsFormula is the short form of the scoring formulas shown by `lf agents show`.
@@ -128,7 +129,7 @@ func agentsIngest(c *ucli.Context, env *Env) error {
 		if res.Expired > 0 {
 			expired = fmt.Sprintf(", %d older than the dedup window (not stored)", res.Expired)
 		}
-		return env.writeReport(format, output{res, report.Sections{
+		return env.writeReport(format, commandOutput{res, output.Sections{
 			lines(fmt.Sprintf("ingested %s: %d new, %d already stored%s, %s", count(res.Events, "event", "events"), res.New, res.Duplicates, expired, count(res.Agents, "agent", "agents"))),
 		}})
 	})
@@ -179,9 +180,9 @@ func agentsRecalc(c *ucli.Context, env *Env) error {
 			}
 			rows = append(rows, []string{ch.TenantID, ch.AgentID, ch.AgentName, old, strconv.Itoa(ch.NewScore), string(ch.NewTier)})
 		}
-		return env.writeReport(format, output{changes, report.Sections{
+		return env.writeReport(format, commandOutput{changes, output.Sections{
 			table([]string{"TENANT", "AGENT", "NAME", "BEFORE", "SCORE", "TIER"}, rows),
-			lines(fmt.Sprintf("%s recalculated at %s", count(len(changes), "agent", "agents"), report.Time(at))),
+			lines(fmt.Sprintf("%s recalculated at %s", count(len(changes), "agent", "agents"), output.Time(at))),
 		}})
 	})
 }
@@ -198,7 +199,7 @@ func agentsShowCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return agentErr(err)
 				}
-				return env.writeReport(format, output{r, agentRiskView(r)})
+				return env.writeReport(format, commandOutput{r, agentRiskView(r)})
 			})
 		},
 	}
@@ -217,22 +218,22 @@ func agentsBaselineCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return agentErr(err)
 				}
-				return env.writeReport(format, output{b, baselineView(b)})
+				return env.writeReport(format, commandOutput{b, baselineView(b)})
 			})
 		},
 	}
 }
 
-func baselineView(b agentrisk.Baseline) report.Sections {
+func baselineView(b agentrisk.Baseline) output.Sections {
 	rows := make([][]string, 0, len(b.Baseline.Tools))
 	for _, t := range b.Baseline.Tools {
-		rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), report.FormatFloat(t.AvgCallsPerHour), report.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
+		rows = append(rows, []string{t.ToolName, strconv.Itoa(t.CallCount), yamlsrc.FormatFloat(t.AvgCallsPerHour), yamlsrc.FormatFloat(t.StddevCallsPerHour), strings.Join(t.CommonPatterns, " ")})
 	}
 	upd := "never"
 	if !b.Baseline.UpdatedAt.IsZero() {
-		upd = report.Time(b.Baseline.UpdatedAt)
+		upd = output.Time(b.Baseline.UpdatedAt)
 	}
-	return report.Sections{
+	return output.Sections{
 		table([]string{"TOOL", "CALLS", "AVG/H", "STDDEV/H", "COMMON PATTERNS"}, rows),
 		lines(fmt.Sprintf("agent %s: %s over %s, updated %s", b.AgentID, count(b.Baseline.TotalCalls, "call", "calls"), count(b.Baseline.WindowDays, "day", "days"), upd)),
 	}
@@ -253,9 +254,9 @@ func agentsBaselineResetCommand(env *Env) *ucli.Command {
 				if err := e.ResetBaseline(c.Context, tenant, agent, at); err != nil {
 					return agentErr(err)
 				}
-				return env.writeReport(format, output{
+				return env.writeReport(format, commandOutput{
 					map[string]any{"tenantId": tenant, "agentId": agent, "baselineResetAt": at},
-					report.Sections{lines(fmt.Sprintf("baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there", agent, tenant, report.Time(at)))},
+					output.Sections{lines(fmt.Sprintf("baseline of %s (tenant %s) reset at %s; the next recalc learns it again from there", agent, tenant, output.Time(at)))},
 				})
 			})
 		},
@@ -273,9 +274,9 @@ func agentsReleaseCommand(env *Env) *ucli.Command {
 				if err := e.Release(c.Context, tenant, agent); err != nil {
 					return agentErr(err)
 				}
-				return env.writeReport(format, output{
+				return env.writeReport(format, commandOutput{
 					map[string]any{"tenantId": tenant, "agentId": agent, "overrideTier": agentrisk.TierNormal},
-					report.Sections{lines(fmt.Sprintf("agent %s (tenant %s) released: effective tier normal until the next recalculation", agent, tenant))},
+					output.Sections{lines(fmt.Sprintf("agent %s (tenant %s) released: effective tier normal until the next recalculation", agent, tenant))},
 				})
 			})
 		},
@@ -321,7 +322,7 @@ func agentsDecide(c *ucli.Context, env *Env) error {
 			}
 		}
 	}
-	if err := env.writeReport(format, output{results, report.Sections{decisionsTable(results)}}); err != nil {
+	if err := env.writeReport(format, commandOutput{results, output.Sections{decisionsTable(results)}}); err != nil {
 		return err
 	}
 	if !c.Bool("check") {
@@ -337,10 +338,10 @@ func agentsDecide(c *ucli.Context, env *Env) error {
 	return nil
 }
 
-func decisionsTable(results []agentrisk.CaseResult) *report.TableView {
+func decisionsTable(results []agentrisk.CaseResult) *output.TableView {
 	rows := make([][]string, 0, len(results))
 	for _, r := range results {
-		rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, report.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
+		rows = append(rows, []string{r.Name, string(r.Tier), string(r.EffectiveTier), r.Action, r.Reason, yamlsrc.FormatFloat(r.Multiplier), strconv.FormatBool(r.Shadow), strconv.FormatBool(r.LoggedOnly)})
 	}
 	return table([]string{"CASE", "TIER", "EFFECTIVE", "ACTION", "REASON", "MULT", "SHADOW", "LOGGED ONLY"}, rows)
 }
@@ -366,14 +367,14 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 				}
 				rows := make([][]string, 0, len(list))
 				for _, s := range list {
-					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), report.Time(s.CalculatedAt)})
+					rows = append(rows, []string{s.TenantID, s.AgentID, s.AgentName, string(s.RiskTier), strconv.Itoa(s.Score), output.Time(s.CalculatedAt)})
 				}
 				if tenant != "" {
 					for i := range list {
 						list[i].TenantID = "" // the risk.listAll() shape of one tenant, in the data
 					}
 				}
-				return env.writeReport(format, output{list, report.Sections{
+				return env.writeReport(format, commandOutput{list, output.Sections{
 					table([]string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows),
 				}})
 			})
@@ -381,33 +382,33 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 	}
 }
 
-func agentRiskView(r agentrisk.AgentRisk) report.Sections {
+func agentRiskView(r agentrisk.AgentRisk) output.Sections {
 	head := []string{
 		fmt.Sprintf("agent %s (%s), tenant %s", r.AgentID, r.AgentName, r.TenantID),
-		fmt.Sprintf("score %d, tier %s, calculated %s, trend %s (%+d vs 24h)", r.Score, r.RiskTier, report.Time(r.CalculatedAt), r.Trend, r.DeltaVs24h),
+		fmt.Sprintf("score %d, tier %s, calculated %s, trend %s (%+d vs 24h)", r.Score, r.RiskTier, output.Time(r.CalculatedAt), r.Trend, r.DeltaVs24h),
 	}
 	if r.OverrideTier != "" {
 		head = append(head, fmt.Sprintf("released by an admin: effective tier %s until the next recalculation", r.OverrideTier))
 	}
 	var windows [][]string
 	for _, win := range r.Windows {
-		windows = append(windows, []string{win.Label, report.FormatFloat(win.AvgScore), strconv.Itoa(win.MinScore), strconv.Itoa(win.MaxScore), strconv.Itoa(win.SampleCount)})
+		windows = append(windows, []string{win.Label, yamlsrc.FormatFloat(win.AvgScore), strconv.Itoa(win.MinScore), strconv.Itoa(win.MaxScore), strconv.Itoa(win.SampleCount)})
 	}
 	var comps [][]string
 	total := 0.0
 	for _, c := range r.Components {
 		total += c.Weight * c.Value
-		comps = append(comps, []string{c.Name, report.FormatFloat(c.Value), report.FormatFloat(c.Weight), report.FormatFloat(round1(c.Weight * c.Value))})
+		comps = append(comps, []string{c.Name, yamlsrc.FormatFloat(c.Value), yamlsrc.FormatFloat(c.Weight), yamlsrc.FormatFloat(round1(c.Weight * c.Value))})
 	}
-	tail := []string{fmt.Sprintf("weighted sum %s -> score %d", report.FormatFloat(round1(total)), r.Score), ""}
+	tail := []string{fmt.Sprintf("weighted sum %s -> score %d", yamlsrc.FormatFloat(round1(total)), r.Score), ""}
 	for _, c := range r.Components {
-		tail = append(tail, fmt.Sprintf("%s %s: %s", c.Name, report.FormatFloat(c.Value), c.Explanation))
+		tail = append(tail, fmt.Sprintf("%s %s: %s", c.Name, yamlsrc.FormatFloat(c.Value), c.Explanation))
 		for _, d := range c.Drivers {
 			tail = append(tail, "  - "+d)
 		}
 	}
 	tail = append(tail, "", "formulas (docs/agent-risk.md):", agentsFormula)
-	return report.Sections{
+	return output.Sections{
 		lines(head...),
 		table([]string{"WINDOW", "AVG", "MIN", "MAX", "SAMPLES"}, windows),
 		table([]string{"COMPONENT", "VALUE", "WEIGHT", "CONTRIBUTION"}, comps),
@@ -516,7 +517,7 @@ func exportRiskConfigs(ctx context.Context, env *Env, w io.Writer) error {
 		if err != nil {
 			return diag.Internal(err)
 		}
-		b, err := report.YAMLOf(agentrisk.MarshalConfigFile(cfgs))
+		b, err := output.YAMLOf(agentrisk.MarshalConfigFile(cfgs))
 		if err != nil {
 			return diag.Internal(err)
 		}

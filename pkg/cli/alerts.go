@@ -13,7 +13,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/output"
 )
 
 // alertsCommand is lf alerts: the alert rules in the store and their
@@ -71,7 +71,7 @@ func listAlertRules(c *ucli.Context, env *Env) error {
 		}
 		rows = append(rows, []string{r.TenantID, r.ID, r.Condition(), r.Channel, target, state})
 	}
-	return env.writeReport(format, output{out, report.Sections{
+	return env.writeReport(format, commandOutput{out, output.Sections{
 		table([]string{"TENANT", "RULE", "CONDITION", "CHANNEL", "TARGET", "STATE"}, rows),
 	}})
 }
@@ -103,7 +103,7 @@ func listAlertDeliveries(c *ucli.Context, env *Env) error {
 		}
 		rows = append(rows, []string{d.Time.Format("2006-01-02T15:04:05Z"), d.TenantID, d.RuleID, d.AgentID, d.Channel, strconv.Itoa(d.Attempt), d.Status, code, d.Error})
 	}
-	return env.writeReport(format, output{ds, report.Sections{
+	return env.writeReport(format, commandOutput{ds, output.Sections{
 		table([]string{"TIME", "TENANT", "RULE", "AGENT", "CHANNEL", "ATTEMPT", "STATUS", "CODE", "ERROR"}, rows),
 	}})
 }
@@ -147,7 +147,7 @@ func exportAlertRules(ctx context.Context, env *Env, w io.Writer) error {
 	for i := range rules {
 		rules[i].CreatedAt = time.Time{} // not part of the file format
 	}
-	b, err := report.YAMLOf(map[string]any{"alert_rules": rules})
+	b, err := output.YAMLOf(map[string]any{"alert_rules": rules})
 	if err != nil {
 		return diag.Internal(err)
 	}

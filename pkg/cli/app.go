@@ -204,7 +204,7 @@ func storeError(err error) error {
 }
 
 // Rel makes path relative to the project for messages.
-func (e *Env) Rel(path string) string { return project.Rel(e.ProjectDir(), path) }
+func (e *Env) Rel(path string) string { return diag.Rel(e.ProjectDir(), path) }
 
 // KindHandler lets a domain plug an extra kind (e.g. risk-config) into the
 // generic `lf set KIND -f` and `lf export KIND` commands; storeKinds

@@ -8,8 +8,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -105,9 +105,9 @@ type appsReport struct {
 }
 
 func (a appsReport) Data() any {
-	out := make([]report.Fields, 0, len(a.apps))
+	out := make([]output.Fields, 0, len(a.apps))
 	for _, x := range a.apps {
-		out = append(out, report.Fields{
+		out = append(out, output.Fields{
 			{Key: "app", Value: x.App},
 			{Key: "current", Value: x.App == a.current},
 			{Key: "methodologies", Value: x.Methodologies},
@@ -135,5 +135,5 @@ func (a appsReport) View() any {
 		}
 		rows = append(rows, []string{name, strconv.Itoa(x.Methodologies), strconv.Itoa(x.RiskScorers), strconv.Itoa(x.Runs), latest})
 	}
-	return &report.TableView{Header: []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}, Rows: rows}
+	return &output.TableView{Header: []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}, Rows: rows}
 }

@@ -4,9 +4,9 @@ import (
 	"io"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
-	"github.com/lfcli/lf/pkg/riskreport"
 )
 
 // ciFormats are the -o formats for CI systems, offered by lf overview
@@ -15,10 +15,10 @@ var ciFormats = []string{"junit", "sarif", "markdown"}
 
 // newCIWriter returns the writer of format, or nil when format is not a CI
 // format (the other formats are written by the command itself).
-func newCIWriter(format string, w io.Writer) report.Writer {
+func newCIWriter(format string, w io.Writer) output.Writer {
 	for _, f := range ciFormats {
 		if f == format {
-			cw, err := report.New(format, w, report.Options{Levels: riskreport.LevelOrder, ToolVersion: version()})
+			cw, err := output.New(format, w, output.Options{Levels: report.LevelOrder, ToolVersion: version()})
 			if err != nil {
 				return nil
 			}
@@ -35,7 +35,7 @@ func writeScorers(env *Env, res []risk.Result, format string, failOn risk.Gate) 
 	if w == nil {
 		return writeOverview(env, res, format)
 	}
-	if err := w.Write(riskreport.Scorers{Results: res, FailOn: failOn}); err != nil {
+	if err := w.Write(report.Scorers{Results: res, FailOn: failOn}); err != nil {
 		return diag.Internal(err)
 	}
 	return w.Close()

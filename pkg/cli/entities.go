@@ -12,8 +12,8 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -208,7 +208,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			for i, r := range rows {
 				out[i] = row{r.EvaluationKey, r.ID, storedTime(r.CreatedAt), r.Status, r.Values, r.Tool, r.SourceFile, r.OriginalKey, r.OriginalID}
 			}
-			return report.JSON(env.Stdout, out)
+			return output.JSON(env.Stdout, out)
 		}
 		var table [][]string
 		for _, r := range rows {
@@ -228,7 +228,7 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			}
 			table = append(table, []string{r.EvaluationKey, r.ID, storedTime(r.CreatedAt), r.Status, fmt.Sprint(r.Values), tool, orig})
 		}
-		return report.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES", "TOOL", "TOOL NAME"}, table)
+		return output.Table(env.Stdout, []string{"EVALUATION", "ID", "CREATED", "STATUS", "VALUES", "TOOL", "TOOL NAME"}, table)
 	case model.KindMethodology:
 		ms, err := st.Methodologies(ctx)
 		if err != nil {
@@ -240,27 +240,27 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			for i, k := range keys {
 				out[i] = ms[k]
 			}
-			return report.JSON(env.Stdout, out)
+			return output.JSON(env.Stdout, out)
 		}
 		var table [][]string
 		for _, k := range keys {
 			m := ms[k]
 			table = append(table, []string{m.Key, m.DisplayName, m.Function, fmt.Sprint(len(m.ConfigSpec))})
 		}
-		return report.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
+		return output.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
 	default:
 		ss, err := st.RiskScorers(ctx)
 		if err != nil {
 			return diag.Internal(err)
 		}
 		if format == "json" {
-			return report.JSON(env.Stdout, ss)
+			return output.JSON(env.Stdout, ss)
 		}
 		var table [][]string
 		for _, s := range ss {
 			table = append(table, []string{s.Key, s.DisplayName, s.Domain, s.RiskScoringMethodologyKey, s.Metric, s.Aggregation})
 		}
-		return report.Table(env.Stdout, []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "METRIC", "AGGREGATION"}, table)
+		return output.Table(env.Stdout, []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "METRIC", "AGGREGATION"}, table)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/output"
 )
 
 // outputFlag is the -o flag shared by commands that print results.
@@ -30,7 +30,7 @@ func outputFormat(c *ucli.Context, formats ...string) (string, error) {
 
 func sortStrings(s []string) { sort.Strings(s) }
 
-// writeReport writes v to standard output in format through report.New;
+// writeReport writes v to standard output in format through output.New;
 // tables fit the terminal width when standard output is a terminal.
 func (e *Env) writeReport(format string, v any) error {
 	width := 0
@@ -39,7 +39,7 @@ func (e *Env) writeReport(format string, v any) error {
 			width = w
 		}
 	}
-	w, err := report.New(format, e.Stdout, report.Options{Width: width})
+	w, err := output.New(format, e.Stdout, output.Options{Width: width})
 	if err != nil {
 		return diag.Usagef("%v", err)
 	}

@@ -17,7 +17,7 @@ import (
 var initAllowed = map[string]string{
 	// huge-page advice for the heap, before the heavy initialisation of
 	// the other packages allocates (see its package doc)
-	"pkg/hugepages/hugepages_linux.go": "process start-up memory setting",
+	"cmd/internal/hugepages/hugepages_linux.go": "process start-up memory setting",
 }
 
 // TestNoRegistrationOrMainsInPkg keeps the layout of docs/layout.md: no
@@ -85,5 +85,127 @@ func TestFileKindsUnique(t *testing.T) {
 			t.Errorf("file kind %q listed twice or without a check", k.Name)
 		}
 		seen[k.Name] = true
+	}
+}
+
+// floors lists the module's packages from the bottom floor up (docs/layout.md).
+// A package may import packages of lower floors only: never one of its own
+// floor, never one above. A package missing from the list fails the test, so
+// a new package has to be given its floor on purpose.
+var floors = [][]string{
+	{"schemas", "pkg/diag", "pkg/model", "pkg/progress", "pkg/internal/testfiles", "pkg/eventstream/natstest", "cmd/internal/hugepages", "pkg/agentleak/compliance"},
+	{"pkg/yamlsrc", "pkg/internal/fuzzcheck", "pkg/store/backend", "pkg/store/internal/runbatch"},
+	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/rowset", "pkg/store/storetest"},
+	{"pkg/kind", "pkg/store/sqlite", "pkg/store/postgres"},
+	{"pkg/store", "pkg/store/postgres/pgtest"},
+	{"pkg/evaluation", "pkg/project"},
+	{"pkg/agentleak", "pkg/agentrisk", "pkg/alerts", "pkg/importers"},
+	{"pkg/eventstream", "pkg/report", "pkg/runfile", "cmd/lfgen/benchgen"},
+	{"pkg/server"},
+	{"pkg/cli"},
+	{"cmd/lf", "cmd/lfgen"},
+}
+
+// TestFloors fails on an import that runs back up the floors: a lower
+// package importing a higher one (or one of its own floor), and on a package
+// that has no floor. Test files are exempt: they may reach up for fixtures.
+func TestFloors(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	const module = "github.com/lfcli/lf/"
+	floor := map[string]int{}
+	for i, pkgs := range floors {
+		for _, p := range pkgs {
+			floor[p] = i
+		}
+	}
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	walkGoFiles(t, root, false, func(rel string) {
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		own, ok := floor[pkg]
+		if !ok {
+			if !seen[pkg] {
+				t.Errorf("%s: package without a floor; add it to floors in pkg/cli/layout_test.go and docs/layout.md", pkg)
+			}
+			seen[pkg] = true
+			return
+		}
+		seen[pkg] = true
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if !strings.HasPrefix(path, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(path, module)
+			if to, ok := floor[dep]; ok && to >= own {
+				t.Errorf("%s:%d: %s (floor %d) imports %s (floor %d): imports may only go down the floors", rel, fset.Position(imp.Pos()).Line, pkg, own, dep, to)
+			}
+		}
+	})
+	for p := range floor {
+		if !seen[p] {
+			t.Errorf("floors lists %s, which has no Go files", p)
+		}
+	}
+}
+
+// longFunctions are the functions allowed over maxFunctionLines, each with
+// the reason it stays whole. The list may only shrink.
+var longFunctions = map[string]string{
+	// The class pass's one loop over every byte of every event: its state
+	// (position, whether the previous character was a word character or a
+	// digit) lives in registers across the cases. Folding lowerWords' two
+	// identifier tails into a method was measured at +1.4M instructions per
+	// 9.2 MB scan (callgrind, BenchmarkScanFile): the method does not inline.
+	"pkg/agentleak/class.go:findStarts": "the class pass's hot loop (see the comment above)",
+	"pkg/agentleak/class.go:lowerWords": "the class pass's hot loop (see the comment above)",
+}
+
+// maxFunctionLines is the length, declaration to closing brace, over which
+// a function must be split or listed in longFunctions.
+const maxFunctionLines = 150
+
+// TestFunctionLength fails on a function (tests excepted) longer than
+// maxFunctionLines that longFunctions does not list, and on an entry of
+// longFunctions that is no longer long.
+func TestFunctionLength(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
+	}
+	fset := token.NewFileSet()
+	long := map[string]bool{}
+	walkGoFiles(t, root, false, func(rel string) {
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+			if n <= maxFunctionLines {
+				continue
+			}
+			name := rel + ":" + fn.Name.Name
+			long[name] = true
+			if longFunctions[name] == "" {
+				t.Errorf("%s:%d: %s has %d lines (at most %d): split it, or list it in longFunctions with the measured cost of splitting", rel, fset.Position(fn.Pos()).Line, fn.Name.Name, n, maxFunctionLines)
+			}
+		}
+	})
+	for name := range longFunctions {
+		if !long[name] {
+			t.Errorf("longFunctions lists %s, which is no longer over %d lines (or is gone): remove it", name, maxFunctionLines)
+		}
 	}
 }

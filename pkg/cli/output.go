@@ -1,22 +1,22 @@
 package cli
 
-import "github.com/lfcli/lf/pkg/report"
+import "github.com/lfcli/lf/pkg/output"
 
-// output is what a command hands the report writer (Env.writeReport): the
+// commandOutput is what a command hands the report writer (Env.writeReport): the
 // value the machine formats encode and the terminal view, tables and lines
 // in the order they are shown.
-type output struct {
+type commandOutput struct {
 	data  any
-	parts report.Sections
+	parts output.Sections
 }
 
-func (o output) Data() any { return o.data }
-func (o output) View() any { return o.parts }
+func (o commandOutput) Data() any { return o.data }
+func (o commandOutput) View() any { return o.parts }
 
-// table is one terminal table of an output.
-func table(header []string, rows [][]string) *report.TableView {
-	return &report.TableView{Header: header, Rows: rows}
+// table is one terminal table of a commandOutput.
+func table(header []string, rows [][]string) *output.TableView {
+	return &output.TableView{Header: header, Rows: rows}
 }
 
-// lines is terminal text of an output, one string per line.
-func lines(l ...string) *report.Document { return &report.Document{Lines: l} }
+// lines is terminal text of a commandOutput, one string per line.
+func lines(l ...string) *output.Document { return &output.Document{Lines: l} }

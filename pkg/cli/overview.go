@@ -7,8 +7,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
 )
 
@@ -103,7 +103,7 @@ func (o overviewReport) View() any {
 		}
 		rows = append(rows, []string{r.Key, r.DisplayName, r.Domain, r.RiskScoringMethodologyKey, score, level, fmt.Sprint(r.Values), runsCell(r.Runs)})
 	}
-	return &report.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
+	return &output.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
 }
 
 func runsCell(runs []risk.RunRef) string {

@@ -9,8 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/report/htmlreport"
-	"github.com/lfcli/lf/pkg/riskreport"
+	"github.com/lfcli/lf/pkg/report"
 )
 
 func reportCommand(env *Env) *ucli.Command {
@@ -31,12 +30,12 @@ func reportCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
-			d, err := riskreport.Build(c.Context, st, riskreport.Options{Tenant: c.String("tenant")})
+			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant")})
 			if err != nil {
 				return diag.Internal(err)
 			}
 			var buf bytes.Buffer
-			if err := htmlreport.Write(&buf, d); err != nil {
+			if err := report.WriteHTML(&buf, d); err != nil {
 				return diag.Internal(err)
 			}
 			out := c.String("out")

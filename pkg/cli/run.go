@@ -10,7 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
-	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/runfile"
 )
 
@@ -85,12 +85,12 @@ func runAction(c *ucli.Context, env *Env) error {
 		fmt.Fprintln(info)
 		err = writeOverview(env, res.RiskScorers, format)
 	case "json":
-		err = report.JSON(env.Stdout, res)
+		err = output.JSON(env.Stdout, res)
 	case "junit", "sarif", "markdown":
 		err = writeScorers(env, res.RiskScorers, format, failOn)
 	default:
 		var b []byte
-		if b, err = report.YAMLOf(res); err == nil {
+		if b, err = output.YAMLOf(res); err == nil {
 			_, err = env.Stdout.Write(b)
 		}
 	}

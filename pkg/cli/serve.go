@@ -13,7 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/events"
+	"github.com/lfcli/lf/pkg/eventstream"
 	"github.com/lfcli/lf/pkg/server"
 )
 
@@ -57,7 +57,7 @@ func serveCommand(env *Env) *ucli.Command {
 				return diag.Invalid(diags)
 			}
 			if u := c.String("events"); u != "" {
-				if err := events.CheckURL(u); err != nil {
+				if err := eventstream.CheckURL(u); err != nil {
 					return diag.Usagef("--events: %v", err)
 				}
 				cfg.EventOptions.URL = u

@@ -9,7 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/report"
+	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -67,7 +67,7 @@ func storeMigrateCommand(env *Env) *ucli.Command {
 				rows = append(rows, []string{m.Version, when})
 			}
 			fmt.Fprintf(env.Stdout, "store %s\n", st.Location())
-			if err := report.Table(env.Stdout, []string{"VERSION", "APPLIED"}, rows); err != nil {
+			if err := output.Table(env.Stdout, []string{"VERSION", "APPLIED"}, rows); err != nil {
 				return diag.Internal(err)
 			}
 			fmt.Fprintf(env.Stdout, "%d schema version%s, %d applied now\n", len(ms), plural(len(ms)), now)
@@ -125,7 +125,7 @@ func storeCopyCommand(env *Env) *ucli.Command {
 				total += t.Source
 				rows = append(rows, []string{t.Name, src, strconv.FormatInt(t.Before, 10), strconv.FormatInt(t.After, 10), sum})
 			}
-			if err := report.Table(env.Stdout, []string{"TABLE", "ROWS IN FROM", "IN TO BEFORE", "IN TO AFTER", "CHECKSUM (FROM = TO)"}, rows); err != nil {
+			if err := output.Table(env.Stdout, []string{"TABLE", "ROWS IN FROM", "IN TO BEFORE", "IN TO AFTER", "CHECKSUM (FROM = TO)"}, rows); err != nil {
 				return diag.Internal(err)
 			}
 			fmt.Fprintf(env.Stdout, "verified: %d rows in %d tables equal in both stores; schema %s; %.1f s\n",

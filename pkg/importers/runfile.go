@@ -7,8 +7,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
-	"github.com/lfcli/lf/pkg/project"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/store"
 )
 
@@ -59,7 +57,7 @@ func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, ru
 	var errs diag.List
 	for _, f := range res.Files {
 		for _, d := range f.Diagnostics {
-			d.File = project.Rel(projectDir, d.File)
+			d.File = diag.Rel(projectDir, d.File)
 			if d.Severity == diag.SevError {
 				errs = append(errs, d)
 			} else {
@@ -67,13 +65,13 @@ func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, ru
 			}
 		}
 		for _, r := range f.Runs {
-			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %s)", res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, report.Count(r.Results, "result", "results")))
+			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %s)", res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, diag.Count(r.Results, "result", "results")))
 		}
 	}
 	if len(errs) > 0 {
 		return "", nil, diag.Invalid(errs)
 	}
 	title = fmt.Sprintf("import: %s, %s (%d created, %d updated, %d unchanged)",
-		report.Count(len(res.Files), "file", "files"), report.Count(res.Runs(), "run", "runs"), res.Created, res.Updated, res.Unchanged)
+		diag.Count(len(res.Files), "file", "files"), diag.Count(res.Runs(), "run", "runs"), res.Created, res.Updated, res.Unchanged)
 	return title, lines, nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lfcli/lf/pkg/benchgen"
+	"github.com/lfcli/lf/cmd/lfgen/benchgen"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/store/storetest"

@@ -18,7 +18,7 @@ func TestExamplesAndDemoValidate(t *testing.T) {
 			continue
 		}
 		if filepath.Base(d) == "outputs" {
-			continue // sample outputs, not a project: pkg/report validates them
+			continue // sample outputs, not a project: pkg/output validates them
 		}
 		t.Run(filepath.Base(d), func(t *testing.T) {
 			res := project.Validate(d, nil, nil, nil)

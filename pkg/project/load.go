@@ -16,7 +16,6 @@ import (
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/report"
 	"github.com/lfcli/lf/pkg/risk"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -149,7 +148,7 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 		rel = "<stdin>"
 		data, err = io.ReadAll(stdin)
 	} else {
-		rel = Rel(root, path)
+		rel = diag.Rel(root, path)
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
@@ -342,7 +341,7 @@ func EntityYAML(kind model.Kind, value map[string]any, comments map[string]yamls
 	for p, c := range comments {
 		shifted["/0"+p] = c
 	}
-	out := report.YAML([]any{value}, report.YAMLStyle{
+	out := yamlsrc.Encode([]any{value}, yamlsrc.EncodeStyle{
 		Comments: shifted,
 		Order: func(ptr string, keys []string) []string {
 			return KeyOrder(kind, strings.TrimPrefix(ptr, "/0"), keys)

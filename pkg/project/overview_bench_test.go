@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lfcli/lf/pkg/benchgen"
+	"github.com/lfcli/lf/cmd/lfgen/benchgen"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
 )

@@ -121,7 +121,7 @@ func projectSelection(root string) Settings {
 // matches tells whether path, relative to root or by its name, matches one
 // of globs.
 func matches(root, path string, globs []string) bool {
-	rel := Rel(root, path)
+	rel := diag.Rel(root, path)
 	for _, g := range globs {
 		if ok, _ := filepath.Match(g, rel); ok {
 			return true

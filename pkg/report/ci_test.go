@@ -1,220 +1,95 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/risk"
 )
 
-// sample is a value offering both checks and findings, as a domain adapter does.
-type sample struct{}
-
-func (sample) Checks() Suite {
-	return Suite{Name: "lf overview risk-scorers", Checks: []Check{
-		{Class: "privacy", Name: "privacy_leak", Level: "high", Failed: true, Message: "score 7.50 is high (--fail-on high); runs: agentleak/r1", Detail: "score 7.50, level high, 3 values\nruns: agentleak/r1", Columns: []Cell{{"score", "7.50"}, {"runs", "agentleak/r1"}}},
-		{Class: "performance", Name: "quality_<&>\"|`x`", Level: "low", Message: "", Columns: []Cell{{"score", "0.80"}, {"runs", "mcqa/run-1"}}},
-		{Class: "performance", Name: "quality_internal", Level: "no_data", Detail: "no value in scope", Columns: []Cell{{"score", "-"}, {"runs", "-"}}},
-	}}
-}
-
-func (sample) Findings() []Finding {
-	return []Finding{
-		{RuleID: "agentleak/email", RuleName: "email", Description: "email address leaked", Level: "warning", Message: "email leaked on C1 in event e1: jo…om", URI: "traces/a.jsonl", Line: 3, Properties: map[string]any{"eventId": "e1", "channel": "C1"}},
-		{RuleID: "agentleak/api_key", Level: "error", Message: "api_key leaked on C3", URI: "traces/b.json", Pointer: "/events/4", Properties: map[string]any{"eventId": "e5"}},
-		{RuleID: "risk-scorer/privacy_leak", Level: "error", Message: "privacy_leak is high"},
+func TestScorersGate(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	res := []risk.Result{
+		{Key: "a", Domain: "d", Score: f(9.5), Level: risk.Critical},
+		{Key: "b", Domain: "d", Score: f(5), Level: risk.High},
+		{Key: "c", Score: f(1), Level: risk.Low},
+		{Key: "e", Level: risk.NoData},
+		{Key: "x", Level: risk.Failed, Error: "function gave NaN for value = 1"},
 	}
-}
-
-type closer interface {
-	Write(any) error
-	Close() error
-}
-
-func render(t *testing.T, w closer, vs ...any) []byte {
-	t.Helper()
-	for _, v := range vs {
-		if err := w.Write(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return nil
-}
-
-// xmllint returns the path of xmllint; it skips the test where it is absent,
-// except in CI (CI=true), where its absence is a failure.
-func xmllint(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("xmllint")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("xmllint not found: CI must install libxml2-utils")
-		}
-		t.Skip("xmllint not found (apt-get install libxml2-utils); skipping the XSD check")
-	}
-	return p
-}
-
-func validateXSD(t *testing.T, doc []byte) error {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "junit.xml")
-	if err := os.WriteFile(f, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(xmllint(t), "--noout", "--schema", filepath.Join("testdata", "schemas", "junit-10.xsd"), f).CombinedOutput()
-	if err != nil {
-		return &xsdError{string(out)}
-	}
-	return nil
-}
-
-type xsdError struct{ out string }
-
-func (e *xsdError) Error() string { return e.out }
-
-func TestJUnitValidAgainstJenkinsXSD(t *testing.T) {
-	var buf bytes.Buffer
-	render(t, NewJUnit(&buf), sample{}, sample{})
-	if err := validateXSD(t, buf.Bytes()); err != nil {
-		t.Fatalf("JUnit output does not validate:\n%s\n%s", err, buf.String())
-	}
-	s := buf.String()
-	for _, want := range []string{`<testsuites name="lf" tests="6" failures="2" errors="0">`, `<testsuite name="lf overview risk-scorers" tests="6" failures="2"`, `<failure message="score 7.50 is high`, `quality_&lt;&amp;&gt;`} {
-		if !strings.Contains(s, want) {
-			t.Errorf("JUnit output lacks %q:\n%s", want, s)
-		}
-	}
-	golden(t, "junit.golden", []byte(s))
-	// The check must be able to fail: a test case without its name is invalid.
-	bad := strings.Replace(s, `<testcase name="privacy_leak"`, `<testcase`, 1)
-	if err := validateXSD(t, []byte(bad)); err == nil {
-		t.Error("the XSD check accepted a testcase without a name")
-	}
-}
-
-// sarifSchema compiles the OASIS SARIF 2.1.0 JSON Schema, kept byte for byte
-// in testdata/schemas (see SOURCES.md there).
-func sarifSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	p := filepath.Join("testdata", "schemas", "sarif-schema-2.1.0.json")
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var head struct {
-		ID    string `json:"$id"`
-		Title string `json:"title"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		t.Fatal(err)
-	}
-	if head.ID != "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json" ||
-		head.Title != "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema" {
-		t.Fatalf("%s is not the OASIS SARIF 2.1.0 schema: $id %q, title %q", p, head.ID, head.Title)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat = true
-	s, err := c.Compile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func TestSARIFValidAgainstSchema(t *testing.T) {
-	var buf bytes.Buffer
-	render(t, NewSARIF(&buf, "test"), sample{})
-	var doc any
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	schema := sarifSchema(t)
-	if err := schema.Validate(doc); err != nil {
-		t.Fatalf("SARIF output does not validate: %v\n%s", err, buf.String())
-	}
-	golden(t, "sarif.golden", buf.Bytes())
-	// Rules are shared by results of the same rule id.
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct{ ID string }
+	for _, tc := range []struct {
+		gate     risk.Level
+		failed   string
+		findings string
+	}{
+		{"", "", "a b"},
+		{risk.High, "a b x", "a b x"},
+		{risk.Critical, "a x", "a x"},
+		{risk.Low, "a b c x", "a b c x"},
+	} {
+		var failed, findings []string
+		for _, c := range (Scorers{Results: res, FailOn: risk.Gate{Level: tc.gate}}).Checks().Checks {
+			if c.Failed {
+				failed = append(failed, c.Name)
+				if c.Name != "x" && !strings.Contains(c.Message, "--fail-on "+string(tc.gate)) {
+					t.Errorf("gate %s: message %q lacks the gate", tc.gate, c.Message)
 				}
 			}
-			Results []struct{ RuleIndex int }
 		}
-	}
-	_ = json.Unmarshal(buf.Bytes(), &log)
-	if n := len(log.Runs[0].Tool.Driver.Rules); n != 3 {
-		t.Errorf("rules = %d, want 3", n)
-	}
-	// The check must be able to fail.
-	bad := map[string]any{"version": "2.1.0", "runs": []any{map[string]any{"tool": map[string]any{"driver": map[string]any{}}}}}
-	if err := schema.Validate(bad); err == nil {
-		t.Error("the schema accepted a driver without a name")
-	}
-	// Nor does it accept the output with a level SARIF does not define, a
-	// region starting at line 0, or a member SARIF does not have.
-	for _, c := range []struct{ from, to string }{
-		{`"level": "error"`, `"level": "critical"`},
-		{`"startLine": 3`, `"startLine": 0`},
-		{`"ruleId": `, `"rule_id": "x", "ruleId": `}, // additionalProperties false
-	} {
-		if !strings.Contains(buf.String(), c.from) {
-			t.Errorf("the output has no %s to spoil", c.from)
-			continue
+		for _, x := range (Scorers{Results: res, FailOn: risk.Gate{Level: tc.gate}}).Findings() {
+			findings = append(findings, strings.TrimPrefix(x.RuleID, "risk-scorer/"))
 		}
-		var spoiled any
-		if err := json.Unmarshal([]byte(strings.Replace(buf.String(), c.from, c.to, 1)), &spoiled); err != nil {
-			t.Fatal(err)
+		if got := strings.Join(failed, " "); got != tc.failed {
+			t.Errorf("gate %q: failed %q, want %q", tc.gate, got, tc.failed)
 		}
-		if err := schema.Validate(spoiled); err == nil {
-			t.Errorf("the schema accepted the output with %s replaced by %s", c.from, c.to)
+		if got := strings.Join(findings, " "); got != tc.findings {
+			t.Errorf("gate %q: findings %q, want %q", tc.gate, got, tc.findings)
 		}
 	}
 }
 
-func TestSARIFEmptyIsValid(t *testing.T) {
-	var buf bytes.Buffer
-	render(t, NewSARIF(&buf, ""))
-	var doc any
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
+func TestTraceFindingsRedacted(t *testing.T) {
+	r := &agentleak.Result{
+		ScenarioID: "s", RunID: "r", File: "t.jsonl", Line: 3, Blocked: true, Verdict: "Fail", BlockReasons: []string{"x"},
+		Findings: []agentleak.Finding{
+			{EventID: "e1", Channel: "log", DataType: "email", Value: "jo@example.com", Redacted: "jo**********om", Level: 2, Leaked: true},
+			{EventID: "e2", Channel: "log", DataType: "ssn", Value: "123", Redacted: "1*3", Level: 4, Leaked: false},
+		},
 	}
-	if err := sarifSchema(t).Validate(doc); err != nil {
-		t.Fatal(err)
+	fs := Trace{Result: r}.Findings()
+	if len(fs) != 1 {
+		t.Fatalf("findings = %d, want 1 (only leaked)", len(fs))
+	}
+	f := fs[0]
+	if f.URI != "t.jsonl" || f.Line != 3 || f.Level != "warning" || f.Properties["eventId"] != "e1" || f.Properties["channel"] != "log" {
+		t.Errorf("finding = %+v", f)
+	}
+	if strings.Contains(f.Message, "jo@example.com") || f.Properties["value"] != "jo**********om" {
+		t.Errorf("value not redacted: %+v", f)
+	}
+	if shown := (Trace{Result: r, ShowValues: true}).Findings()[0]; shown.Properties["value"] != "jo@example.com" {
+		t.Errorf("--show-values: value %v", shown.Properties["value"])
+	}
+	c := Trace{Result: r}.Checks().Checks[0]
+	if !c.Failed || !strings.Contains(c.Message, "email") || !strings.Contains(c.Message, "log") {
+		t.Errorf("check = %+v", c)
 	}
 }
 
-func TestMarkdownGolden(t *testing.T) {
-	var buf bytes.Buffer
-	md := NewMarkdown(&buf)
-	md.Order = []string{"critical", "high", "medium", "low", "no_data"}
-	render(t, md, sample{})
-	golden(t, "markdown.golden", buf.Bytes())
-	s := buf.String()
-	if strings.Index(s, "privacy_leak") > strings.Index(s, "| name |") {
-		t.Error("the failing scorer is not listed before the table")
+// A trace read from a JSON document is located by the event's JSON pointer
+// (the document has no line per trace); a JSONL trace by its line alone.
+func TestTraceFindingsLocated(t *testing.T) {
+	leak := []agentleak.Finding{{EventID: "e3", Channel: "tool_input", DataType: "email", Redacted: "j***", Level: 2, Leaked: true, Event: 2}}
+	doc := &agentleak.Result{ScenarioID: "s", File: "traces.json", InDoc: true, Pointer: "/1", Findings: leak}
+	if f := (Trace{Result: doc}).Findings()[0]; f.URI != "traces.json" || f.Pointer != "/1/events/2" {
+		t.Errorf("JSON document trace: got %s %q, want traces.json /1/events/2", f.URI, f.Pointer)
 	}
-	// A name stays inside its code span, where markup is inert, and a pipe
-	// is escaped so that it does not end the table cell.
-	if !strings.Contains(s, "`quality_<&>\"\\|'x'`") {
-		t.Errorf("name not kept in a code span with its pipe escaped:\n%s", s)
+	one := &agentleak.Result{ScenarioID: "s", File: "trace.json", InDoc: true, Findings: leak}
+	if f := (Trace{Result: one}).Findings()[0]; f.Pointer != "/events/2" {
+		t.Errorf("single-trace document: got %q, want /events/2", f.Pointer)
 	}
-}
-
-func TestCIWritersRefuseOtherValues(t *testing.T) {
-	for _, w := range []closer{NewJUnit(&bytes.Buffer{}), NewSARIF(&bytes.Buffer{}, ""), NewMarkdown(&bytes.Buffer{})} {
-		if err := w.Write(42); err == nil {
-			t.Errorf("%T accepted an int", w)
-		}
+	jsonl := &agentleak.Result{ScenarioID: "s", File: "traces.jsonl", Line: 7, Findings: leak}
+	if f := (Trace{Result: jsonl}).Findings()[0]; f.Line != 7 || f.Pointer != "" {
+		t.Errorf("JSONL trace: got line %d pointer %q, want 7 and none", f.Line, f.Pointer)
 	}
 }

@@ -98,7 +98,7 @@ func funcOptions() []expr.Option {
 }
 
 // AllowedFunctions are the functions a methodology's function may call, as
-// the README documents them: expr's abs, ceil, floor, round, min and max, and
+// docs/projects.md documents them: expr's abs, ceil, floor, round, min and max, and
 // the ones funcOptions adds. Anything else (now, len, upper, a method call)
 // would make a score depend on more than the metric and the config.
 var AllowedFunctions = []string{"abs", "ceil", "clamp", "exp", "floor", "log", "log10", "max", "min", "pow", "round", "sqrt"}

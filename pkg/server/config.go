@@ -10,7 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	agentevents "github.com/lfcli/lf/pkg/events"
+	agentevents "github.com/lfcli/lf/pkg/eventstream"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -57,7 +57,7 @@ type DeliveryConfig struct {
 }
 
 // EventsConfig is the events: section: agent events consumed from NATS
-// JetStream (see pkg/events).
+// JetStream (see pkg/eventstream).
 type EventsConfig struct {
 	URL           string `json:"url,omitempty"`
 	Stream        string `json:"stream,omitempty"`

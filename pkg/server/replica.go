@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	agentevents "github.com/lfcli/lf/pkg/events"
+	agentevents "github.com/lfcli/lf/pkg/eventstream"
 	"github.com/lfcli/lf/pkg/store"
 )
 

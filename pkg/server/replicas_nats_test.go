@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
-	agentevents "github.com/lfcli/lf/pkg/events"
-	"github.com/lfcli/lf/pkg/events/natstest"
+	agentevents "github.com/lfcli/lf/pkg/eventstream"
+	"github.com/lfcli/lf/pkg/eventstream/natstest"
 	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/store/postgres/pgtest"
 )

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/lfcli/lf/pkg/report/htmlreport"
-	"github.com/lfcli/lf/pkg/riskreport"
+	"github.com/lfcli/lf/pkg/report"
 )
 
 // report is GET /report (the key's own tenant; an admin key names one with
@@ -30,19 +29,19 @@ func (s *Server) tenantReport(w http.ResponseWriter, r *http.Request, tenant str
 		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", tenant), "")
 		return
 	}
-	d, err := riskreport.Build(r.Context(), s.store, riskreport.Options{Tenant: tenant})
+	d, err := report.Build(r.Context(), s.store, report.Options{Tenant: tenant})
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
 	}
 	var buf bytes.Buffer
-	if err := htmlreport.Write(&buf, d); err != nil {
+	if err := report.WriteHTML(&buf, d); err != nil {
 		s.writeEngineError(w, r, err)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", htmlreport.CSP)
+	h.Set("Content-Security-Policy", report.CSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)

@@ -16,8 +16,8 @@ import (
 
 // The fast path of POST /verdict. A verdict costs a few microseconds of
 // work; encoding/json, io.ReadAll and the response buffer made most of the
-// allocations of a request (about 2 KB of the 3.2 KB per request, see the
-// README), and allocations are what the garbage collector pauses for. The
+// allocations of a request (about 2 KB of the 3.2 KB per request, see
+// docs/performance.md), and allocations are what the garbage collector pauses for. The
 // common body, a flat object of plain ASCII strings and a boolean, is read
 // into a pooled buffer and parsed by hand; the answer is appended into a
 // pooled buffer. Anything else (escapes, non-ASCII, '<' or '>', strings over

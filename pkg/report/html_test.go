@@ -1,0 +1,172 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/risk"
+)
+
+func fixture() *Data {
+	f := func(x float64) *float64 { return &x }
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var hist []agentrisk.HistoryPoint
+	for i := 0; i < 12; i++ {
+		hist = append(hist, agentrisk.HistoryPoint{At: at.Add(time.Duration(i) * time.Hour), Score: 40 + 5*i})
+	}
+	return &Data{
+		Title: "lf risk report", GeneratedAt: at,
+		Scorers: []risk.Result{
+			{Key: "privacy_agentleak", DisplayName: "Agent privacy <leaks>", Domain: "privacy", Score: f(6), Level: risk.High, Values: 10, Runs: []risk.RunRef{{EvaluationKey: "agentleak", ID: "r1"}}},
+			{Key: "quality_external", Domain: "performance", Score: f(0.8), Level: risk.Low, Values: 1},
+			{Key: "empty", Domain: "performance", Level: risk.NoData},
+		},
+		Domains: []string{"performance", "privacy"},
+		AgentLeak: []LeakRun{{
+			EvaluationKey: "agentleak", ID: "r1", CreatedAt: "2026-12-01T12:00:00Z",
+			Traces:   []LeakTrace{{Task: "finance", RiskIndex: 0.6, PrivacyScore: 40, Verdict: "High risk", Blocked: true, Leaked: 5}},
+			Channels: []ChannelRI{{Channel: "log", RI: 0.24}, {Channel: "shared_memory", RI: 0.12}},
+			Verdicts: []Count{{Label: "High risk", N: 1}}, Blocked: 1, Leaked: 5,
+		}},
+		Agents: []Agent{{
+			AgentRisk: agentrisk.AgentRisk{
+				TenantID: "acme", AgentID: "agt_1", AgentName: "ops-bot", Score: 85, RiskTier: "high", Trend: "rising",
+				Components: []agentrisk.Component{{Name: "injection", Value: 80}, {Name: "toolDrift", Value: 40}},
+			},
+			History: hist,
+		}},
+	}
+}
+
+func render(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSelfContained: nothing in the page can fetch: no src or href to
+// anything, no script, a CSP that forbids the rest; markup in data escaped.
+func TestSelfContained(t *testing.T) {
+	s := string(render(t))
+	for _, bad := range []string{"<script", "src=", "href=", "@import", "url(", "<link", "<leaks>"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+	if !strings.Contains(s, `http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) {
+		t.Error("report lacks its Content-Security-Policy")
+	}
+	if strings.Contains(s, "ZgotmplZ") {
+		t.Error("html/template rejected a value (ZgotmplZ in output)")
+	}
+	if n := strings.Count(s, `data-chart="`); n != 4 { // heat map, channel bars, and a sparkline and components per agent
+		t.Errorf("charts = %d, want 4", n)
+	}
+}
+
+// chromium returns the browser's path. Absent, the test skips, except in CI
+// (CI=true), where the browser test must run.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found: CI must install it (apt-get install -y chromium)")
+	}
+	t.Skip("chromium not found (apt-get install chromium): skipping the browser test")
+	return ""
+}
+
+func browser(t *testing.T, bin, page string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir(),
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--disable-extensions", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
+	}
+	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+var consoleLine = regexp.MustCompile(`(?m)^.*(CONSOLE|Refused to|Uncaught|Failed to load resource).*$`)
+
+// TestBrowser opens the report in headless Chromium from a file URL:
+// no console message (a CSP violation or a failed load shows as one), every
+// chart in the DOM with its shapes, and a screenshot kept as an artifact
+// (in $LF_ARTIFACTS when set).
+func TestBrowser(t *testing.T) {
+	bin := chromium(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, render(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, logs := browser(t, bin, page, "--dump-dom")
+	if m := consoleLine.FindAllString(logs, -1); len(m) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(m, "\n"))
+	}
+	charts := regexp.MustCompile(`<svg [^>]*data-chart="([a-z]+)"[^>]*>([\s\S]*?)</svg>`).FindAllStringSubmatch(dom, -1)
+	got := map[string]int{}
+	for _, c := range charts {
+		got[c[1]]++
+		shapes := strings.Count(c[2], "<rect") + strings.Count(c[2], "<polyline")
+		if shapes == 0 {
+			t.Errorf("chart %s rendered no shape", c[1])
+		}
+	}
+	for _, want := range []string{"heatmap", "channels", "sparkline", "components"} {
+		if got[want] == 0 {
+			t.Errorf("chart %s missing from the rendered page (got %v)", want, got)
+		}
+	}
+	if n := strings.Count(dom, `class="cell"`); n != 2*len(Levels) {
+		t.Errorf("heat map cells = %d, want %d", n, 2*len(Levels))
+	}
+	if !regexp.MustCompile(`<polyline [^>]*points="[0-9., ]{20,}"`).MatchString(dom) {
+		t.Error("sparkline has no points")
+	}
+	// The console check must be able to fail: an inline script is refused by
+	// the page's CSP, and Chromium says so on the console.
+	bad := filepath.Join(dir, "bad.html")
+	if err := os.WriteFile(bad, bytes.Replace(render(t), []byte("</main>"), []byte("<script>console.log(1)</script></main>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, logs := browser(t, bin, bad, "--dump-dom"); !consoleLine.MatchString(logs) {
+		t.Error("a script blocked by the CSP left no console message: the console check cannot fail")
+	}
+	out := os.Getenv("LF_ARTIFACTS")
+	if out == "" {
+		out = dir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(out, "report.png")
+	browser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
+	st, err := os.Stat(shot)
+	if err != nil || st.Size() < 10_000 {
+		t.Fatalf("screenshot %s missing or blank (%v)", shot, err)
+	}
+	t.Logf("screenshot: %s", shot)
+}
