@@ -4,12 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
-
-// Rows is a result set of either driver (database/sql or pgx).
-type Rows = rowset.Rows
 
 // Row is the one-row result of QueryRow; a missing row is an error that
 // matches sql.ErrNoRows (pgx.ErrNoRows does).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
 )
 
@@ -38,12 +37,12 @@ func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity
 
 // Methodologies returns the stored methodologies by key.
 func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return rowset.Methodologies(Entities(ctx, s.q, s.app, model.KindMethodology))
+	return Methodologies(Entities(ctx, s.q, s.app, model.KindMethodology))
 }
 
 // RiskScorers returns the stored risk scorers sorted by key.
 func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(Entities(ctx, s.q, s.app, model.KindRiskScorer))
+	return RiskScorers(Entities(ctx, s.q, s.app, model.KindRiskScorer))
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
@@ -56,15 +55,15 @@ func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.Evalu
 
 // Apps lists the apps holding entities or runs, with what they hold.
 func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
-	kinds, err := rowset.KindCounts(s.q.Query(ctx, AppKindCounts))
+	kinds, err := KindCounts(s.q.Query(ctx, AppKindCounts))
 	if err != nil {
 		return nil, s.errf("apps", err)
 	}
-	runs, err := rowset.RunCounts(s.q.Query(ctx, AppRunCounts))
+	runs, err := RunCounts(s.q.Query(ctx, AppRunCounts))
 	if err != nil {
 		return nil, s.errf("apps", err)
 	}
-	return rowset.Apps(kinds, runs), nil
+	return Apps(kinds, runs), nil
 }
 
 // HasRows tells whether app holds entities or runs.
@@ -90,14 +89,14 @@ func MoveApp(ctx context.Context, q Querier, loc, from, to string) (bool, error)
 
 // AbandonedWriters lists the runs still marked running whose writer is
 // gone (backend.Abandoned), seen from this host now.
-func AbandonedWriters(ctx context.Context, q Querier) ([]rowset.Writer, error) {
+func AbandonedWriters(ctx context.Context, q Querier) ([]Writer, error) {
 	host, _ := os.Hostname()
-	return rowset.Abandoned(host, time.Now())(q.Query(ctx, AbandonedRuns))
+	return Abandoned(host, time.Now())(q.Query(ctx, AbandonedRuns))
 }
 
 // Entities lists the entities of a kind, sorted by key.
 func Entities(ctx context.Context, q Querier, app string, kind model.Kind) ([]backend.Entity, error) {
-	out, err := rowset.Entities(kind)(q.Query(ctx, EntitiesOfKind, app, string(kind)))
+	out, err := EntityRows(kind)(q.Query(ctx, EntitiesOfKind, app, string(kind)))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -106,7 +105,7 @@ func Entities(ctx context.Context, q Querier, app string, kind model.Kind) ([]ba
 
 // Runs lists the runs of app sorted by evaluation key and id.
 func Runs(ctx context.Context, q Querier, app string) ([]backend.RunRow, error) {
-	out, err := rowset.RunRows(q.Query(ctx, RunList, app))
+	out, err := RunRows(q.Query(ctx, RunList, app))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -131,19 +130,19 @@ func LoadRun(ctx context.Context, q Querier, app, evaluationKey, id string) (*mo
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rowset.Close(rows)
+	defer Close(rows)
 	if len(blocks) == 0 {
-		return rowset.Run(body, evaluationKey, id, rows)
+		return Run(body, evaluationKey, id, rows)
 	}
 	// A streamed run: its values are in blocks (and none in rows).
-	vals, err := rowset.Collect(rows, func(v *runbatch.Value) []any { return []any{&v.Task, &v.Scorer, &v.Metric, &v.Value} })
+	vals, err := Collect(rows, func(v *runbatch.Value) []any { return []any{&v.Task, &v.Scorer, &v.Metric, &v.Value} })
 	if err == nil {
 		vals, err = runbatch.AppendValues(vals, blocks)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
 	}
-	return rowset.Run(body, evaluationKey, id, &runbatch.ValueRows{Values: vals})
+	return Run(body, evaluationKey, id, &runbatch.ValueRows{Values: vals})
 }
 
 // LoadRunBlocks reads the blocks of a run's values (run_value_blocks), in
@@ -153,7 +152,7 @@ func LoadRunBlocks(ctx context.Context, q Querier, app, evaluationKey, id string
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rowset.Close(rows)
+	defer Close(rows)
 	var out [][]byte
 	for rows.Next() {
 		var b []byte
@@ -175,7 +174,7 @@ func ScanValues(ctx context.Context, q Querier, app string, run model.RunRef, me
 	if err != nil {
 		return nil, wrap(err)
 	}
-	defer rowset.Close(rows)
+	defer Close(rows)
 	var out []model.MetricValue
 	for rows.Next() {
 		var v model.MetricValue
@@ -221,7 +220,7 @@ func forTenant(all, one *Stmt, tenantID string) (*Stmt, []any) {
 // ordered by tenant and agent.
 func (s *Store) Agents(ctx context.Context, tenantID string) ([]backend.AgentRow, error) {
 	st, args := forTenant(AgentsAll, AgentsOfTenant, tenantID)
-	out, err := rowset.AgentRows(s.q.Query(ctx, st, args...))
+	out, err := AgentRows(s.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
@@ -265,7 +264,7 @@ func (s *Store) TenantsOfAgent(ctx context.Context, agentID string) ([]string, e
 }
 
 func (s *Store) strings(ctx context.Context, st *Stmt, args ...any) ([]string, error) {
-	out, err := rowset.Strings(s.q.Query(ctx, st, args...))
+	out, err := Strings(s.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, s.errf("agents", err)
 	}
@@ -276,7 +275,7 @@ func (s *Store) strings(ctx context.Context, st *Stmt, args ...any) ([]string, e
 // every tenant), highest first, then by tenant and agent.
 func (s *Store) AgentScoreList(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	st, args := forTenant(ScoreListAll, ScoreListTenant, tenantID)
-	out, err := rowset.ScoreList(s.q.Query(ctx, st, args...))
+	out, err := ScoreList(s.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, s.errf("agent scores", err)
 	}
@@ -301,7 +300,7 @@ func (s *Store) AgentScore(ctx context.Context, tenantID, agentID string) (r bac
 // AgentHistory returns an agent's snapshots with after < time <= upTo,
 // oldest first.
 func (s *Store) AgentHistory(ctx context.Context, tenantID, agentID, after, upTo string) ([]backend.HistoryPoint, error) {
-	out, err := rowset.History(s.q.Query(ctx, AgentHistory, tenantID, agentID, after, upTo))
+	out, err := History(s.q.Query(ctx, AgentHistory, tenantID, agentID, after, upTo))
 	if err != nil {
 		return nil, s.errf("agent history", err)
 	}
@@ -364,7 +363,7 @@ func (s *Store) PutRiskConfig(ctx context.Context, tenantID, body string, at tim
 
 // RiskConfigs returns every stored risk config, ordered by tenant.
 func (s *Store) RiskConfigs(ctx context.Context) ([]backend.TenantBody, error) {
-	out, err := rowset.TenantBodies(s.q.Query(ctx, RiskConfigs))
+	out, err := TenantBodies(s.q.Query(ctx, RiskConfigs))
 	if err != nil {
 		return nil, s.errf("risk configs", err)
 	}
@@ -375,7 +374,7 @@ func (s *Store) RiskConfigs(ctx context.Context) ([]backend.TenantBody, error) {
 // tenant), ordered by tenant and id.
 func (s *Store) AlertRules(ctx context.Context, tenantID string) ([]string, error) {
 	st, args := forTenant(AlertRulesAll, AlertRulesTenant, tenantID)
-	out, err := rowset.Strings(s.q.Query(ctx, st, args...))
+	out, err := Strings(s.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, s.errf("alert rules", err)
 	}
@@ -399,7 +398,7 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 		st, _ = forTenant(DeliveriesAllLimit, DeliveriesTenantLimit, tenantID)
 		args = append(args, limit)
 	}
-	out, err := rowset.Deliveries(s.q.Query(ctx, st, args...))
+	out, err := Deliveries(s.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, s.errf("alert deliveries", err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // Tx is the half of a backend's transaction that both backends share: the
@@ -32,7 +31,7 @@ func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, e
 
 // RiskScorers returns the risk scorers inside the transaction.
 func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(Entities(ctx, t.q, t.app, model.KindRiskScorer))
+	return RiskScorers(Entities(ctx, t.q, t.app, model.KindRiskScorer))
 }
 
 // Runs lists the runs inside the transaction.
@@ -91,7 +90,7 @@ func (t *Tx) ResetAgentBaseline(ctx context.Context, tenantID, agentID string, a
 // since) of a tenant's agents ("" for every tenant) inside the transaction.
 func (t *Tx) AgentScores(ctx context.Context, tenantID string) ([]backend.AgentScoreRow, error) {
 	st, args := forTenant(AgentScoresAll, AgentScoresOfTenant, tenantID)
-	out, err := rowset.Scores(t.q.Query(ctx, st, args...))
+	out, err := Scores(t.q.Query(ctx, st, args...))
 	if err != nil {
 		return nil, t.errf("agent scores", err)
 	}
