@@ -36,7 +36,7 @@ func (s *Store) RenameApp(ctx context.Context, from, to string) (bool, error) {
 	}
 	moved := false
 	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(appLock)); err != nil {
+		if _, err := tx.Exec(ctx, xactLockSQL, int64(appLock)); err != nil {
 			return s.errf("apps", err)
 		}
 		taken, err := sqlstore.HasRows(ctx, pgQuerier{tx}, to)

@@ -95,7 +95,7 @@ const ingestLock = 0x6c66_696e_6773 // "lfings"
 // EventIngest returns the ingest of the transaction (holding the ingest
 // lock until it ends); Close it.
 func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
-	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(ingestLock)); err != nil {
+	if _, err := t.tx.Exec(ctx, xactLockSQL, int64(ingestLock)); err != nil {
 		return nil, t.st.errf("ingest", err)
 	}
 	in := &EventIngest{t: t, agents: map[[2]string]backend.AgentRow{}, sets: map[hourKey]bool{}, aheadSets: map[string]*setWindow{}}

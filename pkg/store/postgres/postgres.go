@@ -33,6 +33,10 @@ var schemaFS embed.FS
 // processes opening the same database at once.
 const migrationLock = 0x6c66_6d69_6772 // "lfmigr"
 
+// xactLockSQL takes the transaction-scoped advisory lock $1 (int8), held
+// until the transaction ends.
+const xactLockSQL = `SELECT pg_advisory_xact_lock($1)`
+
 // Store is an open PostgreSQL store. The reads and writes whose logic
 // SQLite shares come from sqlstore.Store.
 type Store struct {
@@ -124,7 +128,7 @@ func Migrations() []string {
 
 // Applied lists the migration versions recorded in the database.
 func (s *Store) Applied(ctx context.Context) ([]string, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	rows, err := s.Pool.Query(ctx, sqlstore.AppliedMigrations.Postgres())
 	if err != nil {
 		return nil, s.errf("schema", err)
 	}
@@ -156,7 +160,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+		if _, err := tx.Exec(ctx, xactLockSQL, int64(migrationLock)); err != nil {
 			return s.errf("schema", err)
 		}
 		if _, err := tx.Exec(ctx, sqlstore.MigrationsTable.Postgres()); err != nil {

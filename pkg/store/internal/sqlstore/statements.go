@@ -13,6 +13,10 @@ var (
 			version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
 	MigrationVersions = stmt(`SELECT version FROM schema_migrations`)
 	RecordMigration   = stmt(`INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`)
+	// AppliedMigrations and MigrationTimes list the applied versions in
+	// order (lf store copy compares them).
+	AppliedMigrations = stmt(`SELECT version FROM schema_migrations ORDER BY version`)
+	MigrationTimes    = stmt(`SELECT version, applied_at FROM schema_migrations ORDER BY version`)
 )
 
 // Entities and apps.
@@ -78,7 +82,9 @@ var (
 	DeleteRunRow  = stmt(`DELETE FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`)
 	DeleteValues  = stmt(`DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`)
 	DeleteLatest  = stmt(`DELETE FROM latest_runs WHERE app = $1 AND evaluation_key = $2`)
-	AbandonedRuns = stmt(`SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
+	// DeleteAllLatest empties latest_runs (lf store copy rebuilds it).
+	DeleteAllLatest = stmt(`DELETE FROM latest_runs`)
+	AbandonedRuns   = stmt(`SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
 		FROM evaluation_runs WHERE writer_pid <> 0`)
 )
 
