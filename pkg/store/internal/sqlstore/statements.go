@@ -200,3 +200,13 @@ var (
 	DeliveriesTenant      = stmt(selectDeliveries + ` WHERE tenant_id = $1 ORDER BY seq DESC`)
 	DeliveriesTenantLimit = stmt(selectDeliveries + ` WHERE tenant_id = $1 ORDER BY seq DESC LIMIT $2`)
 )
+
+// The alert outbox (90_alert_outbox.sql).
+var (
+	PutOutboxAlert = stmt(`INSERT INTO alert_outbox (alert_id, tenant_id, rule_id, agent_id, body, created_at, lease_until)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`)
+	OutboxDue = stmt(`SELECT alert_id, tenant_id, rule_id, agent_id, body, created_at, lease_until FROM alert_outbox
+		WHERE lease_until <= $1 ORDER BY created_at, alert_id LIMIT $2`)
+	ClaimOutboxAlert  = stmt(`UPDATE alert_outbox SET lease_until = $1 WHERE alert_id = $2 AND lease_until <= $3`)
+	DeleteOutboxAlert = stmt(`DELETE FROM alert_outbox WHERE alert_id = $1`)
+)

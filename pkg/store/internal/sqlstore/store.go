@@ -404,3 +404,46 @@ func (s *Store) AlertDeliveries(ctx context.Context, tenantID string, limit int)
 	}
 	return out, nil
 }
+
+// OutboxAlerts returns up to limit outbox alerts whose lease ended at or
+// before due, oldest first.
+func (s *Store) OutboxAlerts(ctx context.Context, due time.Time, limit int) ([]backend.OutboxAlert, error) {
+	rows, err := s.q.Query(ctx, OutboxDue, backend.FormatTime(due), limit)
+	if err != nil {
+		return nil, s.errf("outbox", err)
+	}
+	defer Close(rows)
+	var out []backend.OutboxAlert
+	for rows.Next() {
+		var a backend.OutboxAlert
+		var created, lease string
+		if err := rows.Scan(&a.AlertID, &a.TenantID, &a.RuleID, &a.AgentID, &a.Body, &created, &lease); err != nil {
+			return nil, s.errf("outbox", err)
+		}
+		a.CreatedAt, _ = time.Parse(backend.TimeFormat, created)
+		a.LeaseUntil, _ = time.Parse(backend.TimeFormat, lease)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.errf("outbox", err)
+	}
+	return out, nil
+}
+
+// ClaimOutboxAlert leases an alert until until if its lease ended at or
+// before due (one UPDATE: of two claims at once, one changes the row).
+func (s *Store) ClaimOutboxAlert(ctx context.Context, alertID string, due, until time.Time) (bool, error) {
+	n, err := s.q.Exec(ctx, ClaimOutboxAlert, backend.FormatTime(until), alertID, backend.FormatTime(due))
+	if err != nil {
+		return false, s.errf("claim outbox alert", err)
+	}
+	return n == 1, nil
+}
+
+// DeleteOutboxAlert removes an alert whose delivery ended.
+func (s *Store) DeleteOutboxAlert(ctx context.Context, alertID string) error {
+	if _, err := s.q.Exec(ctx, DeleteOutboxAlert, alertID); err != nil {
+		return s.errf("delete outbox alert", err)
+	}
+	return nil
+}

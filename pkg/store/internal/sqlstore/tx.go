@@ -138,6 +138,15 @@ func (t *Tx) DeleteAlertRule(ctx context.Context, tenantID, id string) (bool, er
 	return true, nil
 }
 
+// PutOutboxAlert adds a fired alert to the outbox (90_alert_outbox.sql).
+func (t *Tx) PutOutboxAlert(ctx context.Context, a backend.OutboxAlert) error {
+	if _, err := t.q.Exec(ctx, PutOutboxAlert, a.AlertID, a.TenantID, a.RuleID, a.AgentID, a.Body,
+		backend.FormatTime(a.CreatedAt), backend.FormatTime(a.LeaseUntil)); err != nil {
+		return t.errf("put outbox alert", err)
+	}
+	return nil
+}
+
 // AlertStates reads and writes whether agents are above rules' thresholds
 // inside one transaction; a backend's AlertStates embeds it and adds Swap.
 type AlertStates struct {
