@@ -30,7 +30,7 @@ type Scorers struct {
 }
 
 func (s Scorers) fails(r risk.Result) bool {
-	return len(s.FailOn.Tripped([]risk.Result{r})) > 0
+	return s.FailOn.Trips(r)
 }
 
 func scoreText(r risk.Result) string {
@@ -71,8 +71,11 @@ func (s Scorers) Checks() output.Suite {
 		if s.fails(r) {
 			c.Failed = true
 			why := "at or above --fail-on " + string(s.FailOn.Level)
-			if r.Level == risk.Failed {
+			switch r.Level {
+			case risk.Failed:
 				why = "an error fails every gate: " + r.Error
+			case risk.NoData:
+				why = "no value in scope: a gate that cannot see fails --fail-on " + string(s.FailOn.Level)
 			}
 			c.Message = fmt.Sprintf("%s: score %s, level %s (%s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, why, r.Values, plural(r.Values), runsText(r))
 		}
@@ -90,7 +93,7 @@ func (s Scorers) Findings() []output.Finding {
 	}
 	var out []output.Finding
 	for _, r := range s.Results {
-		if r.Level.Rank() < gate.Rank() && !s.fails(r) {
+		if (gate == risk.NoData || r.Level.Rank() < gate.Rank()) && !s.fails(r) {
 			continue
 		}
 		level := "warning"

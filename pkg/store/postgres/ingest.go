@@ -373,5 +373,10 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 	return ok, nil
 }
 
+// RiskConfig returns the tenant's stored risk config body; ok is false when none.
+func (in *EventIngest) RiskConfig(ctx context.Context, tenantID string) (string, bool, error) {
+	return sqlstore.RiskConfigOf(ctx, pgQuerier{in.t.tx}, in.t.st.loc, "ingest", tenantID)
+}
+
 // Close does nothing: the writes go with the transaction's commit.
 func (in *EventIngest) Close() {}

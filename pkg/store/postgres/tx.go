@@ -20,6 +20,8 @@ type Tx struct {
 	// beforeCommit are the writes buffered by the transaction's handles
 	// (EventIngest), sent before it commits.
 	beforeCommit []func(ctx context.Context) error
+	// entitiesLocked: the transaction holds the app's entity lock (entitylock.go).
+	entitiesLocked bool
 }
 
 // Update runs fn in one transaction, committing when it returns nil and
@@ -41,7 +43,18 @@ func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 
 // PutEntity upserts a methodology or risk scorer.
 func (t *Tx) PutEntity(ctx context.Context, e backend.Entity) (backend.Outcome, error) {
+	if err := t.lockEntities(ctx); err != nil {
+		return "", err
+	}
 	return putEntity(ctx, t.tx, t.st.app, e)
+}
+
+// DeleteEntity removes an entity, telling whether there was one.
+func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (bool, error) {
+	if err := t.lockEntities(ctx); err != nil {
+		return false, err
+	}
+	return t.Tx.DeleteEntity(ctx, kind, key)
 }
 
 // PutRunYAML stores a run added from a file with its canonical YAML; a run

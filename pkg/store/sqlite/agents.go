@@ -187,6 +187,11 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 	return ok, nil
 }
 
+// RiskConfig returns the tenant's stored risk config body; ok is false when none.
+func (in *EventIngest) RiskConfig(ctx context.Context, tenantID string) (body string, ok bool, err error) {
+	return sqlstore.RiskConfigOf(ctx, in.t.q, in.t.st.Path, "ingest", tenantID)
+}
+
 // Close releases AgentIfChanged's statement (the others go with the
 // transaction).
 func (in *EventIngest) Close() {

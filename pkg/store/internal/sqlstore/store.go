@@ -328,15 +328,25 @@ func (s *Store) AgentBaseline(ctx context.Context, tenantID, agentID string) (bo
 
 // text reads one text value; ok is false when there is no row.
 func (s *Store) text(ctx context.Context, what string, st *Stmt, args ...any) (string, bool, error) {
+	return text(ctx, s.q, s.loc, what, st, args...)
+}
+
+func text(ctx context.Context, q Querier, loc, what string, st *Stmt, args ...any) (string, bool, error) {
 	var v string
-	err := s.q.QueryRow(ctx, st, args...).Scan(&v)
+	err := q.QueryRow(ctx, st, args...).Scan(&v)
 	switch {
 	case noRows(err):
 		return "", false, nil
 	case err != nil:
-		return "", false, s.errf(what, err)
+		return "", false, Errf(loc, what, err)
 	}
 	return v, true, nil
+}
+
+// RiskConfigOf reads a tenant's stored risk config through q (a database
+// or a transaction); ok is false when none. Errors say what.
+func RiskConfigOf(ctx context.Context, q Querier, loc, what, tenantID string) (string, bool, error) {
+	return text(ctx, q, loc, what, RiskConfig, tenantID)
 }
 
 // SetAgentOverride sets the tier an admin forced on an agent until its next
