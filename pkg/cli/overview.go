@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -29,6 +30,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
+				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
 			},
 			Action: func(c *ucli.Context) error {
 				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
@@ -39,16 +41,23 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
+				at, err := parseWhen("at", c.String("at"), time.Now())
+				if err != nil {
+					return err
+				}
 				st, err := env.OpenExistingStore(c.Context)
 				if err != nil {
 					return err
 				}
 				defer st.Close()
-				res, err := project.Overview(c.Context, st, project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain")})
+				res, err := project.Overview(c.Context, st, project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain"), At: at})
 				if err != nil {
 					return err
 				}
 				if err := writeScorers(env, res, format, failOn); err != nil {
+					return err
+				}
+				if err := blindGate(c.Context, st, at, failOn, res); err != nil {
 					return err
 				}
 				return gate(res, failOn)

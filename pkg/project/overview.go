@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
@@ -14,6 +15,9 @@ import (
 type OverviewFilter struct {
 	Keys   []string // only these risk scorers (all when empty)
 	Domain string   // only this domain (all when empty)
+	// At scores as of this moment: the latest completed run of each
+	// evaluation key created at or before it (the zero time: the latest).
+	At time.Time
 }
 
 // Overview scores the stored risk scorers that pass the filter, sorted by key.
@@ -30,7 +34,7 @@ func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Re
 	if len(missing) > 0 {
 		return nil, diag.Invalidf("risk scorer %q not found", missing[0])
 	}
-	res, err := risk.Score(ctx, st, methods, selected)
+	res, err := risk.Score(ctx, f.source(st), methods, selected)
 	if err != nil {
 		return nil, diag.Internal(err)
 	}

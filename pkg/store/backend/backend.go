@@ -62,6 +62,7 @@ type AlertReader interface {
 type Reader interface {
 	EntityReader
 	RunReader
+	RunHistory
 	AgentReader
 	AlertReader
 }
