@@ -15,6 +15,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	appsCommand,
 	alertsCommand,
 	deleteCommand,
+	explainCommand,
 	exportCommand,
 	gcCommand,
 	importCommand,
