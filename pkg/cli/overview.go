@@ -25,13 +25,13 @@ func overviewCommand(env *Env) *ucli.Command {
 				"latest completed run of each evaluation key in scope, aggregates them (mean, max or min),\n" +
 				"clamps to 0..10 and maps the score to a level: low <= 2 < medium <= 4 < high <= 9 < critical.\n" +
 				"A scorer with no value in scope has score null and level no_data.",
-			Flags: []ucli.Flag{
+			Flags: append([]ucli.Flag{
 				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
 				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
-			},
+			}, riseFlags()...),
 			Action: func(c *ucli.Context) error {
 				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
@@ -50,17 +50,22 @@ func overviewCommand(env *Env) *ucli.Command {
 					return err
 				}
 				defer st.Close()
-				res, err := project.Overview(c.Context, st, project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain"), At: at})
+				filter := project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain"), At: at}
+				res, err := project.Overview(c.Context, st, filter)
 				if err != nil {
 					return err
 				}
-				if err := writeScorers(env, res, format, failOn); err != nil {
+				rise, err := parseRise(c, st, filter)
+				if err != nil {
+					return err
+				}
+				if err := writeScorersRise(env, res, format, failOn, rise); err != nil {
 					return err
 				}
 				if err := blindGate(c.Context, st, at, failOn, res); err != nil {
 					return err
 				}
-				return gate(res, failOn)
+				return gates(res, failOn, rise)
 			},
 		}}, overviewSubcommands(env)...),
 	}
