@@ -18,6 +18,7 @@ var topCommands = []func(*Env) *ucli.Command{
 	explainCommand,
 	exportCommand,
 	gcCommand,
+	historyCommand,
 	importCommand,
 	initCommand,
 	listCommand,

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/risk"
@@ -43,6 +44,14 @@ func Histories(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.H
 	hs, err := risk.Histories(ctx, st, timeline{st}, methods, selected)
 	if err != nil {
 		return nil, diag.Internal(err)
+	}
+	for _, h := range hs {
+		for i := range h.Points {
+			// Stored times are fixed-width; show them as RFC 3339 does.
+			if t, err := time.Parse(time.RFC3339Nano, h.Points[i].At); err == nil {
+				h.Points[i].At = t.UTC().Format(time.RFC3339Nano)
+			}
+		}
 	}
 	return hs, nil
 }

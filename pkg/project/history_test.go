@@ -40,7 +40,7 @@ func checkHistories(t *testing.T, st *store.Store, h history, hs []risk.History)
 	asOf := map[string]map[string]risk.Result{} // moment -> key -> result
 	points := 0
 	for _, sh := range hs {
-		var scorer = h.scorers[0]
+		scorer := h.scorers[0]
 		for _, s := range h.scorers {
 			if s.Key == sh.Key {
 				scorer = s
@@ -56,14 +56,17 @@ func checkHistories(t *testing.T, st *store.Store, h history, hs []risk.History)
 			t.Fatalf("%s: %d points, want one per moment a run entered its scope: %d", sh.Key, len(sh.Points), len(want))
 		}
 		for i, p := range sh.Points {
-			if i > 0 && p.At <= sh.Points[i-1].At {
-				t.Fatalf("%s: point %d at %s is not after %s", sh.Key, i, p.At, sh.Points[i-1].At)
+			at, err := time.Parse(time.RFC3339Nano, p.At)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 {
+				prev, _ := time.Parse(time.RFC3339Nano, sh.Points[i-1].At)
+				if !at.After(prev) {
+					t.Fatalf("%s: point %d at %s is not after %s", sh.Key, i, p.At, sh.Points[i-1].At)
+				}
 			}
 			if asOf[p.At] == nil {
-				at, err := time.Parse(time.RFC3339Nano, p.At)
-				if err != nil {
-					t.Fatal(err)
-				}
 				res, err := project.Overview(ctx, st, project.OverviewFilter{At: at})
 				if err != nil {
 					t.Fatal(err)
