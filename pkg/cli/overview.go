@@ -31,7 +31,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
 				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
-			}, riseFlags()...),
+			}, append(riseFlags(), trendFlags()...)...),
 			Action: func(c *ucli.Context) error {
 				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
@@ -59,7 +59,16 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeScorersRise(env, res, format, failOn, rise); err != nil {
+				trends, err := overviewTrends(c, st, filter, res)
+				if err != nil {
+					return err
+				}
+				if trends != nil && (format == "table" || format == "json" || format == "yaml") {
+					err = env.writeReport(format, trendReport{res: res, trends: trends})
+				} else {
+					err = writeScorersRise(env, res, format, failOn, rise)
+				}
+				if err != nil {
 					return err
 				}
 				if err := blindGate(c.Context, st, at, failOn, res); err != nil {
