@@ -31,7 +31,7 @@ go build -o "$dir/lfgen" "$root/cmd/lfgen"
 bins=("$dir/lf" "$@")
 
 export LF_KEY_ACME=bench-acme-0123456789abcdef LF_KEY_GLOBEX=bench-globex-0123456789abcdef
-export LF_ADMIN_KEY=bench-admin-0123456789abcdef LF_WEBHOOK_SECRET=bench-secret-0123456789
+export LF_ADMIN_KEY=bench-admin-0123456789abcdef LF_WEBHOOK_SECRET=bench-secret-0123456789 LF_WEBHOOK_SECRET_GLOBEX=bench-secret-globex-0123456789
 export LF_SMTP_USER=alerts LF_SMTP_PASSWORD=change-me
 
 run() { # label [ENV=VALUE,...@]binary loadgen-args...

@@ -1,6 +1,7 @@
 package agentleak
 
 import (
+	"context"
 	"encoding/json"
 	"math/bits"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
+	"github.com/lfcli/lf/pkg/model"
 )
 
 // FindingID is the id the engine gives a finding: its place in detection
@@ -261,12 +263,47 @@ func (t *ComplianceTotals) add(a *compliance.Assessment) {
 // Clear is the number of frameworks no trace put at risk.
 func (t *ComplianceTotals) Clear() int { return len(compliance.Frameworks) - len(t.Frameworks) }
 
+// storedCompliance counts a recorded run's compliance from its metrics;
+// nil when the run was recorded without it. The controls any trace put at
+// risk are not recorded, only their number per trace: Controls is -1.
+func storedCompliance(ctx context.Context, st ScanStore, ref model.RunRef) (*ComplianceTotals, error) {
+	vals, err := st.Values(ctx, ref, "compliance_controls_at_risk")
+	if err != nil || len(vals) == 0 {
+		return nil, err
+	}
+	t := &ComplianceTotals{Traces: len(vals), Controls: -1}
+	for _, v := range vals {
+		if v.Value > 0 {
+			t.TracesAtRisk++
+		}
+	}
+	for _, f := range compliance.Frameworks {
+		fv, err := st.Values(ctx, ref, ComplianceMetricPrefix+f.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range fv {
+			if v.Value > 0 {
+				if t.Frameworks == nil {
+					t.Frameworks = map[string]int{}
+				}
+				t.Frameworks[f.ID]++
+			}
+		}
+	}
+	return t, nil
+}
+
 // Line is the scan's compliance in one line, as the engine's CLI prints a
 // run's: "compliance: 1/14 frameworks clear (22 controls at risk)", with
 // the traces behind it when there are several.
 func (t *ComplianceTotals) Line() string {
-	s := "compliance: " + strconv.Itoa(t.Clear()) + "/" + strconv.Itoa(len(compliance.Frameworks)) + " frameworks clear (" + strconv.Itoa(t.Controls) + " controls at risk"
-	if t.Traces > 1 {
+	s := "compliance: " + strconv.Itoa(t.Clear()) + "/" + strconv.Itoa(len(compliance.Frameworks)) + " frameworks clear ("
+	if t.Controls >= 0 {
+		s += strconv.Itoa(t.Controls) + " "
+	}
+	s += "controls at risk"
+	if t.Traces > 1 || t.Controls < 0 {
 		s += " in " + strconv.Itoa(t.TracesAtRisk) + " of " + strconv.Itoa(t.Traces) + " traces"
 	}
 	return s + "); a mapping of observed leaks, not a certification"

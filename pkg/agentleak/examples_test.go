@@ -50,17 +50,24 @@ func TestExamples(t *testing.T) {
 					t.Errorf("task specification key %q twice", r.TaskSpecificationKey)
 				}
 				seen[r.TaskSpecificationKey] = true
-				// 10 fixed metrics, plus leaks_<type> per leaked data type
-				// (as many as the leaked findings at most).
-				fixed, leaks := 0, 0.0
+				// 12 fixed metrics, plus leaks_<type> per leaked data type
+				// (as many as the leaked findings at most) and
+				// compliance_at_risk_<framework> per framework at risk
+				// (adding up to compliance_controls_at_risk).
+				fixed, leaks, controls, frameworks := 0, 0.0, 0.0, 0.0
 				for k, v := range r.Metrics {
-					if strings.HasPrefix(k, LeaksMetricPrefix) {
+					switch {
+					case strings.HasPrefix(k, LeaksMetricPrefix):
 						leaks += v
-					} else {
+					case strings.HasPrefix(k, ComplianceMetricPrefix):
+						controls += v
+						frameworks++
+					default:
 						fixed++
 					}
 				}
-				if r.ScorerKey != ScorerKey || fixed != 10 || (r.Metrics["leaked_secrets"] > 0) != (leaks > 0) {
+				if r.ScorerKey != ScorerKey || fixed != 12 || (r.Metrics["leaked_secrets"] > 0) != (leaks > 0) ||
+					controls != r.Metrics["compliance_controls_at_risk"] || frameworks != r.Metrics["compliance_frameworks_at_risk"] || (leaks > 0) != (controls > 0) {
 					t.Errorf("result %+v", r)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -399,9 +400,12 @@ func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bo
 
 // Metrics are the metric values recorded for one trace: risk_index,
 // privacy_score, leaked_secrets, blocked (0/1), leak_rate_<channel> for
-// every channel (its share of the audited vault that leaked there) and
+// every channel (its share of the audited vault that leaked there),
 // leaks_<data_type> for every data type that leaked (its leaked findings;
-// types that did not leak are left out).
+// types that did not leak are left out) and, unless compliance is off,
+// compliance_controls_at_risk, compliance_frameworks_at_risk and
+// compliance_at_risk_<framework> for every framework at risk (its controls
+// at risk).
 func Metrics(r *Result) map[string]float64 {
 	m := map[string]float64{
 		"risk_index":     r.RiskIndex,
@@ -425,8 +429,22 @@ func Metrics(r *Result) map[string]float64 {
 			m[LeaksMetricPrefix+f.DataType]++
 		}
 	}
+	if c := r.Compliance; c != nil {
+		a := &c.Assessment
+		m["compliance_controls_at_risk"] = float64(a.ControlsAtRisk)
+		m["compliance_frameworks_at_risk"] = float64(a.FrameworksAtRisk)
+		for i := range compliance.Frameworks {
+			if n := a.ControlsAtRiskIn(i); n > 0 {
+				m[ComplianceMetricPrefix+compliance.Frameworks[i].ID] = float64(n)
+			}
+		}
+	}
 	return m
 }
+
+// ComplianceMetricPrefix starts the metric that counts one framework's
+// controls at risk in a trace.
+const ComplianceMetricPrefix = "compliance_at_risk_"
 
 // LeaksMetricPrefix starts the metric that counts one data type's leaked
 // findings in a trace.

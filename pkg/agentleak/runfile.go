@@ -22,6 +22,9 @@ type RunSpec struct {
 	// Gate makes a blocked trace, or inputs holding no trace, fail `lf run`
 	// with exit 1.
 	Gate bool `json:"gate"`
+	// FailOnCompliance fails `lf run` when a trace puts a control of one
+	// of these frameworks ("any": of any) at risk; it gates by itself.
+	FailOnCompliance []string `json:"fail_on_compliance"`
 }
 
 // Evaluation is the AgentLeak scan as a run file names it. A run whose
@@ -64,13 +67,13 @@ func runEvaluation(ctx context.Context, env evaluation.Env, raw json.RawMessage,
 	if err != nil {
 		return evaluation.Report{}, err
 	}
-	return scanReport(sr, spec.Gate), nil
+	return scanReport(sr, spec.Gate, spec.FailOnCompliance), nil
 }
 
 // scanReport is the run-file summary of a scan: counts, at most a few
 // blocked trace names, the run recorded.
-func scanReport(sr *ScanReport, gate bool) evaluation.Report {
-	rep := evaluation.Report{Name: EvaluationName, Gate: gate, RunID: sr.RunID, Data: sr}
+func scanReport(sr *ScanReport, gate bool, failOnCompliance []string) evaluation.Report {
+	rep := evaluation.Report{Name: EvaluationName, Gate: gate || len(failOnCompliance) > 0, RunID: sr.RunID, Data: sr}
 	for _, w := range sr.Warnings {
 		rep.Lines = append(rep.Lines, w.String())
 	}
@@ -90,10 +93,33 @@ func scanReport(sr *ScanReport, gate bool) evaluation.Report {
 			rep.Lines = append(rep.Lines, "verdicts: "+strings.Join(vs, ", "))
 		}
 	}
+	if sr.Compliance != nil && sr.Traces > 0 {
+		rep.Lines = append(rep.Lines, sr.Compliance.Line())
+	}
+	var reasons []string
+	// Blocked traces are the condition of the plain gate; a run file that
+	// asks only for the compliance gate is not failed by them.
+	if sr.Blocked > 0 && (gate || len(failOnCompliance) == 0) {
+		reasons = append(reasons, fmt.Sprintf("%d of %d trace%s blocked", sr.Blocked, sr.Traces, plural(sr.Traces)))
+	}
 	if sr.Blocked > 0 {
-		rep.Failed = true
-		rep.Reason = fmt.Sprintf("agentleak %s: %d of %d trace%s blocked", sr.EvaluationKey, sr.Blocked, sr.Traces, plural(sr.Traces))
 		rep.Lines = append(rep.Lines, "blocked: "+FewNames(sr.BlockedIDs, maxNamesShown))
+	}
+	if len(failOnCompliance) > 0 && sr.Status != ScanEmpty {
+		switch {
+		case sr.Compliance == nil:
+			// A run recorded before lf kept compliance: the gate cannot
+			// see, so it does not pass.
+			reasons = append(reasons, "no compliance recorded for run "+sr.RunID+" (recorded by an older lf): scan again")
+		default:
+			if at := sr.Compliance.AtRisk(failOnCompliance); len(at) > 0 {
+				reasons = append(reasons, "controls at risk in "+strings.Join(at, ", "))
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		rep.Failed = true
+		rep.Reason = fmt.Sprintf("agentleak %s: %s", sr.EvaluationKey, strings.Join(reasons, "; "))
 	}
 	switch sr.Status {
 	case ScanEmpty:

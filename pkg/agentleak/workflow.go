@@ -464,6 +464,13 @@ func (p *ScanPlan) unchanged(ctx context.Context, st ScanStore, rep *ScanReport)
 		}
 	}
 	sort.Strings(rep.BlockedIDs)
+	if p.in.Compliance != ComplianceOff {
+		c, err := storedCompliance(ctx, st, model.RunRef{EvaluationKey: p.key, ID: refs[0].ID})
+		if err != nil {
+			return false, diag.Internal(err)
+		}
+		rep.Compliance = c
+	}
 	return rep.Traces > 0, nil
 }
 

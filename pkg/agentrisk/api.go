@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -230,6 +231,31 @@ type Engine struct {
 	aggs       aggCache     // the aggregates recent ingests wrote, decoded (aggcache.go)
 	recalcRead atomic.Int64 // unix nanoseconds when the latest recalculation began to read the aggregates
 	recalcAt   atomic.Int64 // and its score time
+	// tenantRecalcs holds the same marks for recalculations of one tenant
+	// (tenant -> *recalcMark): tenants are recalculated apart, at once.
+	tenantRecalcs sync.Map
+}
+
+// recalcMark is when a recalculation began to read and its score time.
+type recalcMark struct{ read, at int64 }
+
+// LastRecalcOf is LastRecalcRead and LastRecalcAt for the latest
+// recalculation that scored tenant: of that tenant alone or of every
+// tenant, whichever began to read last.
+func (e *Engine) LastRecalcOf(tenant string) (read, at time.Time) {
+	r, a := e.recalcRead.Load(), e.recalcAt.Load()
+	if v, ok := e.tenantRecalcs.Load(tenant); ok {
+		if m := v.(*recalcMark); m.read > r {
+			r, a = m.read, m.at
+		}
+	}
+	if r != 0 {
+		read = time.Unix(0, r)
+	}
+	if a != 0 {
+		at = time.Unix(0, a).UTC()
+	}
+	return read, at
 }
 
 // LastRecalcAt is the score time of the latest recalculation of this engine

@@ -94,6 +94,16 @@ func parseRiskConfigFile(file string, data []byte) ([]RiskConfig, diag.List) {
 // validateRiskConfig checks the rules a schema cannot express (and repeats
 // the ranges, so that configs built in Go or decoded from JSON are checked
 // the same way).
+// Bounds of a risk config beyond which a value is a mistake (or an attack:
+// a limit near the int range overflowed the effective limit), refused with
+// a located error; schemas/risk-config.schema.json states the same.
+const (
+	MaxGracePeriodSeconds = 86400         // one day
+	MinDecayHalfLifeHours = 0.1           // six minutes
+	MaxRateLimit          = 1_000_000_000 // requests per window
+	MaxRateWindowSeconds  = 86400         // one day
+)
+
 func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	var out diag.List
 	bad := func(field, format string, args ...any) {
@@ -119,11 +129,11 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	if !(cfg.HighRateMult > 0 && cfg.HighRateMult <= 1) {
 		bad("highRateMult", "must lie in (0, 1], got %g", cfg.HighRateMult)
 	}
-	if cfg.GracePeriodSeconds < 0 {
-		bad("gracePeriodSeconds", "must not be negative, got %d", cfg.GracePeriodSeconds)
+	if cfg.GracePeriodSeconds < 0 || cfg.GracePeriodSeconds > MaxGracePeriodSeconds {
+		bad("gracePeriodSeconds", "must lie within 0..%d (one day), got %d", MaxGracePeriodSeconds, cfg.GracePeriodSeconds)
 	}
-	if !(cfg.DecayHalfLifeHours > 0 && cfg.DecayHalfLifeHours <= 168) {
-		bad("decayHalfLifeHours", "must lie in (0, 168], got %g", cfg.DecayHalfLifeHours)
+	if !(cfg.DecayHalfLifeHours >= MinDecayHalfLifeHours && cfg.DecayHalfLifeHours <= 168) {
+		bad("decayHalfLifeHours", "must lie within %g..168 hours, got %g", MinDecayHalfLifeHours, cfg.DecayHalfLifeHours)
 	}
 	w := cfg.Weights
 	sum := 0.0
@@ -145,11 +155,11 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 		}
 	}
 	if rl := cfg.RateLimit; rl != nil {
-		if rl.Limit < 1 {
-			bad("rateLimit/limit", "must be at least 1, got %d", rl.Limit)
+		if rl.Limit < 1 || rl.Limit > MaxRateLimit {
+			bad("rateLimit/limit", "must lie within 1..%d, got %d", MaxRateLimit, rl.Limit)
 		}
-		if rl.WindowSeconds < 1 {
-			bad("rateLimit/windowSeconds", "must be at least 1, got %d", rl.WindowSeconds)
+		if rl.WindowSeconds < 1 || rl.WindowSeconds > MaxRateWindowSeconds {
+			bad("rateLimit/windowSeconds", "must lie within 1..%d (one day), got %d", MaxRateWindowSeconds, rl.WindowSeconds)
 		}
 	}
 	return out

@@ -86,7 +86,11 @@ func inGrace(cfg *RiskConfig, agent *AgentState) bool {
 // but never below 1 request per window. A request is over the limit when the
 // tenant already used EffectiveLimit requests in the window.
 func EffectiveLimit(limit int, mult float64) int {
-	n := int(math.Floor(float64(limit)*mult + 1e-9))
+	f := math.Floor(float64(limit)*mult + 1e-9)
+	if f >= math.MaxInt32 { // no overflow whatever the limit (validated configs stop at MaxRateLimit)
+		return math.MaxInt32
+	}
+	n := int(f)
 	if n < 1 {
 		n = 1
 	}

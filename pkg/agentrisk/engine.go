@@ -23,8 +23,12 @@ func parseTime(s string) time.Time {
 
 func (e *Engine) recalculate(ctx context.Context, tenantID, agentID string, at time.Time) ([]Change, error) {
 	at = at.UTC()
-	e.recalcAt.Store(at.UnixNano())
-	e.recalcRead.Store(time.Now().UnixNano())
+	if tenantID != "" {
+		e.tenantRecalcs.Store(tenantID, &recalcMark{read: time.Now().UnixNano(), at: at.UnixNano()})
+	} else {
+		e.recalcAt.Store(at.UnixNano())
+		e.recalcRead.Store(time.Now().UnixNano())
+	}
 	ins, err := e.loadInputs(ctx, tenantID, agentID, at)
 	if err != nil {
 		return nil, err

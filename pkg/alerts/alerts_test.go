@@ -276,16 +276,21 @@ func TestSlowWebhookDoesNotBlockEnqueue(t *testing.T) {
 	defer close(release)
 	d := NewDispatcher(st, local(Options{QueueSize: 4, Workers: 1}))
 	start := time.Now()
-	for range 10 { // more than the queue holds: the rest are recorded as failed
-		d.Enqueue(webhookAlert(srv.URL))
+	for i := range 10 { // more than the queue holds: the rest wait in the outbox
+		a := webhookAlert(srv.URL)
+		a.AlertID = fmt.Sprint("alr_", i)
+		d.Enqueue(a)
 	}
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("Enqueue blocked for %v", el)
 	}
-	waitFor(t, "queue-full records", func() bool {
-		ds, _ := ListDeliveries(context.Background(), st, "", 0)
-		return len(ds) >= 5
-	})
+	rows, err := st.OutboxAlerts(context.Background(), time.Now().Add(time.Hour), 100)
+	if err != nil || len(rows) != 10 {
+		t.Fatalf("outbox: %d alerts, %v; want all 10", len(rows), err)
+	}
+	if ds, _ := ListDeliveries(context.Background(), st, "", 0); len(ds) != 0 {
+		t.Errorf("alerts that did not fit in the queue were recorded: %+v", ds)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	go func() { time.Sleep(100 * time.Millisecond); srv.CloseClientConnections() }()

@@ -93,28 +93,52 @@ type Options struct {
 	Secrets     Secrets       // signing secrets by tenant and name
 	Mailer      *Mailer       // nil: email deliveries fail with "no SMTP configured"
 	Client      *http.Client  // nil: a client with a 10 s timeout that does not follow redirects
-	QueueSize   int           // pending alerts; default 1024
+	QueueSize   int           // alerts queued in memory per tenant; default 1024 (more wait in the outbox)
 	Workers     int           // default 2
 	MaxAttempts int           // per alert; default 5
 	BaseBackoff time.Duration // first retry delay, doubled each time; default 1 s
 	MaxBackoff  time.Duration // cap of the delay; default 30 s
+	// RedeliverAfter is how long an alert taken for delivery stays this
+	// process's: one still in the outbox after that (the process died) is
+	// delivered again, by whichever process sweeps first. Default 5 min;
+	// it should exceed an alert's longest delivery (attempts x (timeout +
+	// backoff)).
+	RedeliverAfter time.Duration
+	// Sweep is how often the outbox is read for alerts that did not fit in
+	// memory or were left by a process that died; default 1 s.
+	Sweep time.Duration
 	// Logf, when set, gets one line per failed attempt (never secrets).
 	Logf func(format string, args ...any)
 }
 
 // Dispatcher delivers alerts in the background so that a slow or failing
-// target never delays the caller: Enqueue does not block, a bounded queue
-// feeds a few workers, and each alert is retried with exponential backoff.
+// target never delays the caller, and so that no tenant can delay another
+// tenant's alerts: Enqueue does not block, each tenant has its own bounded
+// queue, a few workers take the tenants in turn (one tenant holds at most
+// all workers but one), and each alert is retried with exponential backoff.
+//
+// Delivery is at least once: every alert is in the store's outbox before
+// it is delivered (Evaluate writes it in the transaction that claims its
+// crossing) and leaves it only when its delivery ended (delivered, or
+// failed after its last attempt). An alert that does not fit in its
+// tenant's queue waits in the outbox; one left by a process that died is
+// delivered again after RedeliverAfter. Receivers de-duplicate by the
+// alert id (X-LF-Alert-Id), the same on every attempt and redelivery.
 type Dispatcher struct {
 	st     *store.Store
 	opt    Options
-	queue  chan Alert
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	mu     sync.Mutex
-	closed bool
 	stop   chan struct{} // closed by Close: no more backoff, one last attempt each
+
+	mu       sync.Mutex
+	wake     *sync.Cond          // signalled when an alert is queued or Close is called
+	queues   map[string][]Alert  // by tenant
+	turn     []string            // tenants with queued alerts, in the order workers serve them
+	inflight map[string]struct{} // ids of alerts queued or being delivered
+	active   map[string]int      // alerts being delivered, by tenant
+	closed   bool
 
 	pending atomic.Int64 // alerts queued or being delivered
 }
@@ -122,7 +146,8 @@ type Dispatcher struct {
 // Pending returns the number of alerts queued or being delivered.
 func (d *Dispatcher) Pending() int { return int(d.pending.Load()) }
 
-// NewDispatcher starts a dispatcher's workers. Close stops it.
+// NewDispatcher starts a dispatcher's workers and its outbox sweeper (which
+// first takes up what an earlier process left). Close stops it.
 func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
 	if opt.QueueSize <= 0 {
 		opt.QueueSize = 1024
@@ -139,35 +164,136 @@ func NewDispatcher(st *store.Store, opt Options) *Dispatcher {
 	if opt.MaxBackoff <= 0 {
 		opt.MaxBackoff = 30 * time.Second
 	}
+	if opt.RedeliverAfter <= 0 {
+		opt.RedeliverAfter = 5 * time.Minute
+	}
+	if opt.Sweep <= 0 {
+		opt.Sweep = time.Second
+	}
 	if opt.Client == nil {
 		opt.Client = NewWebhookClient(10 * time.Second)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &Dispatcher{st: st, opt: opt, queue: make(chan Alert, opt.QueueSize), ctx: ctx, cancel: cancel, stop: make(chan struct{})}
+	d := &Dispatcher{
+		st: st, opt: opt, ctx: ctx, cancel: cancel, stop: make(chan struct{}),
+		queues: map[string][]Alert{}, inflight: map[string]struct{}{}, active: map[string]int{},
+	}
+	d.wake = sync.NewCond(&d.mu)
 	for range opt.Workers {
 		d.wg.Add(1)
 		go d.work()
 	}
+	d.wg.Add(1)
+	go d.sweepLoop()
 	return d
 }
 
-// Enqueue hands alerts to the workers without blocking. An alert that does
-// not fit in the queue is recorded as failed.
+// Enqueue hands alerts to the workers without blocking. Alerts Evaluate
+// returned are in the outbox already; others are written to it first. An
+// alert that does not fit in its tenant's queue stays in the outbox and is
+// taken up by the sweeper when there is room.
 func (d *Dispatcher) Enqueue(alerts ...Alert) {
+	for _, a := range alerts {
+		if !a.stored {
+			if err := putOutbox(d.ctx, d.st, a, time.Now()); err != nil {
+				d.logf("alert %s: not written to the outbox, delivered from memory only: %v", a.AlertID, err)
+			}
+		}
+		d.offer(a, false)
+	}
+}
+
+// offer queues a if its tenant's queue has room and the outbox lease can be
+// taken (claimed: the sweeper took it already); false when it was not. The
+// store is not called under the dispatcher's lock.
+func (d *Dispatcher) offer(a Alert, claimed bool) bool {
+	if !claimed {
+		if !d.hasRoom(a.TenantID, a.AlertID) {
+			return false // it waits in the outbox, not leased
+		}
+		now := time.Now()
+		ok, err := d.st.ClaimOutboxAlert(d.ctx, a.AlertID, now, now.Add(d.opt.RedeliverAfter))
+		if err != nil || !ok {
+			return false // another process took it, or the sweeper retries later
+		}
+	}
+	d.mu.Lock()
+	_, busy := d.inflight[a.AlertID]
+	if d.closed || busy || len(d.queues[a.TenantID]) >= d.opt.QueueSize {
+		d.mu.Unlock()
+		if !busy { // filled or closed meanwhile: due again at once, for the sweeper or the next start
+			_, _ = d.st.ClaimOutboxAlert(context.Background(), a.AlertID, time.Now().Add(d.opt.RedeliverAfter+time.Minute), time.Time{})
+		}
+		return false
+	}
+	if len(d.queues[a.TenantID]) == 0 {
+		d.turn = append(d.turn, a.TenantID)
+	}
+	d.queues[a.TenantID] = append(d.queues[a.TenantID], a)
+	d.inflight[a.AlertID] = struct{}{}
+	d.pending.Add(1)
+	d.wake.Signal()
+	d.mu.Unlock()
+	return true
+}
+
+// next takes the oldest alert of the first tenant in turn that is below
+// its share of the workers; false when the dispatcher closed and nothing is
+// queued, or was cancelled.
+func (d *Dispatcher) next() (Alert, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, a := range alerts {
-		if d.closed {
-			d.fail(a, "dispatcher is shut down")
-			continue
+	for {
+		if d.ctx.Err() != nil || (d.closed && len(d.turn) == 0) {
+			return Alert{}, false
 		}
-		d.pending.Add(1)
-		select {
-		case d.queue <- a:
-		default:
-			d.pending.Add(-1)
-			d.fail(a, "delivery queue is full")
+		for i, t := range d.turn {
+			if d.active[t] >= d.share() {
+				continue
+			}
+			q := d.queues[t]
+			a := q[0]
+			q[0] = Alert{}
+			d.turn = append(d.turn[:i:i], d.turn[i+1:]...)
+			if q = q[1:]; len(q) > 0 {
+				d.queues[t] = q
+				d.turn = append(d.turn, t) // the tenant's next alert waits for the other tenants' turns
+			} else {
+				delete(d.queues, t)
+			}
+			d.active[t]++
+			return a, true
 		}
+		d.wake.Wait()
+	}
+}
+
+// share is how many workers one tenant's alerts may hold at once: all but
+// one, so a tenant whose targets hang never holds back another tenant's
+// alert.
+func (d *Dispatcher) share() int { return max(1, d.opt.Workers-1) }
+
+// done ends an alert's delivery: out of memory, and out of the outbox when
+// its delivery ended (not when a shutdown interrupted it).
+func (d *Dispatcher) done(a Alert, ended bool) {
+	if ended {
+		if err := d.st.DeleteOutboxAlert(context.Background(), a.AlertID); err != nil {
+			d.logf("alert %s: %v (it may be delivered again)", a.AlertID, err)
+		}
+	}
+	d.mu.Lock()
+	delete(d.inflight, a.AlertID)
+	if d.active[a.TenantID]--; d.active[a.TenantID] <= 0 {
+		delete(d.active, a.TenantID)
+	}
+	d.wake.Broadcast() // the tenant may take a worker again
+	d.mu.Unlock()
+	d.pending.Add(-1)
+}
+
+func (d *Dispatcher) logf(format string, args ...any) {
+	if d.opt.Logf != nil {
+		d.opt.Logf(format, args...)
 	}
 }
 
@@ -182,13 +308,14 @@ func (d *Dispatcher) fail(a Alert, reason string) {
 // Close stops accepting alerts and gives every queued or retrying alert one
 // last attempt without waiting for its backoff, until ctx ends; then it
 // cancels what is still in flight. Last attempts that fail are recorded as
-// failed.
+// failed; alerts not attempted by then stay in the outbox, for the next
+// start.
 func (d *Dispatcher) Close(ctx context.Context) error {
 	d.mu.Lock()
 	if !d.closed {
 		d.closed = true
-		close(d.queue)
 		close(d.stop)
+		d.wake.Broadcast()
 	}
 	d.mu.Unlock()
 	done := make(chan struct{})
@@ -199,6 +326,9 @@ func (d *Dispatcher) Close(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		d.cancel()
+		d.mu.Lock()
+		d.wake.Broadcast()
+		d.mu.Unlock()
 		<-done
 		return ctx.Err()
 	}
@@ -215,9 +345,12 @@ func (d *Dispatcher) stopping() bool {
 
 func (d *Dispatcher) work() {
 	defer d.wg.Done()
-	for a := range d.queue {
-		d.deliver(a)
-		d.pending.Add(-1)
+	for {
+		a, ok := d.next()
+		if !ok {
+			return
+		}
+		d.done(a, d.deliver(a))
 	}
 }
 
@@ -228,11 +361,16 @@ func target(r Rule) string {
 	return r.URL
 }
 
-// deliver tries one alert up to MaxAttempts times, recording each attempt.
-func (d *Dispatcher) deliver(a Alert) {
+// deliver tries one alert up to MaxAttempts times, recording each attempt;
+// it reports whether the delivery ended (false: a shutdown cancelled it, and
+// the alert stays in the outbox).
+func (d *Dispatcher) deliver(a Alert) bool {
 	delay := d.opt.BaseBackoff
 	for attempt := 1; ; attempt++ {
 		code, err, retry := d.send(a)
+		if err != nil && retry && d.ctx.Err() != nil {
+			return false // cancelled by the shutdown, not the target's answer
+		}
 		rec := Delivery{
 			TenantID: a.TenantID, RuleID: a.RuleID, AgentID: a.AgentID, AlertID: a.AlertID,
 			Channel: a.Rule.Channel, Target: target(a.Rule), Attempt: attempt, StatusCode: code,
@@ -253,7 +391,7 @@ func (d *Dispatcher) deliver(a Alert) {
 			d.opt.Logf("%v", rerr)
 		}
 		if err == nil || last {
-			return
+			return true
 		}
 		select {
 		case <-time.After(delay):

@@ -34,12 +34,15 @@ type Alert struct {
 	Condition string    `json:"condition"`
 	Time      time.Time `json:"time"`
 	Rule      Rule      `json:"-"`
+	stored    bool      // in the outbox already (written by Evaluate or the sweeper's)
 }
 
 // Evaluate checks changes against the enabled rules of their tenants and
 // returns the alerts that fire, updating the crossing state in one
 // transaction. The state is claimed with a conditional write (AlertStates
-// Swap), so replicas of lf serve on one store fire a crossing once. A rule fires when the agent is on its firing side now and
+// Swap), so replicas of lf serve on one store fire a crossing once; each
+// fired alert is written to the outbox in the same transaction (delivered at
+// least once, see Dispatcher). A rule fires when the agent is on its firing side now and
 // was not at the previous evaluation (for an agent the rule has never seen,
 // "before" is the change's old score and tier).
 func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.Time) ([]Alert, error) {
@@ -81,12 +84,22 @@ func Evaluate(ctx context.Context, st *store.Store, changes []Change, now time.T
 					prev = r.above(c.OldScore, c.OldTier)
 				}
 				if now1 && !prev {
-					fired = append(fired, Alert{
+					a := Alert{
 						AlertID: NewID("alr_"), RuleID: r.ID, TenantID: c.TenantID,
 						AgentID: c.AgentID, AgentName: c.AgentName,
 						OldScore: c.OldScore, NewScore: c.NewScore, OldTier: c.OldTier, NewTier: c.NewTier,
-						Condition: r.Condition(), Time: now.UTC(), Rule: r,
-					})
+						Condition: r.Condition(), Time: now.UTC(), Rule: r, stored: true,
+					}
+					// Written with the crossing it claims: a crash after
+					// the commit leaves the alert to deliver, never lost.
+					row, err := outboxRow(a, time.Now())
+					if err == nil {
+						err = tx.PutOutboxAlert(ctx, row)
+					}
+					if err != nil {
+						return fmt.Errorf("alerts: %w", err)
+					}
+					fired = append(fired, a)
 				}
 			}
 		}

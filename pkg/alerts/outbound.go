@@ -142,9 +142,15 @@ func (l HostAllowList) trustsInternal(host string, port int) bool {
 // Internal reports whether ip is an address webhooks may not reach by
 // default: loopback, private (RFC 1918, fc00::/7), link-local (incl. the
 // cloud metadata address 169.254.169.254), multicast, unspecified, carrier
-// NAT (100.64.0.0/10) and the other special-purpose ranges.
+// NAT (100.64.0.0/10), the documentation ranges (TEST-NET-1 to 3,
+// 2001:db8::/32) and the other special-purpose ranges. An IPv6 address that
+// carries an IPv4 address (IPv4-mapped ::ffff:0:0/96, IPv4-compatible
+// ::/96, 6to4 2002::/16) is judged by that IPv4 address too.
 func Internal(ip netip.Addr) bool {
 	ip = ip.Unmap()
+	if v4, ok := embeddedIPv4(ip); ok && Internal(v4) {
+		return true
+	}
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
 		return true
@@ -161,13 +167,41 @@ var specialPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
 	netip.MustParsePrefix("64:ff9b::/96"),
 	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("fec0::/10"),
 	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated): never a webhook target
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (RFC 2765)
+	netip.MustParsePrefix("2001::/32"),       // Teredo: carries an obfuscated IPv4 address
 }
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address carries: the low 32
+// bits of an IPv4-compatible (::a.b.c.d) or IPv4-translated address, bits
+// 16 to 47 of a 6to4 address (2002:AABB:CCDD::).
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	if !ip.Is6() {
+		return netip.Addr{}, false
+	}
+	b := ip.As16()
+	switch {
+	case b[0] == 0x20 && b[1] == 0x02:
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	case ipv4Compat.Contains(ip) || ipv4Translated.Contains(ip):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	}
+	return netip.Addr{}, false
+}
+
+var (
+	ipv4Compat     = netip.MustParsePrefix("::/96")
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+)
 
 // webhookTarget is a parsed webhook URL.
 type webhookTarget struct {

@@ -74,6 +74,11 @@ func agentleakScan(c *ucli.Context, env *Env) error {
 			return diag.Usagef("--fail-on-compliance %q: not a framework; use one of %s", id, strings.Join(agentleak.ComplianceFrameworkIDs(), ", "))
 		}
 	}
+	if mode == agentleak.ComplianceSummary && slices.Contains(ciFormats, format) {
+		// The CI formats are written once, at the end: their SARIF results
+		// name the controls each finding is evidence for.
+		mode = agentleak.ComplianceFull
+	}
 	if len(failOn) > 0 && mode == agentleak.ComplianceOff {
 		return diag.Usagef("--fail-on-compliance needs the mapping: it cannot gate with --compliance off")
 	}
@@ -271,6 +276,14 @@ func (s *scanWriter) table(r *agentleak.Result) error {
 				}
 			}
 			line += "; vault leaks by channel: " + strings.Join(parts, ", ")
+		}
+		fmt.Fprintln(s.w, line)
+	}
+	if c := r.Compliance; c != nil {
+		a := &c.Assessment
+		line := fmt.Sprintf("compliance: %d/%d frameworks clear, %s at risk", a.Clear(), a.Clear()+a.FrameworksAtRisk, count(a.ControlsAtRisk, "control", "controls"))
+		if at := a.FailedFrameworks(); len(at) > 0 {
+			line += ": " + strings.Join(at, ", ")
 		}
 		fmt.Fprintln(s.w, line)
 	}

@@ -17,18 +17,20 @@ import (
 func importCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:      "import",
-		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak or HELM as evaluation runs",
+		Usage:     "store the result files of promptfoo, Inspect AI, lm-evaluation-harness, garak, HELM, DeepEval or RAGAS as evaluation runs",
 		ArgsUsage: "[FORMAT] PATH...",
-		Description: "FORMAT is promptfoo, inspect, lm-eval, garak or helm; without it the format is detected from\n" +
-			"each file's content and printed. PATH is a result file, a HELM run folder, or - for standard input.\n" +
+		Description: "FORMAT is promptfoo, inspect, lm-eval, garak, helm, deepeval or ragas; without it the format is\n" +
+			"detected from each file's content and printed. PATH is a result file, a HELM run or suite folder, or -\n" +
+			"for standard input.\n" +
 			"Each run is upserted by its evaluation key and id: importing the same file twice changes nothing.\n" +
-			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning.\n" +
+			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning;\n" +
+			"a file whose completed run keeps no value at all is refused (exit 3).\n" +
 			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
 			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
-			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on standard error (also LF_QUIET=1)"},
+			&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no \"detected format\" lines on standard error (also LF_QUIET=1); warnings and errors are still shown"},
 		},
 		Action: func(c *ucli.Context) error { return runImport(c, env) },
 	}
@@ -51,7 +53,8 @@ func runImport(c *ucli.Context, env *Env) error {
 	}
 	defer st.Close()
 	// Progress in bytes imported, on a terminal, for imports longer than a second.
-	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
+	quiet := c.Bool("quiet") || progress.Quiet(env.Getenv)
+	bar := progress.New(env.Stderr, progress.Options{Description: "importing results", Bytes: true, Total: -1, Quiet: quiet})
 	var total int64
 	for _, p := range args {
 		total += pathBytes(p)
@@ -64,7 +67,7 @@ func runImport(c *ucli.Context, env *Env) error {
 		OnFile: func(p string) { bar.Add(pathBytes(p)) },
 	})
 	bar.Finish()
-	failed := reportImport(env, res)
+	failed := reportImport(env, res, quiet)
 	if err != nil {
 		return diag.Internal(err)
 	}
@@ -94,12 +97,12 @@ func importArgs(args []string) (importers.Format, []string, error) {
 	return format, args, nil
 }
 
-// reportImport prints, per file, the detected format, the warnings, the
-// runs stored and the values skipped, and returns the errors.
-func reportImport(env *Env, res importers.Result) diag.List {
+// reportImport prints, per file, the detected format (not when quiet), the
+// warnings, the runs stored and the values skipped, and returns the errors.
+func reportImport(env *Env, res importers.Result, quiet bool) diag.List {
 	var failed diag.List
 	for _, f := range res.Files {
-		if f.Detected {
+		if f.Detected && !quiet {
 			fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
 		}
 		for _, d := range f.Diagnostics {

@@ -71,6 +71,14 @@ func FuzzGarak(f *testing.F) {
 	fuzzImport(f, Garak, "garak/nvidia_report_test_qwen2.report.jsonl")
 }
 
+func FuzzDeepEval(f *testing.F) {
+	fuzzImport(f, DeepEval, "deepeval/beeai_latest_test_run_ollama.json")
+}
+
+func FuzzRAGAS(f *testing.F) {
+	fuzzImport(f, RAGAS, "ragas/beeai_experiment_blissful_thiel.csv")
+}
+
 func FuzzDetect(f *testing.F) {
 	fuzzImport(f, "", "promptfoo/eval_error_case.json", "inspect/legacy_v1_with_nan.json", "garak/nvidia_report_test_qwen2.report.jsonl")
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -175,6 +176,10 @@ func (g *garakReader) row(line []byte, n int) error {
 	et, ok := entryType(line)
 	if !ok {
 		if n == 1 {
+			if runID, hit := garakHitlogRow(line); hit {
+				return g.src.errorf(n, 1, "", "this is a garak hit log (one row per output a detector flagged, "+
+					"no pass counts): import the report garak wrote beside it, %s", garakReportName(g.src.name, runID))
+			}
 			return g.src.errorf(n, 1, "", "not a garak report: the first row has no entry_type")
 		}
 		return g.src.errorf(n, 1, "/entry_type", "row has no entry_type")
@@ -216,6 +221,35 @@ func (g *garakReader) row(line []byte, n int) error {
 		}
 	}
 	return nil
+}
+
+// garakHitlogRow tells a row of a garak hit log (<prefix>.hitlog.jsonl):
+// no entry_type, and the attempt, probe and detector of a flagged output.
+func garakHitlogRow(line []byte) (runID string, ok bool) {
+	var x struct {
+		EntryType *string `json:"entry_type"`
+		AttemptID *string `json:"attempt_id"`
+		RunID     string  `json:"run_id"`
+		Probe     *string `json:"probe"`
+		Detector  *string `json:"detector"`
+	}
+	if json.Unmarshal(lax(line).out, &x) != nil {
+		return "", false
+	}
+	return x.RunID, x.EntryType == nil && x.AttemptID != nil && x.Probe != nil && x.Detector != nil
+}
+
+// garakReportName is the report beside a hit log: garak names the two
+// <prefix>.report.jsonl and <prefix>.hitlog.jsonl (the prefix is garak.<run id>
+// unless --report_prefix was given).
+func garakReportName(hitlog, runID string) string {
+	if p, ok := strings.CutSuffix(hitlog, ".hitlog.jsonl"); ok && p != "" {
+		return p + ".report.jsonl"
+	}
+	if runID != "" {
+		return "garak." + runID + ".report.jsonl"
+	}
+	return "<prefix>.report.jsonl"
 }
 
 // evalRow keeps one eval row per (probe, detector): a repeated row is
@@ -481,7 +515,7 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		}
 	}
 	run.note("imported from a digest: pass_rate is the detector's absolute_score")
-	noRelative := 0
+	d := &garakDigest{src: src, run: run, seen: map[string]bool{}}
 	groupScores := map[string]any{}
 	for _, group := range slices.Sorted(maps.Keys(x.Eval)) {
 		probes := x.Eval[group]
@@ -492,12 +526,10 @@ func garakDigestFile(src *source, b []byte, sum string) ([]*runBuilder, error) {
 				}
 				continue
 			}
-			noRelative += garakDigestProbe(src, run, group, probe, probes[probe])
+			d.probe(group, probe, probes[probe])
 		}
 	}
-	if noRelative > 0 {
-		src.warnf(0, 0, "", "%d relative scores dropped: \"n/a\" (the run was not calibrated)", noRelative)
-	}
+	d.warn()
 	if len(groupScores) > 0 {
 		run.meta["group_scores"] = groupScores
 	}
@@ -516,45 +548,78 @@ func garakGroupScore(raw json.RawMessage) (float64, bool) {
 	return v, ok
 }
 
-// garakDigestProbe adds one result per detector of a probe in a digest
-// (pass_rate is the absolute score) and returns how many relative scores
-// were "n/a" (a run that was not calibrated).
-func garakDigestProbe(src *source, run *runBuilder, group, probe string, raw json.RawMessage) (noRelative int) {
+// garakDigest reads the probes of a digest. With a taxonomy (garak
+// --taxonomy owasp), a probe is listed under each group its tags name: the
+// same probe and detector then appear several times, and are read, and
+// counted in the warnings, once.
+type garakDigest struct {
+	src  *source
+	run  *runBuilder
+	seen map[string]bool // probe \x00 detector already read
+	// relative scores that were not numbers ("n/a"): from uncalibrated runs,
+	// and from calibrated runs whose calibration has no data for the pair
+	noRelUncalibrated, noRelNoData int
+}
+
+// probe adds one result per detector of a probe (pass_rate is the absolute
+// score) and counts the relative scores it could not store.
+func (d *garakDigest) probe(group, probe string, raw json.RawMessage) {
 	var dets map[string]json.RawMessage
 	if json.Unmarshal(raw, &dets) != nil {
-		return 0
+		d.src.skip(0, 0, fmt.Sprintf("/eval/%s/%s", ptrEscape(group), ptrEscape(probe)), "probe %s dropped: not an object of detectors", probe)
+		return
 	}
 	for _, det := range slices.Sorted(maps.Keys(dets)) {
 		if det == "_summary" {
 			continue
 		}
-		var d struct {
-			AbsoluteScore  json.RawMessage `json:"absolute_score"`
-			AbsoluteDefcon json.RawMessage `json:"absolute_defcon"`
-			RelativeScore  json.RawMessage `json:"relative_score"`
+		key := probe + "\x00" + garakDetector(det)
+		if d.seen[key] {
+			continue // the same pair under another taxonomy group
 		}
-		if json.Unmarshal(dets[det], &d) != nil {
-			continue
+		d.seen[key] = true
+		var x struct {
+			AbsoluteScore   json.RawMessage `json:"absolute_score"`
+			AbsoluteDefcon  json.RawMessage `json:"absolute_defcon"`
+			RelativeScore   json.RawMessage `json:"relative_score"`
+			CalibrationUsed json.RawMessage `json:"calibration_used"`
 		}
 		ptr := fmt.Sprintf("/eval/%s/%s/%s", ptrEscape(group), ptrEscape(probe), ptrEscape(det))
-		abs, why, ok := num(d.AbsoluteScore)
+		if json.Unmarshal(dets[det], &x) != nil {
+			d.src.skip(0, 0, ptr, "detector %s of %s dropped: not an object with absolute_score", det, probe)
+			continue
+		}
+		abs, why, ok := num(x.AbsoluteScore)
 		if !ok {
-			src.skip(0, 0, ptr+"/absolute_score", "absolute_score dropped: %s", why)
+			d.src.skip(0, 0, ptr+"/absolute_score", "absolute_score dropped: %s", why)
 			continue
 		}
 		ms := []metricVal{{"pass_rate", abs}, {"attack_success_rate", 1 - abs}}
-		if v, _, ok := num(d.AbsoluteDefcon); ok {
+		if v, _, ok := num(x.AbsoluteDefcon); ok {
 			ms = append(ms, metricVal{"defcon", v})
 		}
-		if v, _, ok := num(d.RelativeScore); ok {
+		if v, _, ok := num(x.RelativeScore); ok {
 			ms = append(ms, metricVal{"relative_score", v})
-		} else if len(d.RelativeScore) > 0 {
-			noRelative++
-			src.skipped++
+		} else if len(x.RelativeScore) > 0 && string(x.RelativeScore) != "null" {
+			d.src.skipped++
+			if string(bytes.TrimSpace(x.CalibrationUsed)) == "true" {
+				d.noRelNoData++
+			} else {
+				d.noRelUncalibrated++
+			}
 		}
-		run.add(probe, garakDetector(det), ms)
+		d.run.add(probe, garakDetector(det), ms)
 	}
-	return noRelative
+}
+
+// warn says, once each, how many relative scores were not stored and why.
+func (d *garakDigest) warn() {
+	if n := d.noRelUncalibrated; n > 0 {
+		d.src.warnf(0, 0, "", "relative_score of %s not stored: \"n/a\" (the run was not calibrated)", diag.Count(n, "probe/detector pair", "probe/detector pairs"))
+	}
+	if n := d.noRelNoData; n > 0 {
+		d.src.warnf(0, 0, "", "relative_score of %s not stored: \"n/a\" (garak's calibration has no data for them)", diag.Count(n, "probe/detector pair", "probe/detector pairs"))
+	}
 }
 
 // fastAttempt reads uuid, status, probe_classname and detector_results of an

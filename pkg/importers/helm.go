@@ -3,8 +3,10 @@ package importers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -95,13 +97,21 @@ func importHELM(src *source) ([]*runBuilder, error) {
 	task := helmDescribe(run, &spec, specInfo, statsInfo)
 	run.meta["source_files"] = []any{filepath.Base(specPath), filepath.Base(statsPath)}
 	split := helmSplit(stats)
-	ms, err := helmMetrics(statsSrc, stats, split)
+	bySub, err := helmMetrics(statsSrc, stats, split)
 	if err != nil {
 		return nil, err
 	}
 	src.skipped += statsSrc.skipped
 	run.meta["split"] = split
-	run.add(task, "helm", ms)
+	for _, sub := range slices.Sorted(maps.Keys(bySub)) {
+		if sub == "" {
+			run.add(task, "helm", bySub[sub])
+			continue
+		}
+		// A sub-split (real_toxicity_prompts' toxic and non-toxic prompts)
+		// is its own task: its means are not those of the whole split.
+		run.add(task+"/"+sub, "helm", bySub[sub])
+	}
 	return []*runBuilder{run}, nil
 }
 
@@ -153,17 +163,17 @@ func helmSplit(stats []helmStat) string {
 	return "valid"
 }
 
-// helmMetrics takes the means of the split without perturbation or
-// sub-split; stats with no instance are left out and non-finite means
-// dropped with a located note.
-func helmMetrics(statsSrc *source, stats []helmStat, split string) ([]metricVal, error) {
-	var ms []metricVal
+// helmMetrics takes the means of the split without perturbation, per
+// sub-split ("" for the stats of the whole split); stats with no instance are
+// left out and non-finite means dropped with a located note.
+func helmMetrics(statsSrc *source, stats []helmStat, split string) (map[string][]metricVal, error) {
+	bySub := map[string][]metricVal{}
 	for i, s := range stats {
 		if s.Name == nil {
 			return nil, statsSrc.errorf(0, 0, fmt.Sprintf("/%d/name", i), "stat without a name: not a HELM stats.json")
 		}
 		n := s.Name
-		if n.Split != split || n.SubSplit != "" || (len(n.Perturbation) > 0 && string(n.Perturbation) != "null") {
+		if n.Split != split || (len(n.Perturbation) > 0 && string(n.Perturbation) != "null") {
 			continue
 		}
 		if c, _, ok := num(s.Count); ok && c == 0 {
@@ -174,9 +184,55 @@ func helmMetrics(statsSrc *source, stats []helmStat, split string) ([]metricVal,
 			statsSrc.skip(0, 0, fmt.Sprintf("/%d/mean", i), "stat %q dropped: %s", n.Name, why)
 			continue
 		}
-		ms = append(ms, metricVal{n.Name, v})
+		bySub[n.SubSplit] = append(bySub[n.SubSplit], metricVal{n.Name, v})
 	}
-	return ms, nil
+	return bySub, nil
+}
+
+// expandSuites replaces each HELM suite folder among paths (runs/<suite>/:
+// one folder per run, each with its run_spec.json) by its run folders, so
+// that every run is imported, and fails or succeeds, on its own.
+func expandSuites(format Format, paths []string) []string {
+	if format != "" && format != HELM {
+		return paths
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if runs := helmSuiteRuns(p); len(runs) > 0 {
+			out = append(out, runs...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// helmSuiteRuns lists the run folders of a suite folder, in name order; nil
+// when p is not a folder, is a run folder itself, or holds no run.
+func helmSuiteRuns(p string) []string {
+	if p == "-" {
+		return nil
+	}
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(p, "run_spec.json")); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil
+	}
+	var runs []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, e.Name(), "run_spec.json")); err == nil {
+			runs = append(runs, filepath.Join(p, e.Name()))
+		}
+	}
+	return runs
 }
 
 func readWithInfo(src *source, p string) ([]byte, os.FileInfo, error) {

@@ -1,7 +1,7 @@
 // Package importers turns the result files of other evaluation tools
-// (promptfoo, Inspect AI, lm-evaluation-harness, garak, HELM) into lf
-// evaluation runs, so that risk scorers can score the evaluations people
-// already run.
+// (promptfoo, Inspect AI, lm-evaluation-harness, garak, HELM, DeepEval,
+// RAGAS) into lf evaluation runs, so that risk scorers can score the
+// evaluations people already run.
 //
 // Every importer maps tool names onto lf keys by one rule (see KeyOf), keeps
 // the original names and the provenance of the run in the run's Metadata, and
@@ -9,7 +9,8 @@
 // from the time of the import: importing the same file twice gives the same
 // run. A file that is not the format it claims, or that is cut short, yields a
 // located error and no run; values that cannot be stored (NaN, "N/A", a rate
-// over a total of 0) are dropped with a warning.
+// over a total of 0) are dropped with a warning, and a file whose completed
+// run keeps no value at all is refused (NoValuesError).
 package importers
 
 import (
@@ -20,8 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
@@ -38,10 +41,12 @@ const (
 	LMEval    Format = "lm-eval"
 	Garak     Format = "garak"
 	HELM      Format = "helm"
+	DeepEval  Format = "deepeval"
+	RAGAS     Format = "ragas"
 )
 
 // Formats lists every importable format, in the order they are documented.
-var Formats = []Format{Promptfoo, Inspect, LMEval, Garak, HELM}
+var Formats = []Format{Promptfoo, Inspect, LMEval, Garak, HELM, DeepEval, RAGAS}
 
 // ParseFormat reads a format name as given on the command line or in a run file.
 func ParseFormat(s string) (Format, error) {
@@ -56,6 +61,10 @@ func ParseFormat(s string) (Format, error) {
 		return Garak, nil
 	case "helm":
 		return HELM, nil
+	case "deepeval":
+		return DeepEval, nil
+	case "ragas":
+		return RAGAS, nil
 	}
 	names := make([]string, len(Formats))
 	for i, f := range Formats {
@@ -133,7 +142,7 @@ func Import(ctx context.Context, format Format, paths []string, opts Options, em
 		return Report{}, fmt.Errorf("evaluation key %q does not match %s", opts.EvaluationKey, keyPatternText)
 	}
 	var rep Report
-	for _, p := range paths {
+	for _, p := range expandSuites(format, paths) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
@@ -243,6 +252,10 @@ func importOne(ctx context.Context, fr *FileReport, p string, opts Options) ([]m
 		runs, err = importGarak(ctx, src)
 	case HELM:
 		runs, err = importHELM(src)
+	case DeepEval:
+		runs, err = withBytes(src, importDeepEval)
+	case RAGAS:
+		runs, err = withBytes(src, importRAGAS)
 	default:
 		return nil, src.errorf(0, 0, "", "unknown format %q", format)
 	}
@@ -259,6 +272,9 @@ func importOne(ctx context.Context, fr *FileReport, p string, opts Options) ([]m
 		out = append(out, r)
 	}
 	fr.Skipped = src.skipped
+	if err := checkValues(src, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -310,10 +326,21 @@ func Detect(content []byte) Format {
 	if bytes.HasPrefix(b, []byte("PK\x03\x04")) {
 		return Inspect
 	}
-	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+	if len(b) == 0 {
+		return ""
+	}
+	if b[0] != '{' && b[0] != '[' {
+		if detectRAGASCSV(b) {
+			return RAGAS
+		}
 		return ""
 	}
 	if b[0] == '[' {
+		if first := bytes.TrimLeft(b[1:], " \t\r\n"); len(first) > 0 && first[0] == '{' {
+			if keys, _ := topLevelKeys(first); looksRAGAS(slices.Collect(maps.Keys(keys))) {
+				return RAGAS // records: [{column: value}, ...]
+			}
+		}
 		if bytes.Contains(b, []byte(`"split"`)) && bytes.Contains(b, []byte(`"count"`)) {
 			return HELM // a stats.json; the importer asks for the run folder
 		}
@@ -322,7 +349,10 @@ func Detect(content []byte) Format {
 	keys, complete := topLevelKeys(b)
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	switch {
-	case has("entry_type"):
+	case has("testRunData") || has("testRunLink") ||
+		has("testCases") && (has("metricsScores") || has("testPassed") || has("conversationalTestCases") || has("testFile")):
+		return DeepEval
+	case has("entry_type"), has("attempt_id") && has("probe") && has("detector"): // a report, a hit log
 		return Garak
 	case has("evalId") || (has("results") && has("shareableUrl")):
 		return Promptfoo
@@ -334,6 +364,8 @@ func Detect(content []byte) Format {
 		return LMEval
 	case complete && has("results") && len(keys) <= 2:
 		return LMEval
+	case looksRAGAS(slices.Collect(maps.Keys(keys))):
+		return RAGAS // columns ({column: {index: value}}) or the means
 	}
 	return ""
 }
@@ -362,7 +394,7 @@ func detectSource(src *source) (Format, []byte, error) {
 		if _, err := os.Stat(filepath.Join(src.path, "run_spec.json")); err == nil {
 			return HELM, nil, nil
 		}
-		return "", nil, src.errorf(0, 0, "", "cannot tell the format of a folder without run_spec.json: give the format (%s)", formatList())
+		return "", nil, src.errorf(0, 0, "", "a folder is a HELM run (with run_spec.json) or a HELM suite (with run folders); this one is neither: give a result file or the format (%s)", formatList())
 	}
 	var r io.Reader = src.r
 	if r == nil {

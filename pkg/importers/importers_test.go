@@ -36,6 +36,10 @@ var fixtures = []fixture{
 	{"garak/nvidia_report_test_qwen2.report.jsonl", Garak},
 	{"garak/nvidia_extracted_digest.json", Garak},
 	{"helm/anthropic_red_team__openai_gpt-4o-2024-05-13__run_spec.json", HELM},
+	{"deepeval/beeai_latest_test_run.json", DeepEval},
+	{"deepeval/beeai_latest_test_run_ollama.json", DeepEval},
+	{"ragas/hypergraphrag_hotpotqa_samples300-314.csv", RAGAS},
+	{"ragas/beeai_experiment_blissful_thiel.csv", RAGAS},
 }
 
 // copyFixture copies a fixture (and its HELM siblings) into a temporary folder

@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -36,6 +37,9 @@ var lmEvalStem = regexp.MustCompile(`results_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2
 
 func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 	doc := lax(b)
+	if err := lmEvalLayout(src, doc); err != nil {
+		return nil, err
+	}
 	var x lmEvalFile
 	if err := doc.decode(src, &x, "lm-evaluation-harness results"); err != nil {
 		return nil, err
@@ -65,6 +69,31 @@ func importLMEval(src *source, b []byte, sum string) ([]*runBuilder, error) {
 		run.id = "lm-eval-" + sum[:16]
 	}
 	return []*runBuilder{run}, nil
+}
+
+// lmEvalLayout refuses, with a message naming it, the layout of BigScience's
+// fork of lm-evaluation-harness (lm-evaluation-harness + promptsource), whose
+// results are a list of rows, one per task and prompt, instead of an object
+// keyed by task.
+func lmEvalLayout(src *source, doc *laxDoc) error {
+	var top struct {
+		Results json.RawMessage `json:"results"`
+	}
+	if json.Unmarshal(doc.out, &top) != nil {
+		return nil // the full decode reports where the file is wrong
+	}
+	r := bytes.TrimSpace(top.Results)
+	if len(r) == 0 || r[0] != '[' {
+		return nil
+	}
+	l, c := 1, 1
+	if i := bytes.Index(doc.orig, []byte(`"results"`)); i >= 0 {
+		l, c = lineCol(doc.orig, i)
+	}
+	return src.errorf(l, c, "/results", "results is a list: this is the layout of the BigScience fork of "+
+		"lm-evaluation-harness (lm-evaluation-harness + promptsource, one row per task and prompt), "+
+		"which lf does not import; lf reads the results files of EleutherAI's lm-evaluation-harness, "+
+		"whose results are an object keyed by task")
 }
 
 // lmEvalTasks merges results and groups (groups appear in both: each task
@@ -215,20 +244,36 @@ func lmEvalTime(src *source, run *runBuilder, x *lmEvalFile) error {
 	return nil
 }
 
-// lmEvalModel reads pretrained= from model_args, a "k=v,..." string or a dict.
+// lmEvalModelKeys are the model_args keys that name the model, in the order
+// lm-evaluation-harness itself tries them for model_name: an adapter (peft,
+// delta) before its base weights (pretrained), then the model of an API
+// (model=gpt-4o for openai-chat-completions), a local path, an engine.
+var lmEvalModelKeys = []string{"peft", "delta", "pretrained", "model", "path", "engine"}
+
+// lmEvalModel reads the model from model_args, a "k=v,..." string or a dict.
 func lmEvalModel(raw json.RawMessage) string {
+	args := map[string]string{}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		for _, kv := range strings.Split(s, ",") {
-			if v, ok := strings.CutPrefix(kv, "pretrained="); ok {
-				return v
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				if _, seen := args[strings.TrimSpace(k)]; !seen {
+					args[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
 			}
 		}
-		return ""
+	} else {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			for k, v := range m {
+				if vs, ok := v.(string); ok {
+					args[k] = vs
+				}
+			}
+		}
 	}
-	var m map[string]any
-	if json.Unmarshal(raw, &m) == nil {
-		if v, ok := m["pretrained"].(string); ok {
+	for _, k := range lmEvalModelKeys {
+		if v := args[k]; v != "" {
 			return v
 		}
 	}

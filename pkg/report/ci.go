@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/risk"
 )
@@ -135,6 +136,15 @@ func (t Trace) Checks() output.Suite {
 			r.RiskIndex, r.PrivacyScore, r.Verdict, r.LeakedSecrets, r.VaultSecrets, nonEmpty(strings.Join(types, ", "), "none"), nonEmpty(strings.Join(channels, ", "), "none")),
 		Columns: []output.Cell{{Name: "risk index", Value: strconv.FormatFloat(r.RiskIndex, 'f', 4, 64)}, {Name: "privacy score", Value: strconv.Itoa(r.PrivacyScore)}, {Name: "leaked types", Value: nonEmpty(strings.Join(types, ", "), "-")}, {Name: "channels", Value: nonEmpty(strings.Join(channels, ", "), "-")}},
 	}
+	if cr := r.Compliance; cr != nil {
+		a := &cr.Assessment
+		at := a.FailedFrameworks()
+		c.Detail += fmt.Sprintf("\ncompliance: %d/%d frameworks clear, %d controls at risk", a.Clear(), a.Clear()+a.FrameworksAtRisk, a.ControlsAtRisk)
+		if len(at) > 0 {
+			c.Detail += " (" + strings.Join(at, ", ") + ")"
+		}
+		c.Columns = append(c.Columns, output.Cell{Name: "frameworks at risk", Value: nonEmpty(strings.Join(at, ", "), "-")})
+	}
 	if r.Blocked {
 		c.Message = fmt.Sprintf("blocked: %s; leaked %s on %s", strings.Join(r.BlockReasons, "; "), nonEmpty(strings.Join(types, ", "), "nothing"), nonEmpty(strings.Join(channels, ", "), "no channel"))
 	}
@@ -147,7 +157,8 @@ func (t Trace) Checks() output.Suite {
 func (t Trace) Findings() []output.Finding {
 	r := t.Result
 	var out []output.Finding
-	for _, f := range r.Findings {
+	for i := range r.Findings {
+		f := &r.Findings[i]
 		if !f.Leaked {
 			continue
 		}
@@ -158,6 +169,9 @@ func (t Trace) Findings() []output.Finding {
 		props := map[string]any{
 			"eventId": f.EventID, "channel": f.Channel, "dataType": f.DataType, "sensitivityLevel": f.Level,
 			"detector": f.Detector, "confidence": f.Confidence, "scenarioId": r.ScenarioID, "runId": r.RunID, "value": value,
+		}
+		if m := complianceOf(r, f); m != nil {
+			props["complianceFrameworks"], props["complianceControls"] = m.Frameworks, m.Controls
 		}
 		ptr := ""
 		if r.InDoc { // a JSON file: the line is where the document starts, the pointer names the event
@@ -171,6 +185,22 @@ func (t Trace) Findings() []output.Finding {
 		})
 	}
 	return out
+}
+
+// complianceOf is the evidence-matrix entry of a leaked finding: the
+// frameworks and controls it is evidence for (nil without a full
+// compliance section).
+func complianceOf(r *agentleak.Result, f *agentleak.Finding) *compliance.MatrixEntry {
+	if r.Compliance == nil || r.Compliance.Report == nil {
+		return nil
+	}
+	id := agentleak.FindingID(f)
+	m := r.Compliance.Report.EvidenceMatrix
+	i := sort.Search(len(m), func(i int) bool { return m[i].FindingID >= id })
+	if i < len(m) && m[i].FindingID == id {
+		return &m[i]
+	}
+	return nil
 }
 
 func sarifLevel(level int) string {

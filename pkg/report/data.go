@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
@@ -24,6 +25,12 @@ type Data struct {
 	Domains   []string
 	AgentLeak []LeakRun
 	Agents    []Agent
+	// AgentsOnly: the report holds one tenant's agents and nothing of the
+	// store at large (no risk scorers, no AgentLeak runs).
+	AgentsOnly bool
+	// AgentsTotal is how many scored agents there are; Agents holds the
+	// MaxAgents highest scores of them.
+	AgentsTotal int
 }
 
 // LeakRun is one recorded AgentLeak scan.
@@ -42,6 +49,10 @@ type LeakRun struct {
 	// Types counts leaked findings by data type over the run's traces, most
 	// first (runs recorded before lf kept leaks_<type> have none).
 	Types []Count
+	// Frameworks counts, per compliance framework, the traces that put one
+	// of its controls at risk, in the frameworks' report order (none for
+	// runs recorded without compliance).
+	Frameworks []Count
 }
 
 // LeakTrace is one trace's scores in a recorded scan (values are never stored).
@@ -81,6 +92,12 @@ type Options struct {
 	// HistoryPoints is how many of an agent's latest snapshots to draw (default 48).
 	HistoryPoints int
 	Now           time.Time
+	// AgentsOnly leaves out what belongs to the store rather than to the
+	// tenant: risk scorers and AgentLeak runs (a tenant's report).
+	AgentsOnly bool
+	// MaxAgents bounds the agents shown in detail, highest scores first
+	// (0 = all), so the report's cost does not grow with the tenant.
+	MaxAgents int
 }
 
 // Build reads the report's data from the store.
@@ -94,10 +111,25 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Data, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	d := &Data{Title: "lf risk report", GeneratedAt: o.Now, Tenant: o.Tenant}
+	d := &Data{Title: "lf risk report", GeneratedAt: o.Now, Tenant: o.Tenant, AgentsOnly: o.AgentsOnly}
+	var err error
+	if !o.AgentsOnly {
+		if err := storeWide(ctx, st, o, d); err != nil {
+			return nil, err
+		}
+	}
+	if d.Agents, d.AgentsTotal, err = agents(ctx, st, o); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// storeWide reads what the report shows of the whole store: the risk
+// scorers, their domains and the latest AgentLeak runs.
+func storeWide(ctx context.Context, st *store.Store, o Options, d *Data) error {
 	res, err := project.Overview(ctx, st, project.OverviewFilter{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	d.Scorers = res
 	seen := map[string]bool{}
@@ -112,13 +144,8 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Data, error) {
 		}
 	}
 	sort.Strings(d.Domains)
-	if d.AgentLeak, err = leakRuns(ctx, st, o.LeakRuns); err != nil {
-		return nil, err
-	}
-	if d.Agents, err = agents(ctx, st, o); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.AgentLeak, err = leakRuns(ctx, st, o.LeakRuns)
+	return err
 }
 
 func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error) {
@@ -145,6 +172,7 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		lr := LeakRun{EvaluationKey: run.EvaluationKey, ID: run.ID, CreatedAt: run.CreatedAt.UTC().Format(time.RFC3339)}
 		sums := map[string]float64{}
 		types := map[string]int{}
+		frameworks := map[string]int{}
 		verdicts := map[string]int{}
 		for _, r := range run.Results {
 			m := r.Metrics
@@ -162,6 +190,9 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 				if dt, ok := strings.CutPrefix(k, agentleak.LeaksMetricPrefix); ok {
 					types[dt] += int(v)
 				}
+				if fw, ok := strings.CutPrefix(k, agentleak.ComplianceMetricPrefix); ok && v > 0 {
+					frameworks[fw]++
+				}
 			}
 			lr.Traces = append(lr.Traces, t)
 		}
@@ -173,6 +204,11 @@ func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error
 		sort.SliceStable(lr.Channels, func(i, j int) bool { return lr.Channels[i].RI > lr.Channels[j].RI })
 		for dt, n := range types {
 			lr.Types = append(lr.Types, Count{Label: dt, N: n})
+		}
+		for _, f := range compliance.Frameworks {
+			if n := frameworks[f.ID]; n > 0 {
+				lr.Frameworks = append(lr.Frameworks, Count{Label: f.Name, N: n})
+			}
 		}
 		sort.Slice(lr.Types, func(i, j int) bool {
 			if lr.Types[i].N != lr.Types[j].N {
@@ -204,11 +240,17 @@ func verdict(score int) string {
 	return agentleak.VerdictFail
 }
 
-func agents(ctx context.Context, st *store.Store, o Options) ([]Agent, error) {
+// agents reads the scored agents, highest score first, at most MaxAgents
+// of them in detail, and how many there are.
+func agents(ctx context.Context, st *store.Store, o Options) ([]Agent, int, error) {
 	e := agentrisk.NewEngine(st)
 	list, err := e.ListAll(ctx, o.Tenant)
 	if err != nil {
-		return nil, fmt.Errorf("agents: %w", err)
+		return nil, 0, fmt.Errorf("agents: %w", err)
+	}
+	total := len(list)
+	if o.MaxAgents > 0 && len(list) > o.MaxAgents {
+		list = list[:o.MaxAgents] // ListAll sorts by score, highest first
 	}
 	var out []Agent
 	for _, s := range list {
@@ -218,14 +260,14 @@ func agents(ctx context.Context, st *store.Store, o Options) ([]Agent, error) {
 		}
 		r, err := e.GetForAgent(ctx, tenant, s.AgentID)
 		if err != nil {
-			return nil, fmt.Errorf("agent %s/%s: %w", tenant, s.AgentID, err)
+			return nil, 0, fmt.Errorf("agent %s/%s: %w", tenant, s.AgentID, err)
 		}
 		r.TenantID = tenant
 		h, err := e.History(ctx, tenant, s.AgentID, o.HistoryPoints)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, Agent{AgentRisk: r, History: h})
 	}
-	return out, nil
+	return out, total, nil
 }

@@ -35,6 +35,7 @@ func fixture() *Data {
 			Traces:   []LeakTrace{{Task: "finance", RiskIndex: 0.6, PrivacyScore: 40, Verdict: "High risk", Blocked: true, Leaked: 5}},
 			Channels: []ChannelRI{{Channel: "log", RI: 0.24}, {Channel: "shared_memory", RI: 0.12}},
 			Verdicts: []Count{{Label: "High risk", N: 1}}, Blocked: 1, Leaked: 5,
+			Frameworks: []Count{{Label: "PCI-DSS v4.0", N: 1}},
 		}},
 		Agents: []Agent{{
 			AgentRisk: agentrisk.AgentRisk{
@@ -69,6 +70,9 @@ func TestSelfContained(t *testing.T) {
 	}
 	if strings.Contains(s, "ZgotmplZ") {
 		t.Error("html/template rejected a value (ZgotmplZ in output)")
+	}
+	if !strings.Contains(s, "Compliance, traces with controls at risk: PCI-DSS v4.0 1") {
+		t.Error("report lacks the scan's compliance")
 	}
 	if n := strings.Count(s, `data-chart="`); n != 4 { // heat map, channel bars, and a sparkline and components per agent
 		t.Errorf("charts = %d, want 4", n)

@@ -181,12 +181,20 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 	dec.UseNumber()
 	s := &bodyScan{stream: stream}
 	for {
+		off := dec.InputOffset()
 		tok, err := dec.Token()
 		if err == io.EOF {
 			return s.end()
 		}
 		if err != nil {
 			return &bodyError{Pointer: s.pointer(true), Msg: jsonSyntaxMsg(err, dec.InputOffset())}
+		}
+		if _, ok := tok.(string); ok {
+			// encoding/json replaces invalid UTF-8 with U+FFFD, which would
+			// make two different ids one: the raw bytes are checked.
+			if raw := data[off:dec.InputOffset()]; !utf8.Valid(raw) {
+				return s.invalidUTF8(off, raw)
+			}
 		}
 		if len(s.stack) == 0 && s.values > 0 && !stream {
 			return &bodyError{Msg: "more than one JSON value in the body"}
@@ -214,6 +222,21 @@ func scanBody(data []byte, sh *shape, stream bool) *bodyError {
 			return e
 		}
 	}
+}
+
+// invalidUTF8 locates the first invalid byte of raw, a string token that
+// starts at byte off of the body (a key names the object holding it).
+func (s *bodyScan) invalidUTF8(off int64, raw []byte) *bodyError {
+	i := 0
+	for i < len(raw) {
+		r, n := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	top := len(s.stack) > 0 && s.stack[len(s.stack)-1].wantKey && !s.stack[len(s.stack)-1].array
+	return &bodyError{Pointer: s.pointer(!top), Msg: fmt.Sprintf("not valid UTF-8 at byte %d (JSON is UTF-8; invalid bytes are refused, not replaced)", off+int64(i))}
 }
 
 // bodyScan is the state of one scanBody call: the open objects and arrays
@@ -393,6 +416,9 @@ func checkPrintable(s string) string {
 		return "not valid UTF-8"
 	}
 	for _, r := range s {
+		if r == utf8.RuneError { // what a decoder makes of invalid UTF-8 or a lone surrogate escape
+			return "holds U+FFFD (the replacement character): ids must be valid UTF-8 as sent"
+		}
 		if !unicode.IsPrint(r) && r != ' ' {
 			return fmt.Sprintf("holds the non-printable character %U", r)
 		}

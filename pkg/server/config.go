@@ -49,11 +49,19 @@ type SMTPConfig struct {
 
 // DeliveryConfig tunes alert delivery.
 type DeliveryConfig struct {
-	MaxAttempts int    `json:"maxAttempts,omitempty"`
-	BaseBackoff string `json:"baseBackoff,omitempty"`
-	MaxBackoff  string `json:"maxBackoff,omitempty"`
-	QueueSize   int    `json:"queueSize,omitempty"`
-	Timeout     string `json:"timeout,omitempty"`
+	MaxAttempts    int    `json:"maxAttempts,omitempty"`
+	BaseBackoff    string `json:"baseBackoff,omitempty"`
+	MaxBackoff     string `json:"maxBackoff,omitempty"`
+	QueueSize      int    `json:"queueSize,omitempty"`
+	Timeout        string `json:"timeout,omitempty"`
+	RedeliverAfter string `json:"redeliverAfter,omitempty"`
+}
+
+// LimitsConfig is the limits: section: what one tenant may hold (defaults
+// from the schema).
+type LimitsConfig struct {
+	MaxAgentsPerTenant     int `json:"maxAgentsPerTenant,omitempty"`
+	MaxAlertRulesPerTenant int `json:"maxAlertRulesPerTenant,omitempty"`
 }
 
 // EventsConfig is the events: section: agent events consumed from NATS
@@ -80,6 +88,7 @@ type Config struct {
 	SecretList        []SecretConfig `json:"secrets,omitempty"`
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
+	Limits            LimitsConfig   `json:"limits"`
 	Delivery          DeliveryConfig `json:"delivery"`
 	Events            *EventsConfig  `json:"events,omitempty"`
 
@@ -331,6 +340,7 @@ func (c *configCheck) alertOptions(allow alerts.HostAllowList) {
 		BaseBackoff: c.dur("/delivery/baseBackoff", cfg.Delivery.BaseBackoff),
 		MaxBackoff:  c.dur("/delivery/maxBackoff", cfg.Delivery.MaxBackoff),
 	}
+	cfg.Alerts.RedeliverAfter = c.dur("/delivery/redeliverAfter", cfg.Delivery.RedeliverAfter)
 	if t := c.dur("/delivery/timeout", cfg.Delivery.Timeout); t > 0 {
 		cfg.Alerts.Client = alerts.NewWebhookClient(t)
 	}

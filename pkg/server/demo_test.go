@@ -46,7 +46,7 @@ func TestDemoEventsTurnCritical(t *testing.T) {
 		bodies <- b
 	}))
 	defer receiver.Close()
-	ts := startServer(t, testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\n"))
+	ts := startServer(t, testConfig(t, "webhookAllowHosts: [\"127.0.0.1:*\"]\nscoreTime: 2026-04-16T14:00:00Z\n"))
 	if code, out := ts.call(t, keyAdmin, "PUT", "/tenants/acme/risk-config", cfgBody); code != 200 {
 		t.Fatalf("risk config: %d %s", code, out)
 	}
@@ -54,7 +54,7 @@ func TestDemoEventsTurnCritical(t *testing.T) {
 	if code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/alert-rules", map[string]any{"id": "crit", "tier": "critical", "channel": "webhook", "url": receiver.URL, "secretName": "demo"}); code != 201 {
 		t.Fatalf("rule: %d %s", code, out)
 	}
-	code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/events?recalculate=true&at=2026-04-16T14:00:00Z", acme.Bytes())
+	code, out := ts.call(t, keyAdmin, "POST", "/tenants/acme/events?recalculate=true", acme.Bytes())
 	if code != 200 {
 		t.Fatalf("ingest: %d %s", code, out)
 	}

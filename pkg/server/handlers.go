@@ -2,11 +2,13 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,12 +140,47 @@ func (s *Server) routes() http.Handler {
 			panic("server: no handler for route " + rt.pattern)
 		}
 	}
+	for p := range public {
+		// Another method on a public path: 405 without a key.
+		mux.HandleFunc(strings.SplitN(p, " ", 2)[1], func(w http.ResponseWriter, r *http.Request) {
+			dropBody(w, r)
+			writeMethodNotAllowed(w, r, allowedMethods(r, mux))
+		})
+	}
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		dropBody(w, r)
+		if allow := allowedMethods(r, api); len(allow) > 0 {
+			writeMethodNotAllowed(w, r, allow)
+			return
+		}
 		writeError(w, http.StatusNotFound, "no such endpoint; see /openapi.json", "")
 	})
 	mux.Handle("/", s.authenticate(api))
 	return s.guard(s.recoverer(s.verdictRoute(mux)))
+}
+
+// allowedMethods lists the methods mux has a route for on r's path (none:
+// the path is unknown). It asks the mux itself, so routes added later are
+// covered.
+func allowedMethods(r *http.Request, mux *http.ServeMux) []string {
+	var allow []string
+	for _, m := range []string{http.MethodDelete, http.MethodGet, http.MethodPost, http.MethodPut} {
+		probe := *r
+		probe.Method = m
+		if _, pattern := mux.Handler(&probe); pattern != "" && pattern != "/" && strings.HasPrefix(pattern, m+" ") {
+			allow = append(allow, m)
+		}
+	}
+	if slices.Contains(allow, http.MethodGet) {
+		allow = append(allow, http.MethodHead)
+	}
+	return allow
+}
+
+// writeMethodNotAllowed answers 405 with the Allow header (RFC 9110 15.5.6).
+func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, clip(r.URL.Path), strings.Join(allow, ", ")), "")
 }
 
 // recoverer turns a handler panic into a 500 and keeps the server up.
@@ -205,11 +242,7 @@ type Health struct {
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	h := Health{Status: "ok", PendingAlerts: s.dispatcher.Pending(), RecalcLeader: s.recalc.leader.Load()}
-	if s.recalc.mu.TryLock() {
-		s.recalc.mu.Unlock()
-	} else {
-		h.Recalculating = true
-	}
+	h.Recalculating = s.recalc.running.Load() > 0
 	s.recalc.statMu.Lock()
 	if !s.recalc.lastRun.IsZero() {
 		t := s.recalc.lastRun.UTC().Truncate(time.Second)
@@ -281,6 +314,10 @@ func jsonField(err error) string {
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, tenant string) {
+	pg, ok := readPage(w, r)
+	if !ok {
+		return
+	}
 	list, err := s.engine.ListAll(r.Context(), tenant)
 	if errors.Is(err, agentrisk.ErrNotFound) {
 		list, err = []agentrisk.AgentSummary{}, nil
@@ -292,7 +329,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, tenant strin
 	if list == nil {
 		list = []agentrisk.AgentSummary{}
 	}
-	writeJSON(w, http.StatusOK, list)
+	writeJSON(w, http.StatusOK, pg.slice(w, r, list)) // paging.go
 }
 
 func (s *Server) getAgentRisk(w http.ResponseWriter, r *http.Request, tenant string) {
@@ -309,6 +346,10 @@ type RecalcResponse struct {
 	TenantID     string             `json:"tenantId"`
 	Recalculated int                `json:"recalculated"`
 	Changes      []agentrisk.Change `json:"changes"`
+	// WhatIf: the scores were computed at another time (?at= beyond
+	// maxAtSkew of now, an admin's question) and not stored: enforcement,
+	// the verdicts and the alerts are unchanged.
+	WhatIf bool `json:"whatIf,omitempty"`
 }
 
 // scoreAt reads the optional ?at= score time; false when it answered 400.
@@ -330,7 +371,18 @@ func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant stri
 	if !ok {
 		return
 	}
-	changes, err := s.recalc.run(r.Context(), tenant, r.PathValue("agentId"), at)
+	var changes []agentrisk.Change
+	var err error
+	whatIf := !at.IsZero() && !s.nearScoreTime(at)
+	switch {
+	case whatIf && !principalFrom(r.Context()).Allows(RoleAdmin):
+		writeError(w, http.StatusForbidden, fmt.Sprintf("at: scoring at another time than now (more than %s away) needs role admin, and is a what-if that changes nothing", maxAtSkew), "at")
+		return
+	case whatIf:
+		changes, err = agentrisk.WhatIf(context.WithoutCancel(r.Context()), s.engine, agentrisk.RecalcOptions{Tenant: tenant, Agent: r.PathValue("agentId"), At: at})
+	default:
+		changes, err = s.recalc.run(r.Context(), tenant, r.PathValue("agentId"), at)
+	}
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -338,7 +390,21 @@ func (s *Server) recalculate(w http.ResponseWriter, r *http.Request, tenant stri
 	if changes == nil {
 		changes = []agentrisk.Change{}
 	}
-	writeJSON(w, http.StatusOK, RecalcResponse{TenantID: tenant, Recalculated: len(changes), Changes: changes})
+	writeJSON(w, http.StatusOK, RecalcResponse{TenantID: tenant, Recalculated: len(changes), Changes: changes, WhatIf: whatIf})
+}
+
+// maxAtSkew is how far ?at= may lie from the server's score time (now, or
+// scoreTime of server.yaml) for a recalculation that is stored. Further, it
+// is an admin's what-if (recalculate: answered, not stored) or refused
+// (events): a score at another time never changes enforcement, so a key
+// cannot lift a block by scoring in the future, nor make alerts fire again
+// by scoring back and forth.
+const maxAtSkew = 5 * time.Minute
+
+// nearScoreTime tells whether at lies within maxAtSkew of the score time.
+func (s *Server) nearScoreTime(at time.Time) bool {
+	d := at.Sub(s.scoreTime())
+	return d <= maxAtSkew && d >= -maxAtSkew
 }
 
 func (s *Server) getBaseline(w http.ResponseWriter, r *http.Request, tenant string) {
@@ -416,11 +482,17 @@ func (s *Server) putRiskConfig(w http.ResponseWriter, r *http.Request, tenant st
 }
 
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
-	b, ok := s.readJSONBody(w, r, maxEventsBody, eventsShape, true)
+	at, ok := scoreAt(w, r)
 	if !ok {
+		dropBody(w, r)
 		return
 	}
-	at, ok := scoreAt(w, r)
+	if !at.IsZero() && !s.nearScoreTime(at) {
+		dropBody(w, r)
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("at: the recalculation after an ingest scores at the server's score time (within %s of %s); a score at another time is a what-if of POST .../risk/recalculate?at= (role admin)", maxAtSkew, s.scoreTime().Format(time.RFC3339)), "at")
+		return
+	}
+	b, ok := s.readJSONBody(w, r, maxEventsBody, eventsShape, true)
 	if !ok {
 		return
 	}
@@ -450,10 +522,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, tenant string) {
 	var res agentrisk.IngestResult
 	var ticket liveTicket
 	var err error
+	// tenantlimits.go: the tenant's agents stay within its limit.
+	check := func(ctx context.Context) error { return s.checkAgentLimit(ctx, tenant, events) }
 	runBulk(func() { // bgwork.go: below the verdicts' priority
-		res, ticket, err = s.ingestCommit(r.Context(), events) // live.go: the rows written go to the live path
+		res, ticket, err = s.ingestCommitChecked(r.Context(), events, check) // live.go: the rows written go to the live path
 	})
 	s.waitLive(ticket) // answer once the touched agents' new scores are in the verdict state
+	var le *limitError
+	if errors.As(err, &le) {
+		writeError(w, http.StatusConflict, le.Error(), le.field)
+		return
+	}
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return
@@ -492,6 +571,17 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request, tenant strin
 		return
 	}
 	rule.CreatedAt = s.now().UTC().Truncate(time.Second)
+	s.ruleMu.Lock() // counting and adding together (tenantlimits.go)
+	defer s.ruleMu.Unlock()
+	if err := s.checkRuleLimit(r.Context(), tenant, rule.ID); err != nil {
+		var le *limitError
+		if errors.As(err, &le) {
+			writeError(w, http.StatusConflict, le.Error(), le.field)
+			return
+		}
+		s.writeEngineError(w, r, err)
+		return
+	}
 	if err := alerts.PutRule(r.Context(), s.store, rule); err != nil {
 		s.writeEngineError(w, r, err)
 		return

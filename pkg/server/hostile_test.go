@@ -73,6 +73,7 @@ type hostile struct {
 	addr string
 	pid  int
 	log  *lockedBuf
+	proc *os.Process
 }
 
 type lockedBuf struct {
@@ -93,17 +94,23 @@ func (l *lockedBuf) String() string {
 }
 
 func startHostile(t *testing.T) *hostile {
-	dir := t.TempDir()
+	return startHostileIn(t, t.TempDir(), hostileCf, nil)
+}
+
+// startHostileIn starts lf serve in project dir (kept: a second start
+// serves the same store) with server config cfg; env adds variables.
+func startHostileIn(t *testing.T, dir, cfg string, env []string) *hostile {
 	if err := os.WriteFile(filepath.Join(dir, "lf.yaml"), []byte("name: hostile\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "server.yaml"), []byte(hostileCf), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "server.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileChild$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LF_HOSTILE_CHILD=serve --config server.yaml --addr 127.0.0.1:0 --grace 2s",
 		"H_ADMIN="+hAdmin, "H_OPERATOR="+hOperator, "H_VIEWER="+hViewer, "H_OTHER="+hOther, "H_SECRET="+hSecret)
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +118,7 @@ func startHostile(t *testing.T) *hostile {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &hostile{t: t, pid: cmd.Process.Pid, log: &lockedBuf{}}
+	h := &hostile{t: t, pid: cmd.Process.Pid, log: &lockedBuf{}, proc: cmd.Process}
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})

@@ -26,6 +26,9 @@ const (
 	readTimeout = 10 * time.Second
 	// maxHeaderBytes: larger request headers get a JSON 431.
 	maxHeaderBytes = 64 << 10
+	// idleTimeout closes keep-alive connections idle this long; at the
+	// connection cap the one idle longest is closed at once (limitListener).
+	idleTimeout = time.Minute
 )
 
 // guard answers, before routing, what the mux would answer in plain text or
@@ -38,6 +41,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if n := headerBytes(r); n > maxHeaderBytes {
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("request headers of %d bytes; at most %d", n, maxHeaderBytes), "")
+			return
+		}
+		if r.RequestURI == "*" {
+			serverWide(w, r)
 			return
 		}
 		if p := r.URL.Path; p != "" && p != "/" {
@@ -58,6 +65,20 @@ func (s *Server) guard(next http.Handler) http.Handler {
 }
 
 var nosniff = []string{"nosniff"}
+
+// serverWide answers the request target "*" (RFC 9110 7.1, asterisk-form):
+// OPTIONS * asks what the server supports in general, answered 200 with the
+// methods in Allow; any other method with "*" is a malformed request (400).
+func serverWide(w http.ResponseWriter, r *http.Request) {
+	dropBody(w, r)
+	const allow = "DELETE, GET, HEAD, POST, PUT"
+	if r.Method == http.MethodOptions {
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusOK, map[string]any{"allow": strings.Split(allow, ", "), "openapi": "/openapi.json"})
+		return
+	}
+	writeError(w, http.StatusBadRequest, fmt.Sprintf("the request target * is only for OPTIONS, not %s", r.Method), "")
+}
 
 func headerBytes(r *http.Request) int {
 	n := len(r.Method) + len(r.RequestURI) + 12
@@ -90,42 +111,146 @@ func dropBody(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
-// limitListener caps the connections open at once: Accept waits while max
-// are open. Every accepted connection also rewrites net/http's own plain-text
-// error answers (malformed requests, headers too large) into JSON errors.
+// limitListener caps the connections open at once. A connection accepted
+// while max are open waits for a slot; if some of the open ones are idle
+// keep-alive connections (between requests), the one idle longest is closed
+// to make room, so idle connections never starve new ones (a client of an
+// evicted connection dials again, as it does after the idle timeout). Every
+// accepted connection also rewrites net/http's own plain-text error answers
+// (malformed requests, headers too large) into JSON errors.
 type limitListener struct {
 	net.Listener
-	sem chan struct{}
+	sem   chan struct{}
+	idle  chan struct{} // a connection turned idle (wakes an Accept waiting for a slot)
+	done  chan struct{} // closed by Close
+	mu    sync.Mutex
+	conns map[*limitConn]struct{}
+
+	closeOnce sync.Once
 }
 
 func newLimitListener(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		max = DefaultMaxConnections
 	}
-	return &limitListener{Listener: ln, sem: make(chan struct{}, max)}
+	return &limitListener{Listener: ln, sem: make(chan struct{}, max), idle: make(chan struct{}, 1), done: make(chan struct{}), conns: map[*limitConn]struct{}{}}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.sem
 		return nil, err
 	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+	for {
+		select {
+		case l.sem <- struct{}{}:
+			return l.track(c), nil
+		default:
+		}
+		evicted, wait := l.evictIdle(time.Now())
+		if evicted {
+			continue // its Close freed a slot
+		}
+		// Every slot is busy: wait for one to free, to turn idle, or for
+		// the oldest idle connection to be idle long enough.
+		var old <-chan time.Time
+		var timer *time.Timer
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			old = timer.C
+		}
+		got := false
+		select {
+		case l.sem <- struct{}{}:
+			got = true
+		case <-l.idle:
+		case <-old:
+		case <-l.done:
+			c.Close()
+			return nil, net.ErrClosed
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if got {
+			return l.track(c), nil
+		}
+	}
+}
+
+// evictMinIdle is how long a connection must have been idle before it is
+// closed for a new one: a client may be about to reuse a connection it just
+// got an answer on (and a POST it sent there as the server closed it would
+// fail), much less one idle for a second.
+const evictMinIdle = time.Second
+
+// Close stops accepting, also in an Accept waiting for a slot.
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// track wraps an accepted connection that holds a slot.
+func (l *limitListener) track(c net.Conn) *limitConn {
+	lc := &limitConn{Conn: c, l: l}
+	l.mu.Lock()
+	l.conns[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc
+}
+
+// evictIdle closes the connection idle longest if it has been idle for
+// evictMinIdle, which frees its slot, and reports whether it did; when the
+// oldest idle connection is younger, wait is how long until it is not.
+func (l *limitListener) evictIdle(now time.Time) (evicted bool, wait time.Duration) {
+	l.mu.Lock()
+	var oldest *limitConn
+	for c := range l.conns {
+		if http.ConnState(c.state.Load()) == http.StateIdle && (oldest == nil || c.idleSince.Load() < oldest.idleSince.Load()) {
+			oldest = c
+		}
+	}
+	l.mu.Unlock()
+	if oldest == nil {
+		return false, 0
+	}
+	if age := now.Sub(time.Unix(0, oldest.idleSince.Load())); age < evictMinIdle {
+		return false, evictMinIdle - age
+	}
+	// Claim it: a request that began meanwhile made it active and keeps it.
+	if !oldest.state.CompareAndSwap(int32(http.StateIdle), int32(http.StateClosed)) {
+		return false, 0
+	}
+	oldest.Close()
+	return true, 0
 }
 
 type limitConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
-	state   atomic.Int32 // http.ConnState, kept by activeConns.track
+	l         *limitListener
+	once      sync.Once
+	state     atomic.Int32 // http.ConnState, kept by activeConns.track
+	idleSince atomic.Int64 // Unix nanoseconds of the last turn to idle
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		<-c.l.sem
+	})
 	return err
+}
+
+// turnedIdle wakes an Accept waiting for a slot: this connection waits
+// for its next request and may be evicted.
+func (c *limitConn) turnedIdle() {
+	select {
+	case c.l.idle <- struct{}{}:
+	default:
+	}
 }
 
 // plainErrorTail is how net/http's server writes the answers it gives

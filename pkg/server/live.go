@@ -165,9 +165,21 @@ func (l liveIngester) Ingest(ctx context.Context, events []agentrisk.Event) (age
 // ingestCommit ingests events and hands the rows written to the live path,
 // without waiting for it (the bulk worker goes on with the next ingest).
 func (s *Server) ingestCommit(ctx context.Context, events []agentrisk.Event) (agentrisk.IngestResult, liveTicket, error) {
+	return s.ingestCommitChecked(ctx, events, nil)
+}
+
+// ingestCommitChecked is ingestCommit that first runs check (when not nil)
+// under the same lock, so that what check counts in the store does not
+// change before the ingest writes.
+func (s *Server) ingestCommitChecked(ctx context.Context, events []agentrisk.Event, check func(context.Context) error) (agentrisk.IngestResult, liveTicket, error) {
 	mu := &s.state.live.writeMu
 	mu.Lock()
 	defer mu.Unlock()
+	if check != nil {
+		if err := check(ctx); err != nil {
+			return agentrisk.IngestResult{}, 0, err
+		}
+	}
 	res, rows, err := s.engine.IngestWritten(ctx, events)
 	if err != nil || len(rows) == 0 { // duplicates only change nothing
 		return res, 0, err

@@ -118,8 +118,9 @@ func TestRefreshKeepsNewerLiveScores(t *testing.T) {
 	}
 	live := []agentrisk.LiveScore{{TenantID: "t1", AgentID: "a", Score: 70, Tier: agentrisk.TierElevated, At: now}}
 	since := now.Add(-time.Hour)
+	lastRead, _ := s.engine.LastRecalcOf("t1")
 	// Read after the recalculation began: kept.
-	if err := s.state.applyLive(ctx, live, s.engine.LastRecalcRead().Add(time.Millisecond), since); err != nil {
+	if err := s.state.applyLive(ctx, live, lastRead.Add(time.Millisecond), since); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.state.refresh(ctx, "t1", changes); err != nil {
@@ -129,7 +130,7 @@ func TestRefreshKeepsNewerLiveScores(t *testing.T) {
 		t.Errorf("live score read after the recalculation began was replaced: %+v", e.state)
 	}
 	// Read before it: the stored score wins.
-	if err := s.state.applyLive(ctx, live, s.engine.LastRecalcRead().Add(-time.Millisecond), since); err != nil {
+	if err := s.state.applyLive(ctx, live, lastRead.Add(-time.Millisecond), since); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.state.refresh(ctx, "t1", changes); err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -11,20 +12,47 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-// recalculator runs recalculations one at a time: the background job and
-// on-demand requests share its mutex, so two never overlap. After each run
-// it evaluates the alert rules on the changes, hands fired alerts to the
-// dispatcher (which never blocks) and refreshes the verdict state.
+// recalculator runs recalculations one at a time per tenant: the background
+// job and on-demand requests share each tenant's mutex, so two runs of a
+// tenant never overlap, while tenants do not wait for each other (the
+// anomaly component compares an agent with its tenant's peers only, so
+// tenants are scored apart anyway). After each run it evaluates the alert
+// rules on the changes, hands fired alerts to the dispatcher (which never
+// blocks) and refreshes the verdict state.
 type recalculator struct {
 	s       *Server
-	mu      sync.Mutex
-	waiting atomic.Int32 // runs waiting for mu (on-demand requests during a run)
-	leader  atomic.Bool  // this replica holds the background recalculation lock
+	all     sync.RWMutex // held for reading by every run; shutdown takes it to wait for them
+	locksMu sync.Mutex
+	locks   map[string]*sync.Mutex // by tenant ("" = every tenant at once, lf agents recalc's way)
+	running atomic.Int32           // runs in progress
+	waiting atomic.Int32           // runs waiting for their tenant's lock
+	leader  atomic.Bool            // this replica holds the background recalculation lock
 
 	statMu  sync.Mutex
 	lastRun time.Time
 	lastErr error
 	runs    int
+}
+
+// lockOf returns the mutex of a tenant's runs.
+func (r *recalculator) lockOf(tenant string) *sync.Mutex {
+	r.locksMu.Lock()
+	defer r.locksMu.Unlock()
+	if r.locks == nil {
+		r.locks = map[string]*sync.Mutex{}
+	}
+	m := r.locks[tenant]
+	if m == nil {
+		m = &sync.Mutex{}
+		r.locks[tenant] = m
+	}
+	return m
+}
+
+// wait waits for every run in progress (shutdown).
+func (r *recalculator) wait() {
+	r.all.Lock()
+	r.all.Unlock() //nolint:staticcheck // an empty critical section is the point
 }
 
 // run recalculates tenant ("" = all) and agent ("" = all of the tenant) at
@@ -33,10 +61,15 @@ type recalculator struct {
 // to finish rather than abandoning it (the store's transaction keeps a
 // killed process consistent either way).
 func (r *recalculator) run(ctx context.Context, tenant, agent string, at time.Time) ([]agentrisk.Change, error) {
+	r.all.RLock()
+	defer r.all.RUnlock()
+	mu := r.lockOf(tenant)
 	r.waiting.Add(1)
-	r.mu.Lock()
+	mu.Lock()
 	r.waiting.Add(-1)
-	defer r.mu.Unlock()
+	defer mu.Unlock()
+	r.running.Add(1)
+	defer r.running.Add(-1)
 	ctx = context.WithoutCancel(ctx)
 	now := at
 	if now.IsZero() {
@@ -137,11 +170,36 @@ func (r *recalculator) loop(ctx context.Context, interval time.Duration) {
 				r.s.logf("background recalculation: this replica runs it")
 			}
 		}
-		changes, err := r.run(ctx, "", "", time.Time{})
+		n, err := r.runAll(ctx)
 		if err != nil {
 			r.s.logf("background recalculation: %v", err)
 			continue
 		}
-		r.s.logf("background recalculation: %d agents", len(changes))
+		r.s.logf("background recalculation: %d agents", n)
 	}
+}
+
+// runAll recalculates every tenant, one after the other, each under its
+// own lock, so an on-demand run of one tenant waits at most for that
+// tenant's part; it returns how many agents were scored.
+func (r *recalculator) runAll(ctx context.Context) (int, error) {
+	tenants, err := r.s.engine.Tenants(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var firstErr error
+	for _, t := range tenants {
+		if ctx.Err() != nil {
+			break
+		}
+		changes, err := r.run(ctx, t, "", time.Time{})
+		if err != nil {
+			r.s.logf("background recalculation of tenant %s: %v", t, err)
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		n += len(changes)
+	}
+	return n, firstErr
 }

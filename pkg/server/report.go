@@ -24,12 +24,21 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	s.tenantReport(w, r, t)
 }
 
+// reportMaxAgents is how many agents a report shows in detail, highest
+// scores first; the list endpoint pages through all of them.
+const reportMaxAgents = 100
+
 func (s *Server) tenantReport(w http.ResponseWriter, r *http.Request, tenant string) {
 	if tenant != "" && !principalFrom(r.Context()).CanAccess(tenant) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("tenant %q not found", tenant), "")
 		return
 	}
-	d, err := report.Build(r.Context(), s.store, report.Options{Tenant: tenant})
+	// A tenant's report holds that tenant's agents only: the risk scorers
+	// and AgentLeak runs belong to the store, not to a tenant (a global
+	// admin's report without ?tenant= shows them). Its cost is bounded by
+	// reportMaxAgents, whatever the tenant holds.
+	o := report.Options{Tenant: tenant, AgentsOnly: tenant != "", MaxAgents: reportMaxAgents}
+	d, err := report.Build(r.Context(), s.store, o)
 	if err != nil {
 		s.writeEngineError(w, r, err)
 		return

@@ -135,6 +135,9 @@ func (s *Server) logKeys() {
 	for _, l := range keySummary(s.cfg.Keys) {
 		s.logf("lf serve: %s", l)
 	}
+	for _, l := range sharedSecrets(s.cfg.Secrets) {
+		s.logf("lf serve: warning: %s", l)
+	}
 	rules, err := alerts.ListRules(context.Background(), s.store, "")
 	if err != nil {
 		return
@@ -153,4 +156,30 @@ func (s *Server) logKeys() {
 // roleList is the documented list of role names.
 func roleList() string {
 	return strings.Join([]string{RoleViewer.String(), RoleOperator.String(), RoleAdmin.String()}, ", ")
+}
+
+// sharedSecrets names the signing secrets that have the same value in two
+// tenants (never the value): a receiver of one tenant could then forge or
+// replay the other tenant's alerts. One line per pair, sorted.
+func sharedSecrets(secrets alerts.Secrets) []string {
+	type owner struct{ tenant, name string }
+	byValue := map[string][]owner{}
+	for t, names := range secrets {
+		for n, v := range names {
+			byValue[v] = append(byValue[v], owner{t, n})
+		}
+	}
+	var out []string
+	for _, os := range byValue {
+		for i := range os {
+			for j := range os {
+				a, b := os[i], os[j]
+				if a.tenant < b.tenant {
+					out = append(out, fmt.Sprintf("secret %q of tenant %s and secret %q of tenant %s have the same value; give each tenant its own (a receiver of one could sign alerts of the other)", a.name, a.tenant, b.name, b.tenant))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -33,6 +33,7 @@ type Server struct {
 	logMu      sync.Mutex
 	now        func() time.Time
 	handler    http.Handler
+	ruleMu     sync.Mutex // POST alert-rules: the count and the write together
 }
 
 // New builds a server on an open store. It loads the config's alert rules
@@ -99,7 +100,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		ReadHeaderTimeout: readHeaderTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       readTimeout,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idleTimeout,
+		// OPTIONS * reaches guard, which answers it in JSON (net/http's
+		// own answer has no body).
+		DisableGeneralOptionsHandler: true,
 	}
 	jobCtx, stopJob := context.WithCancel(ctx)
 	jobDone := make(chan struct{})
@@ -148,8 +152,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	<-eventsDone
 	// Waiting for the lock means waiting for an on-demand run started by a
 	// request that Shutdown already let finish, or for the background run.
-	s.recalc.mu.Lock()
-	s.recalc.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
+	s.recalc.wait()
 	if err := s.dispatcher.Close(sctx); err != nil {
 		s.logf("lf serve: alert queue not drained: %v", err)
 	}
@@ -179,11 +182,17 @@ type activeConns struct {
 
 func (a *activeConns) track(c net.Conn, st http.ConnState) {
 	if lc, ok := c.(*limitConn); ok {
+		if st == http.StateIdle {
+			lc.idleSince.Store(time.Now().UnixNano()) // before the state: evictIdle reads them in this order
+		}
 		if http.ConnState(lc.state.Swap(int32(st))) == http.StateActive { // zero is StateNew
 			a.active.Add(-1)
 		}
-		if st == http.StateActive {
+		switch st {
+		case http.StateActive:
 			a.active.Add(1)
+		case http.StateIdle:
+			lc.turnedIdle()
 		}
 		return
 	}

@@ -585,7 +585,7 @@ func TestSlowWebhookDoesNotDelayVerdictOrRecalculation(t *testing.T) {
 func TestGracefulShutdownFinishesRecalculation(t *testing.T) {
 	ts := startServer(t, testConfig(t, ""))
 	ts.call(t, keyT1, "POST", "/tenants/t1/events", events("t1", 5))
-	ts.recalc.mu.Lock() // a recalculation is "running"
+	ts.recalc.lockOf("t1").Lock() // a recalculation of t1 is "running"
 	type result struct {
 		code int
 		body []byte
@@ -602,7 +602,7 @@ func TestGracefulShutdownFinishesRecalculation(t *testing.T) {
 	ts.cancel()
 	ts.cancel = nil
 	time.Sleep(50 * time.Millisecond)
-	ts.recalc.mu.Unlock()
+	ts.recalc.lockOf("t1").Unlock()
 	r := <-resc
 	if r.code != 200 || !strings.Contains(string(r.body), `"recalculated":2`) {
 		t.Errorf("in-flight recalculation: %d %s", r.code, r.body)

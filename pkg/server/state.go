@@ -59,8 +59,9 @@ func (v *verdictState) merge(old, loaded agentEntry) agentEntry {
 	// recalculation, or the one that stored it (another replica's: its
 	// score time, to the second, is when it began), read the aggregates
 	// after the live path did.
-	ours := loaded.state.CalculatedAt.Equal(v.engine.LastRecalcAt())
-	if old.liveRead.After(v.engine.LastRecalcRead()) && (!loaded.known || ours || old.liveRead.After(loaded.state.CalculatedAt.Add(time.Second))) {
+	lastRead, lastAt := v.engine.LastRecalcOf(loaded.state.TenantID)
+	ours := loaded.state.CalculatedAt.Equal(lastAt)
+	if old.liveRead.After(lastRead) && (!loaded.known || ours || old.liveRead.After(loaded.state.CalculatedAt.Add(time.Second))) {
 		old.state.OverrideTier = loaded.state.OverrideTier
 		return old
 	}

@@ -43,6 +43,7 @@ type (
 	HistoryPoint  = backend.HistoryPoint
 	TenantBody    = backend.TenantBody
 	AlertDelivery = backend.AlertDelivery
+	OutboxAlert   = backend.OutboxAlert
 	GCResult      = backend.GCResult
 	EventIngest   = backend.EventIngest
 	LegacyHashes  = backend.LegacyHashes

@@ -322,6 +322,9 @@ func (a Assessment) FailedFrameworks() []string {
 	return out
 }
 
+// ControlsAtRiskIn is the number of framework i's controls at risk.
+func (a Assessment) ControlsAtRiskIn(i int) int { return int(a.perFramework[i]) }
+
 // FrameworkAtRisk reports whether framework i of Frameworks is at risk.
 func (a Assessment) FrameworkAtRisk(i int) bool { return a.atRisk&(1<<uint(i)) != 0 }
 

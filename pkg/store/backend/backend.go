@@ -56,6 +56,9 @@ type AgentReader interface {
 type AlertReader interface {
 	AlertRules(ctx context.Context, tenantID string) ([]string, error)
 	AlertDeliveries(ctx context.Context, tenantID string, limit int) ([]AlertDelivery, error)
+	// OutboxAlerts returns up to limit alerts of the outbox whose lease
+	// ended at or before due, oldest first.
+	OutboxAlerts(ctx context.Context, due time.Time, limit int) ([]OutboxAlert, error)
 }
 
 // Reader is everything a store can be asked.
@@ -108,6 +111,12 @@ type Backend interface {
 	// Location is where the store is, for messages (a path or a URL).
 	Location() string
 	RecordAlertDelivery(ctx context.Context, d AlertDelivery) error
+	// ClaimOutboxAlert leases an outbox alert until until if its lease
+	// ended at or before due, and tells whether it did (of processes
+	// claiming one alert at once, one succeeds).
+	ClaimOutboxAlert(ctx context.Context, alertID string, due, until time.Time) (bool, error)
+	// DeleteOutboxAlert removes an alert whose delivery ended.
+	DeleteOutboxAlert(ctx context.Context, alertID string) error
 	PutRiskConfig(ctx context.Context, tenantID, body string, at time.Time) error
 	SetAgentOverride(ctx context.Context, tenantID, agentID, tier string) error
 }
@@ -138,6 +147,8 @@ type Tx interface {
 	PutAlertRule(ctx context.Context, tenantID, id, body string, created time.Time) error
 	DeleteAlertRule(ctx context.Context, tenantID, id string) (bool, error)
 	AlertStates(ctx context.Context) (AlertStates, error)
+	// PutOutboxAlert adds a fired alert to the outbox.
+	PutOutboxAlert(ctx context.Context, a OutboxAlert) error
 }
 
 // RunWriter streams the results of a run in batches; the run is running

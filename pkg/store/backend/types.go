@@ -101,6 +101,20 @@ type AlertDelivery struct {
 	Time       time.Time
 }
 
+// OutboxAlert is an alert fired and not yet delivered or given up: written
+// in the transaction that claims its rule's crossing, deleted when its
+// delivery ends, so an alert survives a crash (delivered at least once).
+// LeaseUntil is until when the process delivering it holds it.
+type OutboxAlert struct {
+	AlertID    string
+	TenantID   string
+	RuleID     string
+	AgentID    string
+	Body       string // the alert as the domain's JSON
+	CreatedAt  time.Time
+	LeaseUntil time.Time
+}
+
 // StaleAfter is how long a run's writer on another host may stay silent
 // before its run counts as abandoned. Writers on this host are checked by
 // process id instead.

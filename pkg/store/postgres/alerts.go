@@ -170,3 +170,57 @@ func (a *AlertStates) Swap(ctx context.Context, tenantID, ruleID, agentID string
 	}
 	return !above, true, nil
 }
+
+// PutOutboxAlert adds a fired alert to the outbox (schema/90_alert_outbox.sql).
+func (t *Tx) PutOutboxAlert(ctx context.Context, a backend.OutboxAlert) error {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO alert_outbox (alert_id, tenant_id, rule_id, agent_id, body, created_at, lease_until)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, a.AlertID, a.TenantID, a.RuleID, a.AgentID, a.Body, backend.FormatTime(a.CreatedAt), backend.FormatTime(a.LeaseUntil)); err != nil {
+		return t.st.errf("put outbox alert", err)
+	}
+	return nil
+}
+
+// OutboxAlerts returns up to limit outbox alerts whose lease ended at or
+// before due, oldest first.
+func (s *Store) OutboxAlerts(ctx context.Context, due time.Time, limit int) ([]backend.OutboxAlert, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT alert_id, tenant_id, rule_id, agent_id, body, created_at, lease_until FROM alert_outbox
+		WHERE lease_until <= $1 ORDER BY created_at, alert_id LIMIT $2`, backend.FormatTime(due), limit)
+	if err != nil {
+		return nil, s.errf("outbox", err)
+	}
+	defer rows.Close()
+	var out []backend.OutboxAlert
+	for rows.Next() {
+		var a backend.OutboxAlert
+		var created, lease string
+		if err := rows.Scan(&a.AlertID, &a.TenantID, &a.RuleID, &a.AgentID, &a.Body, &created, &lease); err != nil {
+			return nil, s.errf("outbox", err)
+		}
+		a.CreatedAt, _ = time.Parse(backend.TimeFormat, created)
+		a.LeaseUntil, _ = time.Parse(backend.TimeFormat, lease)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.errf("outbox", err)
+	}
+	return out, nil
+}
+
+// ClaimOutboxAlert leases an alert until until if its lease ended at or
+// before due (one UPDATE: of two claims at once, one changes the row).
+func (s *Store) ClaimOutboxAlert(ctx context.Context, alertID string, due, until time.Time) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `UPDATE alert_outbox SET lease_until = $1 WHERE alert_id = $2 AND lease_until <= $3`,
+		backend.FormatTime(until), alertID, backend.FormatTime(due))
+	if err != nil {
+		return false, s.errf("claim outbox alert", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// DeleteOutboxAlert removes an alert whose delivery ended.
+func (s *Store) DeleteOutboxAlert(ctx context.Context, alertID string) error {
+	if _, err := s.Pool.Exec(ctx, `DELETE FROM alert_outbox WHERE alert_id = $1`, alertID); err != nil {
+		return s.errf("delete outbox alert", err)
+	}
+	return nil
+}

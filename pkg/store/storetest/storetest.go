@@ -29,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 		{"StreamedRuns", testStreamedRuns},
 		{"AlertRules", testAlertRules},
 		{"AlertDeliveries", testAlertDeliveries},
+		{"AlertOutbox", testAlertOutbox},
 		{"RiskConfigs", testRiskConfigs},
 		{"AgentsAndScores", testAgents},
 		{"GarbageOfLiveWriterKept", testGCKeepsLiveWriter},
@@ -231,6 +232,41 @@ func testAlertDeliveries(t *testing.T, st backend.Backend) {
 	must(t, err)
 	if len(ds) != 2 || ds[0].Attempt != 3 || !ds[0].Time.Equal(at) {
 		t.Fatalf("deliveries = %+v", ds)
+	}
+}
+
+// testAlertOutbox: alerts written in a transaction are listed when their
+// lease is due, claimed by one claimer only, and gone once deleted.
+func testAlertOutbox(t *testing.T, st backend.Backend) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	must(t, st.Update(ctx, func(tx backend.Tx) error {
+		for i, id := range []string{"alr_b", "alr_a"} {
+			a := backend.OutboxAlert{AlertID: id, TenantID: "t", RuleID: "r", AgentID: "a", Body: `{"alertId":"` + id + `"}`, CreatedAt: now.Add(time.Duration(i) * time.Second)}
+			if err := tx.PutOutboxAlert(ctx, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	due, err := st.OutboxAlerts(ctx, now, 10)
+	must(t, err)
+	if len(due) != 2 || due[0].AlertID != "alr_b" || due[1].Body != `{"alertId":"alr_a"}` || !due[0].CreatedAt.Equal(now) {
+		t.Fatalf("outbox = %+v", due)
+	}
+	ok, err := st.ClaimOutboxAlert(ctx, "alr_b", now, now.Add(time.Minute))
+	must(t, err)
+	if again, _ := st.ClaimOutboxAlert(ctx, "alr_b", now, now.Add(time.Minute)); !ok || again {
+		t.Fatalf("claims: first %v, second %v; want true, false", ok, again)
+	}
+	if due, _ := st.OutboxAlerts(ctx, now, 10); len(due) != 1 || due[0].AlertID != "alr_a" {
+		t.Fatalf("a leased alert is due: %+v", due)
+	}
+	if due, _ := st.OutboxAlerts(ctx, now.Add(time.Minute), 10); len(due) != 2 {
+		t.Fatalf("an alert whose lease ended is not due: %+v", due)
+	}
+	must(t, st.DeleteOutboxAlert(ctx, "alr_b"))
+	if due, _ := st.OutboxAlerts(ctx, now.Add(time.Hour), 10); len(due) != 1 {
+		t.Fatalf("after delete: %+v", due)
 	}
 }
 
