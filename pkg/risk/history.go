@@ -50,13 +50,25 @@ func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[s
 	sc := newScoring(src, methodologies)
 	var all []TimedRun
 	allLoaded := false
-	out := make([]History, 0, len(scorers))
-	for _, s := range scorers {
+	out := make([]History, len(scorers))
+	// Scorers of one metric share the values read for it; only one
+	// metric's values are held at a time.
+	order := make([]int, len(scorers))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scorers[order[a]].Metric < scorers[order[b]].Metric })
+	metric := ""
+	for _, i := range order {
+		s := scorers[i]
+		if s.Metric != metric {
+			metric, sc.values = s.Metric, map[valuesKey][]Value{}
+		}
 		h := History{Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, Points: []Point{}}
 		ev, err := sc.admit(s)
 		if err != nil {
 			h.Error = err.Error()
-			out = append(out, h)
+			out[i] = h
 			continue
 		}
 		var runs []TimedRun
@@ -75,7 +87,7 @@ func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[s
 		if h.Points, err = sc.history(ctx, s, ev, runs, every); err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		out[i] = h
 	}
 	return out, nil
 }
@@ -137,7 +149,7 @@ func (sc *scoring) scorePoint(ctx context.Context, s *model.RiskScorer, ev *Eval
 	for _, run := range runs {
 		rk := cache[run]
 		if rk == nil {
-			vals, err := sc.src.Values(ctx, run, s.Metric)
+			vals, err := sc.valuesOf(ctx, run, s.Metric)
 			if err != nil {
 				return err
 			}
