@@ -61,8 +61,10 @@ func (d domainsReport) Data() any {
 func (d domainsReport) View() any {
 	rows := make([][]string, 0, len(d.ds))
 	for _, x := range d.ds {
-		rows = append(rows, []string{x.Domain, string(x.Worst), fmt.Sprint(x.Scorers), fmt.Sprint(x.Critical), fmt.Sprint(x.High),
-			fmt.Sprint(x.Medium), fmt.Sprint(x.Low), fmt.Sprint(x.NoData), fmt.Sprint(x.Error)})
+		rows = append(rows, []string{
+			x.Domain, string(x.Worst), fmt.Sprint(x.Scorers), fmt.Sprint(x.Critical), fmt.Sprint(x.High),
+			fmt.Sprint(x.Medium), fmt.Sprint(x.Low), fmt.Sprint(x.NoData), fmt.Sprint(x.Error),
+		})
 	}
 	return &output.TableView{Header: []string{"DOMAIN", "WORST", "SCORERS", "CRITICAL", "HIGH", "MEDIUM", "LOW", "NO_DATA", "ERROR"}, Rows: rows}
 }

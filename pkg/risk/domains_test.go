@@ -9,8 +9,12 @@ import (
 // worst, no_data the least.
 func TestDomains(t *testing.T) {
 	got := Domains([]Result{
-		{Domain: "safety", Level: Low}, {Domain: "quality", Level: NoData}, {Domain: "safety", Level: High},
-		{Domain: "quality", Level: Medium}, {Domain: "privacy", Level: Critical}, {Domain: "privacy", Level: Failed},
+		{Domain: "safety", Level: Low},
+		{Domain: "quality", Level: NoData},
+		{Domain: "safety", Level: High},
+		{Domain: "quality", Level: Medium},
+		{Domain: "privacy", Level: Critical},
+		{Domain: "privacy", Level: Failed},
 		{Domain: "empty", Level: NoData},
 	})
 	want := []DomainSummary{
