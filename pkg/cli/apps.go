@@ -50,7 +50,7 @@ func appsCommand(env *Env) *ucli.Command {
 			}
 			return env.writeReport(format, appsReport{apps, current})
 		},
-		Subcommands: []*ucli.Command{appsRenameCommand(env)},
+		Subcommands: []*ucli.Command{appsRenameCommand(env), appsPortfolioCommand(env)},
 	}
 }
 
