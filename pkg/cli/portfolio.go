@@ -59,8 +59,10 @@ func (p portfolioReport) View() any {
 			rows = append(rows, []string{name, string(a.Worst), "-", "-", "0", "0", "0", "0", "0", "0", "0"})
 		}
 		for _, d := range a.Domains {
-			rows = append(rows, []string{name, string(a.Worst), d.Domain, string(d.Worst), fmt.Sprint(d.Scorers), fmt.Sprint(d.Critical),
-				fmt.Sprint(d.High), fmt.Sprint(d.Medium), fmt.Sprint(d.Low), fmt.Sprint(d.NoData), fmt.Sprint(d.Error)})
+			rows = append(rows, []string{
+				name, string(a.Worst), d.Domain, string(d.Worst), fmt.Sprint(d.Scorers), fmt.Sprint(d.Critical),
+				fmt.Sprint(d.High), fmt.Sprint(d.Medium), fmt.Sprint(d.Low), fmt.Sprint(d.NoData), fmt.Sprint(d.Error),
+			})
 		}
 	}
 	return &output.TableView{Header: []string{"APP", "APP WORST", "DOMAIN", "WORST", "SCORERS", "CRITICAL", "HIGH", "MEDIUM", "LOW", "NO_DATA", "ERROR"}, Rows: rows}
