@@ -150,9 +150,7 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 	st.clearStarts()
 	trie := ps.trie // one load, not two a byte
 	n := len(t)
-	// Whether the character before i is a word character (Unicode) and a
-	// digit (Unicode).
-	prevWord, prevDigit := false, false
+	prevWord, prevDigit := false, false // the character before i: a word character, a digit (Unicode)
 	for i := 0; i < n; {
 		c := t[i]
 		k := trie.kind[c]
@@ -242,58 +240,22 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 		switch k &^ kindTrig {
 		case kindUpper:
 			if prevWord {
-				// Inside a word: a trigger word can begin only after a
-				// non-ASCII letter.
+				// Inside a word: a trigger starts only after a non-ASCII letter.
 				if k&kindTrig != 0 && t[i-1] >= 0x80 && trie.maybe(word8(t, i)) {
 					ps.triggersAt(t, i)
 				}
-				// The capitals after it follow an ASCII letter: they start
-				// nothing.
+				// The capitals after it start nothing (after an ASCII letter).
 				prevDigit = false
 				i = upperEnd(t, i+1)
 				continue
 			}
-			// A word start, the capital and the lower-case letters after
-			// it taken at once: two capitals, a capital and a digit, or
-			// one to four hex letters and a colon can start a class.
-			var v uint64
-			if i+8 <= n {
-				v = load64(t, i)
-			} else {
-				v = word8Tail(t, i)
-			}
-			if k&kindTrig != 0 {
-				w, b := hash3(uint32(v))
-				if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
-					ps.triggersAt(t, i)
-				}
-			}
-			var j int
-			if m := notLower(v) &^ 0xff; m != 0 {
-				j = i + bits.TrailingZeros64(m)>>3
-			} else {
-				j = lowerEnd(t, i+8)
-			}
-			if j == i+1 {
-				c1 := byte(v >> 8)
-				if isUpper(c1) {
-					st.add(startUpper, i)
-				}
-				if isDigit(c1) || c1 >= 0x80 {
-					st.add(startLetter, i)
-				}
-			}
-			if c-'A' < 6 && j-i <= 4 && hexColon(t, i) {
-				st.add(startHex, i)
-			}
+			i = ps.upperStart(t, i, k, c)
 			prevWord, prevDigit = true, false
-			i = j
 		case kindDigit:
 			if k&kindTrig != 0 && (i == 0 || !asciiWord[t[i-1]]) && trie.maybe(word8(t, i)) {
 				ps.triggersAt(t, i)
 			}
-			// The rest of the run starts nothing: each digit is a word
-			// byte after a digit.
+			// The rest of the run starts nothing (a word byte after a digit).
 			j := i + 1
 			for j < n && isDigit(t[j]) {
 				j++
@@ -324,46 +286,92 @@ func (ps *patternSet) findStarts(t string) (folds bool) {
 			prevWord, prevDigit = true, false
 			i++
 		default:
-			// Not a word byte: a trigger word can begin here whatever
-			// comes before.
-			if k&kindTrig != 0 && trie.maybe(word8(t, i)) {
-				ps.triggersAt(t, i)
+			var folds bool
+			i, prevWord, prevDigit, folds = ps.otherByte(t, i, k, prevWord, prevDigit)
+			if folds {
+				return true
 			}
-			switch k &^ kindTrig {
-			case kindPhone:
-				if !prevDigit {
-					st.add(startPhone, i)
-				}
-			case kindAt:
-				st.emailStart(t, i)
-			case kindHigh:
-				r, w := utf8.DecodeRuneInString(t[i:])
-				if r == '\u212a' || r == '\u017f' {
-					return true
-				}
-				if uint32(r-'\u2010') <= '\u2027'-'\u2010' {
-					// Dashes, quotes, bullets, the ellipsis: punctuation,
-					// spared the Unicode tables.
-					prevWord, prevDigit = false, false
-					i += w
-					continue
-				}
-				digit := unicode.IsDigit(r)
-				if digit && !prevWord {
-					st.add(startDigit, i)
-				}
-				if digit && !prevDigit {
-					st.add(startPhone, i)
-				}
-				prevWord, prevDigit = isWordRune(r), digit
-				i += w
-				continue
-			}
-			prevWord, prevDigit = false, false
-			i++
 		}
 	}
 	return false
+}
+
+// upperStart handles a capital that starts a word (findStarts): the
+// capital and the lower-case letters after it are taken at once; two
+// capitals, a capital and a digit, or one to four hex letters and a colon
+// can start a class. It returns where the word's letters end.
+func (ps *patternSet) upperStart(t string, i int, k, c byte) int {
+	st, trie, n := ps.state, ps.trie, len(t)
+	var v uint64
+	if i+8 <= n {
+		v = load64(t, i)
+	} else {
+		v = word8Tail(t, i)
+	}
+	if k&kindTrig != 0 {
+		w, b := hash3(uint32(v))
+		if trie.prefix3[0][w]&(1<<(b&63)) != 0 && (trie.prefix3[1][w]&(1<<(b&63)) != 0 || trie.maybe4(uint32(v))) {
+			ps.triggersAt(t, i)
+		}
+	}
+	var j int
+	if m := notLower(v) &^ 0xff; m != 0 {
+		j = i + bits.TrailingZeros64(m)>>3
+	} else {
+		j = lowerEnd(t, i+8)
+	}
+	if j == i+1 {
+		c1 := byte(v >> 8)
+		if isUpper(c1) {
+			st.add(startUpper, i)
+		}
+		if isDigit(c1) || c1 >= 0x80 {
+			st.add(startLetter, i)
+		}
+	}
+	if c-'A' < 6 && j-i <= 4 && hexColon(t, i) {
+		st.add(startHex, i)
+	}
+	return j
+}
+
+// otherByte handles a byte that is not a word byte (findStarts): a
+// trigger word can begin here whatever comes before; phone, email and
+// non-ASCII starts. It returns the next position and the word and digit
+// state after it, and folds when the text holds a character that folds to
+// an ASCII letter.
+func (ps *patternSet) otherByte(t string, i int, k uint8, prevWord, prevDigit bool) (next int, word, digit, folds bool) {
+	st, trie := ps.state, ps.trie
+	if k&kindTrig != 0 && trie.maybe(word8(t, i)) {
+		ps.triggersAt(t, i)
+	}
+	switch k &^ kindTrig {
+	case kindPhone:
+		if !prevDigit {
+			st.add(startPhone, i)
+		}
+	case kindAt:
+		st.emailStart(t, i)
+	case kindHigh:
+		r, w := utf8.DecodeRuneInString(t[i:])
+		if r == '\u212a' || r == '\u017f' {
+			return i, false, false, true
+		}
+		if uint32(r-'\u2010') <= '\u2027'-'\u2010' {
+			// Dashes, quotes, bullets, the ellipsis: punctuation, spared
+			// the Unicode tables.
+			return i + w, false, false, false
+		}
+		d := unicode.IsDigit(r)
+		if d && !prevWord {
+			st.add(startDigit, i)
+		}
+		if d && !prevDigit {
+			st.add(startPhone, i)
+		}
+		return i + w, isWordRune(r), d, false
+	}
+	return i + 1, false, false, false
 }
 
 // lowerWords crosses, from the word start i (a letter; i+8 <= len(t)),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -23,7 +22,6 @@ type Config struct {
 	Vault       VaultScope
 	Custom      []CustomDetector
 	Policy      Policy
-	Redact      bool
 }
 
 // Scoring holds the AgentRisk settings.
@@ -62,14 +60,14 @@ type Policy struct {
 
 // DefaultConfig is the configuration used when no file is given, the
 // defaults of schemas/agentleak-config.schema.json: every channel and
-// detector on, AgentLeak's default scoring, values redacted.
+// detector on, AgentLeak's default scoring.
 //
 // They are written out here rather than read from an empty file through the
 // schema: compiling the schema costs several milliseconds, a large part of
 // a small scan's start-up. TestDefaultsFromSchema holds this to what
 // ParseConfig makes of an empty file, so the schema stays the source.
 func DefaultConfig() *Config {
-	c := &Config{Detectors: make(map[string]bool, len(Families)), Redact: true}
+	c := &Config{Detectors: make(map[string]bool, len(Families))}
 	for _, f := range Families {
 		c.Detectors[f] = true
 	}
@@ -111,21 +109,6 @@ type rawConfig struct {
 		ForbidChannels  []string `json:"forbid_channels"`
 		ForbidDataTypes []string `json:"forbid_data_types"`
 	} `json:"privacy_policy"`
-	Privacy *struct {
-		RedactValues *bool `json:"redact_values"`
-	} `json:"privacy"`
-}
-
-// knownKeys is the key tree of a config; nil means "any content".
-var knownKeys = map[string]map[string]bool{
-	"":                    {"project": true, "agent": true, "scenarios": true, "channels": true, "detectors": true, "scoring": true, "vault": true, "custom_detectors": true, "privacy_policy": true, "privacy": true},
-	"/project":            {"name": true, "description": true},
-	"/detectors":          {"pii": true, "secrets": true, "healthcare": true, "finance": true, "hr": true, "keyname": true},
-	"/scoring":            {"fail_below": true, "conditional_below": true, "block_on_critical": true, "weights": true, "level_overrides": true},
-	"/vault":              {"levels": true, "rho_s": true},
-	"/privacy_policy":     {"max_risk_index": true, "max_findings": true, "forbid_levels": true, "forbid_channels": true, "forbid_data_types": true},
-	"/privacy":            {"redact_values": true, "store_raw_traces": true},
-	"/custom_detectors/*": {"name": true, "pattern": true, "severity": true, "data_type": true, "confidence": true, "level": true, "description": true},
 }
 
 // LoadConfig reads and validates an agentleak.yaml. Warnings (unknown keys)
@@ -139,14 +122,19 @@ func LoadConfig(path, display string) (*Config, diag.List, error) {
 }
 
 // ConfigFile is the file kind agentleak.yaml: an empty file is the
-// default config; keys AgentLeak does not define are warnings; defaults of
-// custom detectors come from schemas/agentleak-config.schema.json.
+// default config; keys the schema does not define are warnings (AgentLeak
+// configs carry keys of their own); defaults of custom detectors come from
+// schemas/agentleak-config.schema.json.
 var ConfigFile = kind.Kind[rawConfig, struct{}]{
-	Name:    "agentleak-config",
-	Schema:  "agentleak-config",
-	EmptyOK: true,
+	Name:        "agentleak-config",
+	Description: "an AgentLeak config",
+	Keys:        []string{"detectors", "channels", "custom_detectors", "privacy_policy", "scoring"},
+	Schema:      "agentleak-config",
+	EmptyOK:     true,
 	Lint: func(doc *yamlsrc.Doc, _ string) diag.List {
-		return append(unknownKeys(doc, "", doc.Value), checkPatterns(doc)...)
+		ds := kind.UnknownKeys("agentleak-config", doc, "")
+		ds = append(ds, checkPatterns(doc)...)
+		return append(ds, redactValuesOff(doc)...)
 	},
 }
 
@@ -214,9 +202,6 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 	if p := raw.PrivacyPolicy; p != nil {
 		c.Policy = Policy{MaxRiskIndex: p.MaxRiskIndex, MaxFindings: p.MaxFindings, ForbidLevels: p.ForbidLevels, ForbidChannels: p.ForbidChannels, ForbidDataTypes: p.ForbidDataTypes}
 	}
-	if raw.Privacy != nil && raw.Privacy.RedactValues != nil {
-		c.Redact = *raw.Privacy.RedactValues
-	}
 	if ds.HasErrors() {
 		return nil, ds, diag.Invalid(ds)
 	}
@@ -242,43 +227,16 @@ func checkPatterns(doc *yamlsrc.Doc) diag.List {
 	return out
 }
 
-// unknownKeys warns about keys AgentLeak does not define (they are ignored).
-func unknownKeys(doc *yamlsrc.Doc, ptr string, v any) diag.List {
-	var out diag.List
-	pattern := ptr
-	if strings.HasPrefix(ptr, "/custom_detectors/") {
-		pattern = "/custom_detectors/*"
+// redactValuesOff warns about `privacy: {redact_values: false}`: lf
+// redacts every value it prints or stores unless the command is given
+// --show-values, and a config cannot turn that off (a config is shared in
+// the repository; printing secrets is the reader's decision). The key is
+// kept in the schema, deprecated, because AgentLeak configs carry it.
+func redactValuesOff(doc *yamlsrc.Doc) diag.List {
+	if v, _ := doc.Get("/privacy/redact_values"); v == false {
+		return diag.List{doc.Warnf("/privacy/redact_values", "redact_values: false has no effect: values are redacted unless --show-values is given")}
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		known, checked := knownKeys[pattern]
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := ptr + "/" + yamlsrc.EscapePointer(k)
-			if checked && !known[k] {
-				d := doc.Warnf(p, "unknown key %q is ignored", k)
-				if l, c := doc.KeyPos(p); l > 0 {
-					d.Line, d.Col = l, c
-				}
-				out = append(out, d)
-				continue
-			}
-			if checked {
-				out = append(out, unknownKeys(doc, p, x[k])...)
-			}
-		}
-	case []any:
-		if ptr == "/custom_detectors" {
-			for i, e := range x {
-				out = append(out, unknownKeys(doc, fmt.Sprintf("%s/%d", ptr, i), e)...)
-			}
-		}
-	}
-	return out
+	return nil
 }
 
 func (p *Policy) violations(res *Result) []string {

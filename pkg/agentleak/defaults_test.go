@@ -8,9 +8,9 @@ import (
 // TestDefaultsFromSchema: the defaults of an AgentLeak config are the
 // default: values of schemas/agentleak-config.schema.json, and they are
 // AgentLeak's documented ones: every detector on, fail below 40, block on
-// critical, weights 1-4, values redacted; custom detectors medium at 0.8.
+// critical, weights 1-4; custom detectors medium at 0.8.
 func TestDefaultsFromSchema(t *testing.T) {
-	want := &Config{Detectors: map[string]bool{}, Redact: true, Scoring: Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}}
+	want := &Config{Detectors: map[string]bool{}, Scoring: Scoring{FailBelow: 40, BlockOnCritical: true, Weights: [4]float64{1, 2, 3, 4}}}
 	for _, f := range Families {
 		want.Detectors[f] = true
 	}
@@ -33,7 +33,7 @@ func TestDefaultsFromSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(ds)
 	}
-	if c.Detectors["hr"] || !c.Detectors[famPII] || c.Scoring.FailBelow != 10 || !c.Scoring.BlockOnCritical || c.Scoring.Weights != want.Scoring.Weights || !c.Redact {
+	if c.Detectors["hr"] || !c.Detectors[famPII] || c.Scoring.FailBelow != 10 || !c.Scoring.BlockOnCritical || c.Scoring.Weights != want.Scoring.Weights {
 		t.Errorf("partial config: %+v", c)
 	}
 	if d := c.Custom[0]; d.Severity != "medium" || d.Confidence != 0.8 || d.DataType != "x" || d.Level != levelForSeverity("medium") {

@@ -46,8 +46,8 @@ type hit struct{ id, s, e int32 }
 type emitFunc func(info *reportInfo, value string)
 
 // reportInfo is what a rule's findings carry besides their value: the data
-// type, its level, severity and confidence (builtinTypes, or the data
-// type's default level for keyname rules), and the detector's name. It is
+// type, its level, severity and confidence (the detector's, or the data
+// type's level for keyname rules: keyInfo), and the detector's name. It is
 // resolved once per rule instead of by two map lookups per finding.
 type reportInfo struct {
 	dt       string
@@ -55,17 +55,6 @@ type reportInfo struct {
 	severity string
 	conf     float64
 	detector string
-}
-
-// newReportInfo resolves what a rule of family fam reports for data type
-// dt; typeKey is its key into builtinTypes, "" for keyname rules.
-func newReportInfo(fam, dt, typeKey string) *reportInfo {
-	if typeKey == "" {
-		lv := defaultLevel(dt)
-		return &reportInfo{dt: dt, level: lv, severity: severityFor(lv), conf: 0.6, detector: detectorName[fam]}
-	}
-	ti := builtinTypes[typeKey]
-	return &reportInfo{dt: dt, level: ti.level, severity: ti.severity, conf: ti.conf, detector: detectorName[fam]}
 }
 
 func isWordByte(c byte) bool {

@@ -86,14 +86,3 @@ func foldWordAt(t string, p int, w string) (int, bool) {
 func words(ws ...string) *wordList {
 	return &wordList{words: ws, tail: make([]bool, len(ws))}
 }
-
-// wordLists are the word rules' alternatives by data type, in each
-// expression's order (the dictionaries are added by finishRules).
-var wordLists = map[string]*wordList{
-	"internal_note":       words("internal risk note", "internal note", "risk note", "underwriter note", "internal assessment"),
-	"sick_leave":          words("sick leave", "medical leave", "congé maladie", "stress leave", "fmla"),
-	"performance_review":  {words: []string{"performance review", "performance rating", "performance plan", "pip", "évaluation", "underperform"}, tail: []bool{5: true}},
-	"disciplinary_action": words("disciplinary", "written warning", "final warning", "misconduct", "reprimand", "mesure disciplinaire"),
-	"hr_complaint":        {words: []string{"grievance", "harassment complaint", "hr complaint", "plainte", "whistleblow"}, tail: []bool{4: true}},
-	"employment_status":   words("terminated", "termination", "laid off", "let go", "severance"),
-}

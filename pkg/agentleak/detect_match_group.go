@@ -213,12 +213,3 @@ func moneyEnd(t string, i, more int) int {
 	}
 	return e
 }
-
-// amountMatches are the amount rules' matchers by data type.
-var amountMatches = map[string]*amountMatch{
-	"account_number":  {keys: []string{"account", "acct", "compte"}, opts: []string{"number", "no", "num", "#"}, digits: 6},
-	"income":          {keys: []string{"income", "revenue", "revenu", "salary income", "gross income"}, more: 3},
-	"loan_amount":     {keys: []string{"loan", "mortgage", "prêt", "pret"}, opts: []string{"amount", "montant"}, more: 3},
-	"account_balance": {keys: []string{"balance", "solde"}, more: 2},
-	"salary":          {keys: []string{"salary", "salaire", "compensation", "base pay"}, more: 3},
-}

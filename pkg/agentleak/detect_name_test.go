@@ -23,7 +23,7 @@ func TestNameTriggersTakeEveryStart(t *testing.T) {
 	}
 	fam := map[string]bool{"pii": true}
 	found := 0
-	for _, w := range ruleTriggers["person_name"] {
+	for _, w := range detectorOf(t, "person_name").triggers {
 		for _, word := range []string{w, strings.ToUpper(w[:1]) + w[1:]} {
 			for _, a := range after {
 				for _, text := range []string{word + a + "Jane Doe", "x " + word + a + a + "Jane Doe."} {

@@ -10,17 +10,19 @@ import (
 	"unicode/utf8"
 )
 
-// The engine's regex tier, rule by rule (AgentLeak 0.11.8 "fast" mode; see
-// docs/agentleak.md). Each rule is one pattern family with the data type it
-// reports, the group that holds the value and an optional check on the match.
-// Rules run one after the other over the whole event text, the way the
+// The engine's regex tier (AgentLeak 0.11.8 "fast" mode; see
+// docs/agentleak.md). Each built-in detector is one value in
+// detect_builtin.go; a rule is a detector compiled into the form the scanner
+// runs. Rules run one after the other over the whole event text, the way the
 // engine's detectors do (pii, secrets, healthcare, finance, hr, keyname), so
 // the first finding of a data type and value in an event is the one kept.
 
+// rule is a detector as the scanner runs it (detector.rule); the fields
+// are the detector's (see there), its expression compiled lazily and
+// anchored at a start, and what its findings report resolved once.
 type rule struct {
 	family string
 	dt     string // data type reported
-	key    string // key into builtinTypes ("" for keyname rules)
 	re     *lazyRe
 	group  int
 	keep   func(text string, m []int) bool // a check on one match
@@ -43,36 +45,6 @@ type rule struct {
 	info   *reportInfo
 }
 
-// ruleTriggers are the words a keyword-anchored rule starts with.
-var ruleTriggers = map[string][]string{
-	"date_of_birth":       {"dob", "d.o.b.", "date of birth", "born", "birth"},
-	"client_identifier":   {"acc", "cust", "client", "user", "member"},
-	"person_name":         {"patient", "client", "customer", "employee", "name", "mr", "mrs", "ms", "dr", "prof"},
-	"private_key":         {"-----begin"},
-	"aws_access_key":      {"akia"},
-	"github_token":        {"gh"},
-	"slack_token":         {"xox"},
-	"stripe_key":          {"sk_", "rk_"},
-	"llm_api_key":         {"sk-"},
-	"google_api_key":      {"aiza"},
-	"jwt":                 {"eyj"},
-	"bearer_token":        {"bearer"},
-	"connection_string":   {"postgres", "mysql", "mongodb", "redis", "amqp"},
-	"secret_assignment":   {"password", "passwd", "pwd", "secret", "token", "api", "access"},
-	"account_number":      {"account", "acct", "compte"},
-	"credit_score":        {"credit"},
-	"income":              {"income", "revenu", "salary income", "gross income"},
-	"loan_amount":         {"loan", "mortgage", "prêt", "pret"},
-	"account_balance":     {"balance", "solde"},
-	"internal_note":       {"internal", "risk note", "underwriter"},
-	"salary":              {"salary", "salaire", "compensation", "base pay"},
-	"sick_leave":          {"sick leave", "medical leave", "congé", "stress leave", "fmla"},
-	"performance_review":  {"performance", "pip", "évaluation", "valuation", "underperform"},
-	"disciplinary_action": {"disciplinary", "written warning", "final warning", "misconduct", "reprimand", "mesure disciplinaire"},
-	"hr_complaint":        {"grievance", "harassment complaint", "hr complaint", "plainte", "whistleblow"},
-	"employment_status":   {"terminated", "termination", "laid off", "let go", "severance"},
-}
-
 // Start classes.
 const (
 	startAny    byte = iota
@@ -93,15 +65,6 @@ func hasDigit(s string) bool {
 	return false
 }
 
-// dictionary builds `\b(term|...)\b`, longest term first, case-insensitive.
-func dictionary(terms []string) *lazyRe {
-	q := dictOrder(terms)
-	for i, t := range q {
-		q[i] = regexp.QuoteMeta(t)
-	}
-	return lazy(goPattern(`(?i)\b(` + strings.Join(q, "|") + `)\b`))
-}
-
 // dictOrder is the order of a dictionary's alternation: longest (quoted)
 // term first, ties in list order.
 func dictOrder(terms []string) []string {
@@ -109,9 +72,6 @@ func dictOrder(terms []string) []string {
 	sort.SliceStable(q, func(i, j int) bool { return len(regexp.QuoteMeta(q[i])) > len(regexp.QuoteMeta(q[j])) })
 	return q
 }
-
-// fixedTail are the rules whose pattern has a fixed width.
-var fixedTail = map[string]bool{"ssn": true, "sin": true}
 
 // leadingBound: the pattern begins with \b (after an optional (?i)).
 func leadingBound(pat string) bool {
@@ -163,11 +123,6 @@ var medications = []string{
 	"carboplatin", "paclitaxel", "docetaxel", "rituximab", "tamoxifen",
 	"insuline", "chimiothérapie",
 }
-
-var (
-	conditionWords  = lowerAll(healthConditions)
-	medicationWords = lowerAll(medications)
-)
 
 func lowerAll(ws []string) []string {
 	out := make([]string, len(ws))
@@ -297,147 +252,6 @@ var keyStems = []struct {
 	{`patient[_ ]?name|student[_ ]?name|customer[_ ]?name|full[_ ]?name`, "person_name"},
 }
 
-// buildRules lists the engine's rules in the order its detectors run.
-func buildRules() []rule {
-	var rs []rule
-	for _, family := range [][]rule{piiRules(), secretRules(), healthcareRules(), financeRules(), hrRules()} {
-		rs = append(rs, family...)
-	}
-	for i := range rs {
-		addChecks(&rs[i])
-	}
-	return append(rs, keynameRules()...)
-}
-
-// newRule is one pattern rule; the value is group of the match.
-func newRule(fam, dt, key, pat string, group int) rule {
-	src := goPattern(pat)
-	if fixedTail[dt] {
-		// Fixed width: the match's end does not depend on the \b after
-		// it, which the scanner checks itself (Go's \b misses ４０４-７０-７６０７).
-		src = strings.TrimSuffix(src, `\b`)
-	}
-	return rule{family: fam, dt: dt, key: key, re: lazy(src), group: group, wordHead: leadingBound(pat), wordTail: strings.HasSuffix(pat, `\b`)}
-}
-
-// piiRules are the PII detector: contact details, identifiers, names and addresses.
-func piiRules() []rule {
-	return []rule{
-		newRule(famPII, "email", "email", `[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9-.]+`, 0),
-		newRule(famPII, "ssn", "ssn", `\b\d{3}-\d{2}-\d{4}\b`, 0),
-		newRule(famPII, "sin", "sin", `\b\d{3}[- ]\d{3}[- ]\d{3}\b`, 0),
-		newRule(famPII, "phone_number", "phone_number", `(?:\+?\d{1,3}[-.\s]?)?(?:\(\d{3}\)|\d{3})[-.\s]\d{3}[-.\s]\d{4}`, 0),
-		newRule(famPII, "credit_card", "credit_card", `\b(?:\d[ -]?){13,16}\b`, 0),
-		newRule(famPII, "ip_address", "ip_address", `\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, 0),
-		newRule(famPII, "ip_address", "ip_address", `\b(?:[A-Fa-f0-9]{1,4}:){3,7}[A-Fa-f0-9]{1,4}\b|\b(?:[A-Fa-f0-9]{1,4}:){1,6}:[A-Fa-f0-9]{1,4}\b`, 0),
-		newRule(famPII, "date_of_birth", "date_of_birth", `(?i)\b(?:dob|d\.o\.b\.|date of birth|born|birth ?date)\b[:\s]*(\d{4}-\d{2}-\d{2}|\d{1,2}[/-]\d{1,2}[/-]\d{2,4})`, 1),
-		newRule(famPII, "client_identifier", "client_identifier", `(?i)\b(?:ACC|ACCT|CUST|CLIENT|USER|MEMBER)[-_]?\d{3,}\b`, 0),
-		newRule(famPII, "national_insurance_number", "national_insurance_number", `\b[ABCEGHJ-PRSTW-Z][ABCEGHJ-NPRSTW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b`, 0),
-		newRule(famPII, "person_name", "person_name", `\b(?i:patient|client|customer|employee|name|mr|mrs|ms|dr|prof)\b["'\s:_]+([A-ZÀ-Ý][a-zà-ÿ]+(?:[ -][A-ZÀ-Ý][a-zà-ÿ]+){1,2})`, 1),
-		newRule(famPII, "address", "address", `(?i)\b\d{1,5}\s+(?:[A-Z][A-Za-z.]+\s){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Court|Ct|Way|Place|Pl)\b\.?`, 0),
-		newRule(famPII, "address", "address", `(?i)\b\d{1,5}(?:[-\s]\d{1,4})?\s+(?:Rue|Avenue|Av|Boulevard|Boul|Bd|Chemin|Ch|C[ôo]te|Place|All[ée]e|Impasse|Mont[ée]e|Rang|Croissant|Promenade|Terrasse|Carr[ée])\.?\s+[A-ZÀ-Ý][\wÀ-ÿ'’.-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’.-]+){0,3}`, 0),
-		newRule(famPII, "address", "postal_code", `\b[A-Za-z]\d[A-Za-z][ -]?\d[A-Za-z]\d\b`, 0),
-	}
-}
-
-// secretRules are the secrets detector: provider keys, tokens, connection strings and assignments.
-func secretRules() []rule {
-	return []rule{
-		newRule(famSecrets, "private_key", "private_key", `-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP )?PRIVATE KEY-----`, 0),
-		newRule(famSecrets, "aws_access_key", "aws_access_key", `\bAKIA[0-9A-Z]{16}\b`, 0),
-		newRule(famSecrets, "github_token", "github_token", `\bgh[oprsu]_[A-Za-z0-9]{36}\b`, 0),
-		newRule(famSecrets, "slack_token", "slack_token", `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, 0),
-		newRule(famSecrets, "stripe_key", "stripe_key", `\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`, 0),
-		newRule(famSecrets, "llm_api_key", "llm_api_key", `\bsk-(?:proj|svcacct|admin|ant-api\d{2})?-?[A-Za-z0-9_-]{16,}\b`, 0),
-		newRule(famSecrets, "google_api_key", "google_api_key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0),
-		newRule(famSecrets, "jwt", "jwt", `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\b`, 0),
-		newRule(famSecrets, "bearer_token", "bearer_token", `(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`, 1),
-		newRule(famSecrets, "connection_string", "connection_string", `(?i)\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?)://[^\s'"]+`, 0),
-		newRule(famSecrets, "secret_assignment", "secret_assignment", `(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)\b\s*[:=]\s*["']?([^"'\s,}]{6,})`, 2),
-	}
-}
-
-// healthcareRules are the healthcare detector: health identifiers and the condition and medication dictionaries.
-func healthcareRules() []rule {
-	return []rule{
-		newRule(famHealthcare, "health_identifier", "health_identifier", `\b[A-Z]{4}\d{8}\b`, 0),
-		newRule(famHealthcare, "health_identifier", "health_identifier", `\b(?:NAM\s+)?[A-Z]{4}(?:[\s-]\d{2,4}){2,4}\b`, 0),
-		newRule(famHealthcare, "health_identifier", "health_identifier", `(?i)\b(?:mrn|medical record(?: number)?|health[_ ]?id)\b[:\s#]*((?:NAM\s*)?[A-Z0-9][A-Z0-9 \-]{4,})`, 1),
-		// The group is the whole match (\b is empty): 0, which a hand matcher reports.
-		{family: famHealthcare, dt: "health_condition", key: "health_condition", re: dictionary(healthConditions), group: 0, wordHead: true, wordTail: true},
-		{family: famHealthcare, dt: "medication", key: "medication", re: dictionary(medications), group: 0, wordHead: true, wordTail: true},
-	}
-}
-
-// financeRules are the finance detector: IBAN, account numbers and amounts after their keywords.
-func financeRules() []rule {
-	return []rule{
-		newRule(famFinance, "iban", "iban", `\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b`, 0),
-		newRule(famFinance, "account_number", "account_number", `(?i)\b(?:account|acct|compte)(?:\s*(?:number|no|num|#))?`+amountSep+`([0-9]{6,})`, 1),
-		newRule(famFinance, "credit_score", "credit_score", `(?i)\bcredit\s*score`+amountSep+`([0-9]{3})\b`, 1),
-		newRule(famFinance, "income", "income", `(?i)\b(?:income|revenue|revenu|salary income|gross income)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
-		newRule(famFinance, "loan_amount", "loan_amount", `(?i)\b(?:loan|mortgage|prêt|pret)(?:\s*(?:amount|montant))?`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
-		newRule(famFinance, "account_balance", "account_balance", `(?i)\b(?:balance|solde)`+amountSep+`\$?([0-9][0-9,]{2,})`, 1),
-		newRule(famFinance, "internal_note", "internal_note", `(?i)\b(?:internal (?:risk )?note|risk note|underwriter note|internal assessment)\b`, 0),
-	}
-}
-
-// hrRules are the HR detector: salary and the HR terms.
-func hrRules() []rule {
-	return []rule{
-		newRule(famHR, "salary", "salary", `(?i)\b(?:salary|salaire|compensation|base pay)`+amountSep+`\$?([0-9][0-9,]{3,})`, 1),
-		newRule(famHR, "sick_leave", "sick_leave", `(?i)\b(?:sick leave|medical leave|congé maladie|stress leave|fmla)\b`, 0),
-		newRule(famHR, "performance_review", "performance_review", `(?i)\b(?:performance review|performance rating|performance plan|pip|évaluation|underperform\w*)\b`, 0),
-		newRule(famHR, "disciplinary_action", "disciplinary_action", `(?i)\b(?:disciplinary|written warning|final warning|misconduct|reprimand|mesure disciplinaire)\b`, 0),
-		newRule(famHR, "hr_complaint", "hr_complaint", `(?i)\b(?:grievance|harassment complaint|hr complaint|plainte|whistleblow\w*)\b`, 0),
-		newRule(famHR, "employment_status", "employment_status", `(?i)\b(?:terminated|termination|laid off|let go|severance)\b`, 0),
-	}
-}
-
-// addChecks adds a rule's lookarounds, checks on a match and value
-// cleaning (the parts of the engine's patterns Go's expressions lack).
-func addChecks(r *rule) {
-	switch r.dt {
-	case "phone_number":
-		r.look = func(t string, m []int) bool { return !digitBefore(t, m[0]) && !digitAt(t, m[1]) }
-		r.value = strip
-	case "credit_card":
-		r.keep = func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) }
-		r.value = strip
-	case "national_insurance_number":
-		r.look = func(t string, m []int) bool { return !ninoExcluded[t[m[0]:m[0]+2]] }
-	case "health_identifier":
-		if strings.HasPrefix(r.re.src, `(?:NAM`) {
-			r.keep = func(t string, m []int) bool {
-				v := t[m[0]:m[1]]
-				n := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "").Replace(v), "NAM")
-				for _, tight := range namTight.get().FindAllString(t, -1) {
-					if tight == n || tight == v {
-						return false
-					}
-				}
-				return true
-			}
-		}
-	case "iban":
-		r.keep = func(t string, m []int) bool { return hasDigit(t[m[0]+4 : m[1]]) }
-	case "bearer_token":
-		r.keep = func(t string, m []int) bool { return !strings.HasPrefix(t[m[2]:m[3]], "eyJ") }
-	case "secret_assignment":
-		r.keep = func(t string, m []int) bool {
-			v := t[m[4]:m[5]]
-			return !secretPlaceholders[strings.ToLower(v)] && !secretReference.get().MatchString(v) && !constantRef.get().MatchString(v)
-		}
-	case "address":
-		r.value = strip
-	}
-	if r.dt == "ip_address" && strings.HasPrefix(r.re.src, `(?:(?:25`) {
-		r.keep = func(t string, m []int) bool {
-			return !versionPrefix.get().MatchString(runesBefore(t, m[0], 16))
-		}
-	}
-}
-
 // keynameRules are the key-name detector: a value after one of the 16
 // sensitive field names and a colon or an equals sign.
 func keynameRules() []rule {
@@ -446,7 +260,7 @@ func keynameRules() []rule {
 		re := lazy(pyClasses(`(?i)["']?\b(?:` + k.stem + `)\b["']?\s*[:=]\s*["']?([^"'|,}\n]+)`))
 		rs = append(rs, rule{
 			family: famKeyname, dt: k.dt, re: re, group: 1, triggers: keyTriggers(k.stem), pre: keyStemPre(stemForms(k.stem)),
-			value: keyValue, match: newKeyMatch(k.stem).match,
+			value: keyValue, match: newKeyMatch(k.stem).match, info: keyInfo(k.dt),
 		})
 	}
 	return rs
@@ -486,196 +300,6 @@ type ruleEngine struct {
 	rules     []rule
 	trie      *triggerTrie
 	trigRules [][]int // trigger word id -> indexes of its rules
-}
-
-// builtin builds the rule engine when a scan first needs it, not when the
-// package is initialised: every lf command would pay for it otherwise.
-var builtin = sync.OnceValue(func() *ruleEngine {
-	e := &ruleEngine{rules: finishRules(buildRules())}
-	e.trie, e.trigRules = buildTriggers(e.rules)
-	return e
-})
-
-// finishRules adds to each rule where and how the scanner tries it.
-func finishRules(rs []rule) []rule {
-	for i := range rs {
-		r := &rs[i]
-		r.anchored = lazy(`^(?:` + r.re.src + `)`)
-		r.starts = startClass(r)
-		r.pre = preCheck(r)
-		r.triggers = triggerWords(r)
-		r.window = matchWindow(r)
-		r.screen = screenSlot(r)
-		r.info = newReportInfo(r.family, r.dt, r.key)
-		switch {
-		case r.dt == "email":
-			r.match = matchEmail
-		case r.dt == "iban" && r.family == famFinance:
-			r.match = matchIBAN
-		case r.dt == "ssn" && r.family == famPII:
-			r.match = matchFixed("ddd-dd-dddd")
-		case r.dt == "sin" && r.family == famPII:
-			r.match = matchFixed("ddd?ddd?ddd")
-		case r.dt == "credit_card" && r.family == famPII:
-			r.match = matchCard
-		case r.dt == "phone_number" && r.family == famPII:
-			r.match = matchPhone
-		case r.key == "address" && strings.Contains(r.re.src, "Street"):
-			r.match = matchStreet
-		case r.key == "address" && strings.Contains(r.re.src, "Rue"):
-			r.match = matchRue
-		case r.dt == "client_identifier":
-			r.match = matchClientID
-		case r.family == famHealthcare && r.dt == "health_condition":
-			r.match = words(lowerAll(dictOrder(healthConditions))...).matcher()
-		case r.family == famHealthcare && r.dt == "medication":
-			r.match = words(lowerAll(dictOrder(medications))...).matcher()
-		case r.family != famKeyname && wordLists[r.dt] != nil:
-			r.match = wordLists[r.dt].matcher()
-		case r.dt == "person_name" && r.family == famPII:
-			r.match = matchName
-		case r.family != famKeyname && amountMatches[r.dt] != nil:
-			r.match = amountMatches[r.dt].match
-		}
-	}
-	return rs
-}
-
-// isMRN: the health identifier rule anchored on its keywords (mrn,
-// medical record, health id).
-func isMRN(r *rule) bool {
-	return r.family == famHealthcare && r.dt == "health_identifier" && strings.Contains(r.re.src, "mrn")
-}
-
-// startClass is the character class a rule's match starts with
-// (startAny for rules found by their trigger words).
-func startClass(r *rule) byte {
-	if r.family == famKeyname || isMRN(r) {
-		return startAny
-	}
-	switch r.dt {
-	case "email":
-		return startEmail
-	case "ssn", "sin", "credit_card":
-		return startDigit
-	case "address":
-		if r.key == "postal_code" {
-			return startLetter
-		}
-		return startDigit
-	case "phone_number":
-		return startPhone
-	case "national_insurance_number", "iban", "health_identifier":
-		return startUpper
-	case "ip_address":
-		if strings.Contains(r.re.src, "A-Fa-f") {
-			return startHex
-		}
-		return startDigit
-	}
-	return startAny
-}
-
-// preCheck is the rule's cheap necessary check at a start (detect_pre.go);
-// key-name rules keep theirs.
-func preCheck(r *rule) func(t string, p int) bool {
-	if r.family == famKeyname {
-		return r.pre
-	}
-	src := r.re.src
-	switch {
-	case r.dt == "ssn":
-		return preSSN
-	case r.dt == "sin":
-		return preSIN
-	case r.dt == "credit_card":
-		return preCard
-	case r.dt == "phone_number":
-		return prePhone
-	case r.dt == "ip_address" && r.starts == startHex:
-		return preIPv6
-	case r.dt == "ip_address":
-		return preIPv4
-	case r.dt == "national_insurance_number":
-		return preNINO
-	case r.dt == "iban":
-		return preIBAN
-	case r.dt == "health_identifier" && strings.HasPrefix(src, `(?:NAM`):
-		return preHealthSpaced
-	case r.dt == "health_identifier" && !isMRN(r):
-		return preHealthID
-	case r.key == "address" && strings.Contains(src, "Street"):
-		return preStreet
-	case r.key == "address":
-		return preRue
-	case r.key == "postal_code":
-		return prePostal
-	case r.dt == "person_name":
-		return preName
-	case r.dt == "client_identifier":
-		return preClientID
-	case r.dt == "credit_score":
-		return preCreditScore
-	case r.dt == "account_number":
-		return preAccount
-	case r.dt == "income":
-		return preIncome
-	case r.dt == "loan_amount":
-		return preLoan
-	case r.dt == "account_balance":
-		return preBalance
-	case r.dt == "salary":
-		return preSalary
-	case r.dt == "secret_assignment":
-		return preAssign
-	case isMRN(r):
-		return preMRN
-	case r.dt == "date_of_birth" && r.family == famPII:
-		return preDOB
-	}
-	return r.pre
-}
-
-// triggerWords are the words (lower case) a keyword-anchored rule's match
-// begins at.
-func triggerWords(r *rule) []string {
-	switch {
-	case r.family == famKeyname:
-		return r.triggers
-	case isMRN(r):
-		return []string{"mrn", "medical record", "health"}
-	case r.family == famHealthcare && r.dt == "health_condition":
-		return conditionWords
-	case r.family == famHealthcare && r.dt == "medication":
-		return medicationWords
-	case r.starts == startAny:
-		return ruleTriggers[r.dt]
-	}
-	return nil
-}
-
-// matchWindow is how many bytes from its start a rule's match can reach,
-// plus one (0 for no limit).
-func matchWindow(r *rule) int {
-	if r.family == famKeyname {
-		return 0
-	}
-	if r.key == "postal_code" {
-		return 32
-	}
-	switch r.dt {
-	case "ssn", "sin", "ip_address":
-		return 64
-	case "credit_card", "iban", "national_insurance_number":
-		return 160
-	case "phone_number":
-		return 96
-	case "health_condition", "medication", "internal_note", "sick_leave", "disciplinary_action", "employment_status", "private_key":
-		// Literal words (at most 35 bytes): the window still shows the
-		// character after the longest, for the closing \b.
-		return 64
-	}
-	return 0
 }
 
 // Cheap necessary conditions at a start position. Any byte above 0x7f

@@ -1,9 +1,6 @@
 package agentleak
 
-import (
-	"math/bits"
-	"strings"
-)
+import "math/bits"
 
 // Screens of the start classes. The digit screen: the six rules that
 // start at a digit at a word start (SSN, SIN, card, IPv4, the two address
@@ -46,44 +43,6 @@ func screenClass(slot int8) byte {
 		return startUpper
 	}
 	return startDigit
-}
-
-// screenSlot is the slot of a rule that a screen sorts starts for, or 0.
-func screenSlot(r *rule) int8 {
-	if len(r.triggers) > 0 {
-		return 0
-	}
-	switch r.starts {
-	case startDigit:
-		switch {
-		case r.dt == "ssn":
-			return digSSN
-		case r.dt == "sin":
-			return digSIN
-		case r.dt == "credit_card":
-			return digCard
-		case r.dt == "ip_address":
-			return digIPv4
-		case r.key == "address" && strings.Contains(r.re.src, "Street"):
-			return digStreet
-		case r.key == "address":
-			return digRue
-		}
-	case startPhone:
-		return scrPhone
-	case startUpper:
-		switch {
-		case r.dt == "iban":
-			return capIBAN
-		case r.dt == "national_insurance_number":
-			return capNINO
-		case r.dt == "health_identifier" && strings.HasPrefix(r.re.src, `(?:NAM`):
-			return capHealthSpaced
-		case r.dt == "health_identifier":
-			return capHealthID
-		}
-	}
-	return 0
 }
 
 // screenDigits files the digit starts in the lists of the slots whose

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -426,7 +428,7 @@ func Metrics(r *Result) map[string]float64 {
 	}
 	for _, f := range r.Findings {
 		if f.Leaked {
-			m[LeaksMetricPrefix+f.DataType]++
+			m[LeaksMetricPrefix+kind.KeyOf(f.DataType)]++ // a custom detector's data_type is free text
 		}
 	}
 	if c := r.Compliance; c != nil {
@@ -481,8 +483,9 @@ func RunHead(evaluationKey string, now time.Time, inputs []Input) model.Evaluati
 }
 
 // TaskKeys gives each trace of a scan its task specification key: the
-// scenario id, and for a scenario id seen again in the same scan
-// `<scenario_id>@<run_id>` (then `#2`, ...), so the traces stay apart.
+// scenario id as a key (kind.KeyOf: other characters become '_'), and for
+// a key seen again in the same scan `<scenario_id>__<run_id>` (then `-2`,
+// `-3`, ...), so the traces stay apart and every key follows the key rule.
 type TaskKeys struct {
 	used map[string]bool
 }
@@ -492,15 +495,30 @@ func (k *TaskKeys) Next(scenarioID, runID string) string {
 	if k.used == nil {
 		k.used = map[string]bool{}
 	}
-	key := scenarioID
+	key := kind.KeyOf(scenarioID)
 	if k.used[key] {
-		key = scenarioID + "@" + runID
+		base := repeatKey(scenarioID, runID)
+		key = base
 		for n := 2; k.used[key]; n++ {
-			key = fmt.Sprintf("%s@%s#%d", scenarioID, runID, n)
+			key = numberedKey(base, n)
 		}
 	}
 	k.used[key] = true
 	return key
+}
+
+// repeatKey is the key of a trace whose scenario id's key is taken.
+func repeatKey(scenarioID, runID string) string {
+	return kind.KeyOf(scenarioID + "__" + runID)
+}
+
+// numberedKey is base with "-n", within the key length.
+func numberedKey(base string, n int) string {
+	suf := "-" + strconv.Itoa(n)
+	if len(base)+len(suf) > kind.MaxKeyLength {
+		base = base[:kind.MaxKeyLength-len(suf)]
+	}
+	return base + suf
 }
 
 // ResultOf is the evaluation-run result recorded for one scanned trace.

@@ -158,7 +158,7 @@ func TestRulePreChecksAreNecessary(t *testing.T) {
 	skipUnderShort(t)
 	e := builtin()
 	var words []string
-	for _, ws := range ruleTriggers {
+	for _, ws := range detectorTriggers() {
 		words = append(words, ws...)
 	}
 	for _, k := range keyStems {

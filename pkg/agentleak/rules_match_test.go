@@ -16,9 +16,11 @@ func matchTexts(seed int64, n int) []string {
 	add := func(w string) {
 		pool = append(pool, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"s", w+"_", w+"1", w+"é", w+"ing", w[:len(w)-1], w+"-", w+".")
 	}
-	for _, wl := range wordLists {
-		for _, w := range wl.words {
-			add(w)
+	for _, d := range builtinDetectors() {
+		if d.words != nil && d.family != famHealthcare {
+			for _, w := range d.words.words {
+				add(w)
+			}
 		}
 	}
 	for _, w := range append(lowerAll(healthConditions), lowerAll(medications)...) {
@@ -196,7 +198,7 @@ func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
 	}{
 		{"health_condition", words(conditions...).matcher()},
 		{"employment_status", noBound(ruleOf("employment_status").match)},
-		{"performance_review", words(wordLists["performance_review"].words...).matcher()},
+		{"performance_review", words(detectorOf(t, "performance_review").words.words...).matcher()},
 		{"sin", matchFixed("ddd-ddd-ddd")},
 		{"credit_card", func(s string, p int, m []int) int {
 			got := matchCard(s, p, m)
@@ -243,13 +245,13 @@ func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
 			return got
 		}},
 		{"income", func(s string, p int, m []int) int {
-			got := amountMatches["income"].match(s, p, m)
+			got := detectorOf(t, "income").amount.match(s, p, m)
 			if got == 1 && s[m[2]-1] == '$' {
 				return 0 // the dollar forgotten
 			}
 			return got
 		}},
-		{"loan_amount", (&amountMatch{keys: amountMatches["loan_amount"].keys, more: 3}).match},
+		{"loan_amount", (&amountMatch{keys: detectorOf(t, "loan_amount").amount.keys, more: 3}).match},
 		{"account_number", (&amountMatch{keys: []string{"account", "acct", "compte"}, opts: []string{"number", "no", "num", "#"}, digits: 5}).match},
 		{"email", func(s string, p int, m []int) int {
 			got := matchEmail(s, p, m)

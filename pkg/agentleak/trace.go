@@ -87,7 +87,7 @@ type TraceReader struct {
 
 // NewTraceReader reads traces from r; file names it in messages.
 func NewTraceReader(file string, r io.Reader) *TraceReader {
-	return &TraceReader{file: file, br: blockReader{r: r}}
+	return &TraceReader{file: file, br: blockReader{r: skipBOM(r)}}
 }
 
 // Next returns the next trace, io.EOF at the end, or a diag.Diagnostic

@@ -132,8 +132,10 @@ func LoadVaults(paths, displays []string) (*Vaults, diag.List, error) {
 // shape (vault keys and canary lists, as the packs and the generator write
 // them) are read by fastVaults before it; everything else goes through it.
 var VaultsFile = kind.Kind[rawVaults, struct{}]{
-	Name:   "vaults",
-	Schema: "vaults",
+	Name:        "vaults",
+	Description: "an AgentLeak vaults file",
+	Keys:        []string{"vaults"},
+	Schema:      "vaults",
 }
 
 // ParseVaults parses one vault file's data. The vaults may refer to data's

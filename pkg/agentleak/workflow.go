@@ -10,13 +10,13 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 )
@@ -143,6 +143,13 @@ func Prepare(in ScanInputs) (*ScanPlan, error) {
 	}
 	p.inputs = inputs
 	p.key = in.EvaluationKey
+	if p.key != "" {
+		// The key the run is stored under: one that lf add refuses would
+		// make the export impossible to add again.
+		if err := kind.CheckKey("evaluation key", p.key); err != nil {
+			return nil, diag.Usagef("%v", err)
+		}
+	}
 	if p.key == "" {
 		p.key = p.cfg.ProjectName
 	}
@@ -408,9 +415,9 @@ func (rec *recorder) end(ctx context.Context, keep bool) error {
 }
 
 // recordKeys gives each recorded trace its task specification key, the
-// same keys as TaskKeys (the scenario id, then `<scenario_id>@<run_id>`,
-// then `#2`, ...), but remembers where the numbering of each
-// `<scenario_id>@<run_id>` stands instead of counting from #2 again for
+// same keys as TaskKeys (the scenario id, then `<scenario_id>__<run_id>`,
+// then `-2`, ...), but remembers where the numbering of each
+// `<scenario_id>__<run_id>` stands instead of counting from 2 again for
 // every repeat: an input that repeats its traces a hundred times spent 0.6 s
 // of CPU there. The keys are copies, not views into the traces' lines.
 type recordKeys struct {
@@ -423,13 +430,13 @@ func (k *recordKeys) Next(scenarioID, runID string) string {
 	if k.used == nil {
 		k.used, k.next = map[string]bool{}, map[string]int{}
 	}
-	key := scenarioID
+	key := kind.KeyOf(scenarioID)
 	if k.used[key] {
-		base := scenarioID + "@" + runID
+		base := repeatKey(scenarioID, runID)
 		key = base
 		if k.used[key] {
 			n := max(k.next[base], 2)
-			for key = base + "#" + strconv.Itoa(n); k.used[key]; key = base + "#" + strconv.Itoa(n) {
+			for key = numberedKey(base, n); k.used[key]; key = numberedKey(base, n) {
 				n++
 			}
 			k.next[base] = n + 1

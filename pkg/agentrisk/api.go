@@ -82,6 +82,7 @@ type RiskConfig struct {
 	ElevatedRateMult       float64    `json:"elevatedRateMult"`
 	HighRateMult           float64    `json:"highRateMult"`
 	GracePeriodSeconds     int        `json:"gracePeriodSeconds"`
+	MaxClockSkewSeconds    int        `json:"maxClockSkewSeconds"` // events later than now plus this are refused
 	CriticalAllowedMethods []string   `json:"criticalAllowedMethods"`
 	Weights                Weights    `json:"weights"`
 	DecayHalfLifeHours     float64    `json:"decayHalfLifeHours"`

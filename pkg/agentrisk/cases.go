@@ -76,10 +76,11 @@ func toFloat(v any) (float64, bool) {
 // schema of its own: checkCase checks each case, whose config is a risk
 // config read through ConfigBody.
 var CasesFile = kind.Kind[caseEntry, struct{}]{
-	Name:       "agent-risk-cases",
-	List:       "cases",
-	NotMapping: "expected a mapping with a cases list",
-	Missing:    casesShape,
+	Name:        "agent-risk-cases",
+	Description: "agent risk decision cases (use `lf agents decide -f`)",
+	List:        "cases",
+	NotMapping:  "expected a mapping with a cases list",
+	Missing:     casesShape,
 	Lint: func(doc *yamlsrc.Doc, _ string) diag.List {
 		list, ok := doc.Value.(map[string]any)["cases"].([]any)
 		if !ok {

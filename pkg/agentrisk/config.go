@@ -30,13 +30,14 @@ var (
 		Check:    checkConfig,
 	}
 	ConfigFile = kind.Kind[RiskConfig, struct{}]{
-		Name:       "risk-config",
-		Schema:     SchemaName,
-		List:       "risk_configs",
-		NotMapping: "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
-		Missing:    "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
-		What:       "risk config",
-		Check:      checkConfig,
+		Name:        "risk-config",
+		Description: "a tenant risk config file (use `lf set risk-config -f`)",
+		Schema:      SchemaName,
+		List:        "risk_configs",
+		NotMapping:  "expected a mapping with a risk_configs list, e.g. risk_configs: [{tenantId: acme, enabled: true}]",
+		Missing:     "missing risk_configs: expected risk_configs: [{tenantId: ..., ...}]",
+		What:        "risk config",
+		Check:       checkConfig,
 		CheckAll: func(doc *yamlsrc.Doc, ptrs []string, cfgs []RiskConfig, _ struct{}) diag.List {
 			var out diag.List
 			seen := map[string]string{}
@@ -59,6 +60,9 @@ func checkConfig(doc *yamlsrc.Doc, ptr string, cfg *RiskConfig, _ struct{}) diag
 	}
 	return out
 }
+
+// maxClockSkewLimit bounds maxClockSkewSeconds (a day), as the schema does.
+const maxClockSkewLimit = 86400
 
 // defaults is the schema's defaults decoded once.
 var defaults = sync.OnceValue(func() RiskConfig {
@@ -131,6 +135,9 @@ func validateRiskConfig(cfg RiskConfig, prefix string) diag.List {
 	}
 	if cfg.GracePeriodSeconds < 0 || cfg.GracePeriodSeconds > MaxGracePeriodSeconds {
 		bad("gracePeriodSeconds", "must lie within 0..%d (one day), got %d", MaxGracePeriodSeconds, cfg.GracePeriodSeconds)
+	}
+	if cfg.MaxClockSkewSeconds < 0 || cfg.MaxClockSkewSeconds > maxClockSkewLimit {
+		bad("maxClockSkewSeconds", "must lie within 0..%d, got %d", maxClockSkewLimit, cfg.MaxClockSkewSeconds)
 	}
 	if !(cfg.DecayHalfLifeHours >= MinDecayHalfLifeHours && cfg.DecayHalfLifeHours <= 168) {
 		bad("decayHalfLifeHours", "must lie within %g..168 hours, got %g", MinDecayHalfLifeHours, cfg.DecayHalfLifeHours)

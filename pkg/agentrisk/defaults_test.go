@@ -17,6 +17,7 @@ func TestDefaultsFromSchema(t *testing.T) {
 		ElevatedRateMult:       0.50,
 		HighRateMult:           0.25,
 		GracePeriodSeconds:     300,
+		MaxClockSkewSeconds:    300,
 		CriticalAllowedMethods: []string{"initialize", "ping"},
 		Weights:                Weights{Injection: 0.30, ToolDrift: 0.25, ExcessiveAgency: 0.25, Anomaly: 0.20, PolicyViolation: 0.25},
 		DecayHalfLifeHours:     24,

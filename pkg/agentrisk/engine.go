@@ -414,11 +414,19 @@ func (e *Engine) agentState(ctx context.Context, tenantID, agentID string, now t
 
 func (e *Engine) getRiskConfig(ctx context.Context, tenantID string) (RiskConfig, error) {
 	body, found, err := e.st.RiskConfig(ctx, tenantID)
-	cfg := defaultRiskConfig()
-	cfg.TenantID = tenantID
 	if err != nil {
+		cfg := defaultRiskConfig()
+		cfg.TenantID = tenantID
 		return cfg, fmt.Errorf("agentrisk: %w", err)
 	}
+	return storedRiskConfig(tenantID, body, found)
+}
+
+// storedRiskConfig is a tenant's config from its stored body (found false:
+// none stored, the defaults); fields the body lacks keep their defaults.
+func storedRiskConfig(tenantID, body string, found bool) (RiskConfig, error) {
+	cfg := defaultRiskConfig()
+	cfg.TenantID = tenantID
 	if !found {
 		return cfg, nil
 	}

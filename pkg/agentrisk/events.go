@@ -103,7 +103,7 @@ func parseLines(file string, br *bufio.Reader, fast *fastDecoder, fn func(*Event
 		if fast.decode(text, &ev) {
 			if !diags.HasErrors() {
 				if err := fn(&ev); err != nil {
-					return append(diags, diag.Diagnostic{File: file, Line: line, Msg: err.Error()})
+					return append(diags, fnDiag(file, line, "", err))
 				}
 			}
 			continue
@@ -127,7 +127,7 @@ func parseLines(file string, br *bufio.Reader, fast *fastDecoder, fn func(*Event
 		}
 		if !diags.HasErrors() {
 			if err := fn(&ev); err != nil {
-				return append(diags, diag.Diagnostic{File: file, Line: line, Msg: err.Error()})
+				return append(diags, fnDiag(file, line, "", err))
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func parseArray(file string, data []byte, fn func(*Event) error) diag.List {
 		}
 		if len(probs) == 0 && len(diags) == 0 {
 			if err := fn(&ev); err != nil {
-				return append(diags, diag.Diagnostic{File: file, Line: line, Pointer: fmt.Sprintf("/%d", i), Msg: err.Error()})
+				return append(diags, fnDiag(file, line, fmt.Sprintf("/%d", i), err))
 			}
 		}
 	}
@@ -194,6 +194,16 @@ func parseArray(file string, data []byte, fn func(*Event) error) diag.List {
 		})
 	}
 	return diags
+}
+
+// fnDiag is the diagnostic of an error of scanEvents' fn for the event at
+// file:line (ptr: its index in an array), at the field the error names.
+func fnDiag(file string, line int, ptr string, err error) diag.Diagnostic {
+	var at interface{ EventPointer() string }
+	if errors.As(err, &at) {
+		ptr += at.EventPointer()
+	}
+	return diag.Diagnostic{File: file, Line: line, Pointer: ptr, Msg: err.Error()}
 }
 
 // colAt is the 1-based column (in bytes) of offset off in data.

@@ -135,11 +135,12 @@ func (e *Engine) IngestSources(ctx context.Context, srcs []Source) (IngestResult
 				if diags.HasErrors() {
 					return nil // keep reading to report every problem, store nothing
 				}
-				if err := in.add(ev); err != nil {
+				err := in.add(ev)
+				var fe *FutureEventError
+				if err != nil && !errors.As(err, &fe) { // a future event is bad input, located by scanEvents
 					failed = err
-					return err
 				}
-				return nil
+				return err
 			})
 			if failed != nil {
 				return failed
@@ -203,6 +204,11 @@ func (e *Engine) ingestEvents(ctx context.Context, events []Event, keep bool) (I
 		defer e.aggs.putFolder(in.folder)
 		for i := range events {
 			if err := in.add(&events[i]); err != nil {
+				var fe *FutureEventError
+				if errors.As(err, &fe) {
+					fe.Index = i
+					return &diag.Error{Code: diag.ExitInvalid, Err: fe, Diags: diag.List{{Pointer: fmt.Sprintf("/%d%s", i, fe.EventPointer()), Msg: fe.Error()}}}
+				}
 				return err
 			}
 		}
@@ -230,8 +236,12 @@ const (
 	DedupMarginHours = 24
 )
 
-// nowHour is the current Unix hour (a variable for tests).
-var nowHour = func() int64 { return unixHour(time.Now()) }
+// nowTime is the clock ingest checks timestamps against, and nowHour the
+// current Unix hour (variables for tests).
+var (
+	nowTime = time.Now
+	nowHour = func() int64 { return unixHour(nowTime()) }
+)
 
 func unixHour(t time.Time) int64 {
 	s := t.Unix()
@@ -260,6 +270,7 @@ type ingester struct {
 	legacy  store.LegacyHashes
 	hasLeg  bool
 	now     int64
+	wall    time.Time // the clock when the ingest began (future events)
 	res     IngestResult
 
 	agents   []agentState
@@ -347,6 +358,8 @@ type tenantIngest struct {
 	horizon int64             // events of earlier hours are expired
 	latest  int64             // latest hour with a hash set (before and during this ingest)
 	has     bool
+	skew    time.Duration // its maxClockSkewSeconds, read on its first event after wall
+	hasSkew bool
 	lastSet *hourSet // its hour set used last: a new one starts at its size
 	setHour int64    // and that set's hour
 	held    heldEvents
@@ -455,7 +468,7 @@ func newIngester(ctx context.Context, tx store.Tx, cache *hourCache) (*ingester,
 		return nil, fmt.Errorf("agentrisk: ingest: %w", err)
 	}
 	in := &ingester{
-		ctx: ctx, ins: ins, now: nowHour(), cache: cache,
+		ctx: ctx, ins: ins, now: nowHour(), wall: nowTime(), cache: cache,
 		tenants: map[string]*tenantIngest{}, hours: map[tenantHour]*hourSet{},
 		patOf: map[[2]string]uint32{}, folder: &folder{},
 	}
@@ -620,6 +633,11 @@ func (in *ingester) add(ev *Event) error {
 	t, err := in.tenant(ev.TenantID)
 	if err != nil {
 		return err
+	}
+	if ev.Timestamp.After(in.wall) { // only an event after the clock reads the tenant's skew
+		if err := in.notFuture(t, ev); err != nil {
+			return err
+		}
 	}
 	hour := unixHour(ev.Timestamp)
 	if hour < t.horizon {
@@ -1224,4 +1242,54 @@ func (b *heldEvents) view(r strRef) string {
 		return ""
 	}
 	return unsafe.String(&b.arena[r.off], int(r.n))
+}
+
+// FutureEventError is an event dated further into the future than its
+// tenant's maxClockSkewSeconds allow: stored, it would move the tenant's
+// dedup window and the window of its scores ahead of the real events, which
+// would then be dropped as too old. Ingest refuses it (and stores nothing).
+type FutureEventError struct {
+	Timestamp time.Time     // the event's
+	Now       time.Time     // the clock it was checked against
+	Skew      time.Duration // the tenant's maxClockSkewSeconds
+	TenantID  string
+	Index     int // of the event in the events given to Ingest (-1: read from a source)
+}
+
+func (e *FutureEventError) Error() string {
+	return fmt.Sprintf("timestamp %s is %s ahead of this machine's clock (%s): tenant %s accepts events at most %s in the future (maxClockSkewSeconds %d in its risk config); check the sender's clock",
+		e.Timestamp.Format(time.RFC3339Nano), aheadBy(e.Timestamp.Sub(e.Now)), e.Now.UTC().Format(time.RFC3339), e.TenantID,
+		aheadBy(e.Skew), int64(e.Skew/time.Second))
+}
+
+// EventPointer is where the problem lies within the event.
+func (e *FutureEventError) EventPointer() string { return "/timestamp" }
+
+// aheadBy writes a duration for people: 4m10s, 3h0m0s, 412 days.
+func aheadBy(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%d days", int64(d/(24*time.Hour)))
+	}
+	return d.Truncate(time.Second).String()
+}
+
+// notFuture refuses ev, dated after the clock, when it lies beyond its
+// tenant's allowed clock skew (read once per tenant and ingest, in the
+// ingest's transaction).
+func (in *ingester) notFuture(t *tenantIngest, ev *Event) error {
+	if !t.hasSkew {
+		body, ok, err := in.ins.RiskConfig(in.ctx, t.id)
+		if err != nil {
+			return fmt.Errorf("agentrisk: ingest: %w", err)
+		}
+		cfg, err := storedRiskConfig(t.id, body, ok)
+		if err != nil {
+			return err
+		}
+		t.skew, t.hasSkew = time.Duration(cfg.MaxClockSkewSeconds)*time.Second, true
+	}
+	if ev.Timestamp.Sub(in.wall) > t.skew {
+		return &FutureEventError{Timestamp: ev.Timestamp, Now: in.wall, Skew: t.skew, TenantID: t.id, Index: -1}
+	}
+	return nil
 }

@@ -316,15 +316,16 @@ func TestIngestPrunesBeyondWindow(t *testing.T) {
 	}
 }
 
-// A clock far ahead in one event does not push the window past today.
+// An event within the allowed clock skew ahead does not push the window
+// past today.
 func TestIngestWindowCappedAtNow(t *testing.T) {
-	defer func(f func() int64) { nowHour = f }(nowHour)
-	now := time.Date(2026, 4, 16, 12, 0, 0, 0, time.UTC)
-	nowHour = func() int64 { return unixHour(now) }
+	defer func(f func() time.Time) { nowTime = f }(nowTime)
+	now := time.Date(2026, 4, 16, 12, 58, 0, 0, time.UTC)
+	nowTime = func() time.Time { return now }
 	e := openTest(t)
 	evs := []Event{
 		{Timestamp: now.Add(-time.Hour), TenantID: "t", AgentID: "a"},
-		{Timestamp: now.AddDate(1, 0, 0), TenantID: "t", AgentID: "a"},
+		{Timestamp: now.Add(4 * time.Minute), TenantID: "t", AgentID: "a"}, // the next hour
 	}
 	ingestText(t, e, jsonl(t, evs))
 	if res := ingestText(t, e, jsonl(t, evs)); res.Duplicates != 2 || res.Expired != 0 {

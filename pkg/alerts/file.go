@@ -11,11 +11,12 @@ import (
 // RulesFile is the file kind `alert_rules: [...]` (YAML or JSON): every
 // rule names its tenant and a stable id. Its check is CheckRules.
 var RulesFile = kind.Kind[Rule, RuleCheck]{
-	Name:       "alert-rules",
-	Schema:     "alert-rules",
-	List:       "alert_rules",
-	NotMapping: "expected a mapping with an alert_rules list, e.g. alert_rules: [{tenantId: acme, id: crit, tier: critical, channel: webhook, url: ..., secretName: ...}]",
-	Missing:    "missing alert_rules: expected alert_rules: [{tenantId: ..., ...}]",
+	Name:        "alert-rules",
+	Description: "an alert rules file",
+	Schema:      "alert-rules",
+	List:        "alert_rules",
+	NotMapping:  "expected a mapping with an alert_rules list, e.g. alert_rules: [{tenantId: acme, id: crit, tier: critical, channel: webhook, url: ..., secretName: ...}]",
+	Missing:     "missing alert_rules: expected alert_rules: [{tenantId: ..., ...}]",
 	Check: func(doc *yamlsrc.Doc, ptr string, r *Rule, rc RuleCheck) diag.List {
 		if r.ID == "" {
 			return diag.List{doc.Errorf(ptr, "missing id: a rule in a file needs a stable id so that setting the file again replaces it")}

@@ -194,7 +194,7 @@ func agentsShowCommand(env *Env) *ucli.Command {
 		ArgsUsage: "AGENT",
 		Flags:     []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
 		Action: func(c *ucli.Context) error {
-			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+			return agentReadAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
 				r, err := e.GetForAgent(c.Context, tenant, agent)
 				if err != nil {
 					return agentErr(err)
@@ -213,7 +213,7 @@ func agentsBaselineCommand(env *Env) *ucli.Command {
 		Flags:       []ucli.Flag{tenantFlag(), outputFlag("table", "table", "json")},
 		Subcommands: []*ucli.Command{agentsBaselineResetCommand(env)},
 		Action: func(c *ucli.Context) error {
-			return agentAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
+			return agentReadAction(c, env, func(e *agentrisk.Engine, tenant, agent, format string) error {
 				b, err := e.Baseline(c.Context, tenant, agent)
 				if err != nil {
 					return agentErr(err)
@@ -359,7 +359,7 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+			return withReadEngine(c.Context, env, func(e *agentrisk.Engine) error {
 				tenant := c.String("tenant")
 				list, err := e.ListAll(c.Context, tenant)
 				if err != nil {
@@ -375,6 +375,7 @@ func overviewAgentsCommand(env *Env) *ucli.Command {
 					}
 				}
 				return env.writeReport(format, commandOutput{list, output.Sections{
+					lines("store " + env.storeShown(e.Store())),
 					table([]string{"TENANT", "AGENT", "NAME", "TIER", "SCORE", "CALCULATED AT"}, rows),
 				}})
 			})
@@ -434,7 +435,7 @@ func parseAt(s string) (time.Time, error) {
 // withReadEngine is withEngine for commands that only read: it never
 // creates a store.
 func withReadEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error) error {
-	st, err := env.OpenExistingStore(ctx)
+	st, err := env.OpenExistingAllApps(ctx)
 	if err != nil {
 		return err
 	}
@@ -453,6 +454,16 @@ func withEngine(ctx context.Context, env *Env, fn func(*agentrisk.Engine) error)
 
 // agentAction runs fn for the single AGENT argument, resolving its tenant.
 func agentAction(c *ucli.Context, env *Env, fn func(e *agentrisk.Engine, tenant, agent, format string) error) error {
+	return agentActionIn(c, env, withEngine, fn)
+}
+
+// agentReadAction is agentAction for commands that only read: it never
+// creates a store.
+func agentReadAction(c *ucli.Context, env *Env, fn func(e *agentrisk.Engine, tenant, agent, format string) error) error {
+	return agentActionIn(c, env, withReadEngine, fn)
+}
+
+func agentActionIn(c *ucli.Context, env *Env, with func(context.Context, *Env, func(*agentrisk.Engine) error) error, fn func(e *agentrisk.Engine, tenant, agent, format string) error) error {
 	format, err := outputFormat(c, "table", "json")
 	if err != nil {
 		return err
@@ -461,7 +472,7 @@ func agentAction(c *ucli.Context, env *Env, fn func(e *agentrisk.Engine, tenant,
 		return diag.Usagef("%s needs exactly one AGENT argument", c.Command.Name)
 	}
 	agent := c.Args().First()
-	return withEngine(c.Context, env, func(e *agentrisk.Engine) error {
+	return with(c.Context, env, func(e *agentrisk.Engine) error {
 		tenant := c.String("tenant")
 		if tenant == "" {
 			var err error

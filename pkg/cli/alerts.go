@@ -46,7 +46,7 @@ func listAlertRules(c *ucli.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	st, err := env.OpenStore(c.Context)
+	st, err := env.OpenExistingAllApps(c.Context)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func listAlertDeliveries(c *ucli.Context, env *Env) error {
 	if c.Int("limit") < 0 {
 		return diag.Usagef("--limit must be 0 or more")
 	}
-	st, err := env.OpenStore(c.Context)
+	st, err := env.OpenExistingAllApps(c.Context)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func setAlertRules(ctx context.Context, env *Env, path string) error {
 }
 
 func exportAlertRules(ctx context.Context, env *Env, w io.Writer) error {
-	st, err := env.OpenExistingStore(ctx)
+	st, err := env.OpenExistingAllApps(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,8 @@ type Env struct {
 	appFlag     string
 	hintDir     string // where to look for a project when the cwd has none (e.g. a run file's folder)
 
-	unknownCommand bool // set by the app's CommandNotFound handler
+	unknownCommand bool   // set by the app's CommandNotFound handler
+	openedStore    string // the store a command opened, for messages (storeErrors)
 }
 
 // ProjectDir returns the absolute project root: --project / LF_PROJECT, else
@@ -133,35 +134,34 @@ func (e *Env) OpenStore(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
+	e.openedStore = e.storeShown(s)
 	return e.useApp(ctx, s)
 }
 
 // OpenExistingStore opens the store for the app (App) for a command that
-// only reads: it never creates one. Without a store yet, it reads an empty
-// in-memory one, so a reading command in a fresh project answers as an
-// empty store would.
+// only reads: it never creates one, and a store or an app that does not
+// exist is a usage error (exists.go), never an empty view.
 func (e *Env) OpenExistingStore(ctx context.Context) (*store.Store, error) {
-	s, err := e.OpenExistingAllApps(ctx)
+	s, err := e.openForReading(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return e.useApp(ctx, s)
+	scoped, err := e.useApp(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.requireApp(ctx, scoped, scoped.App()); err != nil {
+		scoped.Close()
+		return nil, err
+	}
+	return scoped, nil
 }
 
-// OpenExistingAllApps opens the store with no app (store.NoApp) for a
-// command that reads every app (`lf apps`), as OpenExistingStore does.
+// OpenExistingAllApps opens the existing store with no app (store.NoApp)
+// for a command that reads every app (`lf apps`) or data no app owns
+// (agents, alerts, risk configs); it never creates a store.
 func (e *Env) OpenExistingAllApps(ctx context.Context) (*store.Store, error) {
-	if err := e.checkProject(); err != nil {
-		return nil, err
-	}
-	s, err := store.OpenExisting(ctx, e.StoreURL())
-	if errors.Is(err, store.ErrNotExist) {
-		s, err = store.Open(ctx, ":memory:")
-	}
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return s, nil
+	return e.openForReading(ctx)
 }
 
 // useApp scopes s to the app, closing s on failure.
@@ -238,9 +238,9 @@ func extraKindNames() []string {
 const exitCodesHelp = `EXIT CODES:
    0  success
    1  a gate tripped (--fail-on, a blocked trace, ...)
-   2  usage error (unknown command, flag or argument)
-   3  invalid input (YAML, JSON, events, config): located messages on stderr
-   4  internal or store error`
+   2  usage error (unknown command, flag or argument; a store or app that does not exist)
+   3  invalid input (YAML, JSON, events, config; a filter matching nothing): located messages on stderr
+   4  internal, store or I/O error (a file or folder that cannot be read or written)`
 
 // NewApp builds the lf application bound to env.
 func NewApp(env *Env) *ucli.App {
@@ -279,6 +279,7 @@ func NewApp(env *Env) *ucli.App {
 
 func setUsageErrors(c *ucli.Command) {
 	c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return diag.Usagef("%v", err) }
+	refuseExtraArgs(c)
 	for _, s := range c.Subcommands {
 		setUsageErrors(s)
 	}
@@ -306,7 +307,7 @@ func RunEnv(env *Env, args []string) (code int) {
 		}
 		return diag.ExitOK
 	}
-	return reportError(env.Stderr, err)
+	return reportError(env.Stderr, env.locateStoreError(err))
 }
 
 func reportError(w io.Writer, err error) int {

@@ -48,7 +48,7 @@ func appsCommand(env *Env) *ucli.Command {
 			if format == "table" && len(apps) == 0 {
 				fmt.Fprintln(env.Stderr, "no apps: the store holds no methodology, risk scorer or run yet")
 			}
-			return env.writeReport(format, appsReport{apps, current})
+			return env.writeReport(format, appsReport{apps, current, "store " + env.storeShown(st)})
 		},
 		Subcommands: []*ucli.Command{appsRenameCommand(env), appsPortfolioCommand(env)},
 	}
@@ -83,7 +83,7 @@ func appsRenameCommand(env *Env) *ucli.Command {
 			case err != nil:
 				return diag.Internal(err)
 			case !moved:
-				return diag.Usagef("no app %s in the store %s; see 'lf apps'", appLabel(from), st.Location())
+				return diag.Usagef("no app %s in the store %s; see 'lf apps'", appLabel(from), env.storeShown(st))
 			}
 			fmt.Fprintf(env.Stdout, "renamed app %s to %s\n", appLabel(from), appLabel(to))
 			return nil
@@ -102,6 +102,7 @@ func appLabel(app string) string {
 type appsReport struct {
 	apps    []store.AppInfo
 	current string
+	caption string // the store shown
 }
 
 func (a appsReport) Data() any {
@@ -135,5 +136,5 @@ func (a appsReport) View() any {
 		}
 		rows = append(rows, []string{name, strconv.Itoa(x.Methodologies), strconv.Itoa(x.RiskScorers), strconv.Itoa(x.Runs), latest})
 	}
-	return &output.TableView{Header: []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}, Rows: rows}
+	return output.Sections{lines(a.caption), &output.TableView{Header: []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}, Rows: rows}}
 }

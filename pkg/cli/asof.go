@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -47,11 +46,12 @@ func parseWhen(flag, s string, now time.Time) (time.Time, error) {
 func formatWhen(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // blindGate returns the ExitGate error of a gate that cannot see as of at:
-// no evaluation run of the app was created at or before at, or a scorer
-// has no value in scope then (no_data). A gate is never green because it
-// saw nothing. It returns nil when failOn is off or at is the zero time.
-func blindGate(ctx context.Context, st *store.Store, at time.Time, failOn risk.Gate, res []risk.Result) error {
-	if !failOn.On() || at.IsZero() {
+// no evaluation run of the app was created at or before at. A gate is never
+// green because it saw nothing; --allow-no-data accepts it, as it accepts
+// scorers with no data (which the gate itself trips on). It returns nil
+// when failOn is off or at is the zero time.
+func blindGate(ctx context.Context, st *store.Store, at time.Time, failOn risk.Gate) error {
+	if !failOn.On() || failOn.AllowNoData || at.IsZero() {
 		return nil
 	}
 	saw, err := project.RunsAt(ctx, st, at)
@@ -59,18 +59,8 @@ func blindGate(ctx context.Context, st *store.Store, at time.Time, failOn risk.G
 		return err
 	}
 	if !saw {
-		return diag.Gatef("--fail-on %s as of %s: nothing to score: no evaluation run%s was created at or before that time",
+		return diag.Gatef("--fail-on %s as of %s: nothing to score: no evaluation run%s was created at or before that time (accept it with --allow-no-data)",
 			failOn.Level, formatWhen(at), appSuffix(st))
-	}
-	var blind []string
-	for _, r := range res {
-		if r.Level == risk.NoData {
-			blind = append(blind, r.Key)
-		}
-	}
-	if len(blind) > 0 {
-		return diag.Gatef("--fail-on %s as of %s: no value in scope then (no_data), so the gate cannot see: %s",
-			failOn.Level, formatWhen(at), strings.Join(blind, ", "))
 	}
 	return nil
 }

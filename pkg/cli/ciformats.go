@@ -30,12 +30,17 @@ func newCIWriter(format string, w io.Writer) output.Writer {
 
 // writeScorers writes a risk-scorer overview in format, the CI formats
 // knowing the gate so that scorers at or above it fail.
-func writeScorers(env *Env, res []risk.Result, format string, failOn risk.Gate) error {
+// caption names the app and store shown ("" for none).
+func writeScorers(env *Env, res []risk.Result, format string, failOn risk.Gate, caption string) error {
 	w := newCIWriter(format, env.Stdout)
 	if w == nil {
-		return writeOverview(env, res, format)
+		return writeOverview(env, res, format, caption)
 	}
-	if err := w.Write(report.Scorers{Results: res, FailOn: failOn}); err != nil {
+	suite := ""
+	if caption != "" {
+		suite = "lf overview risk-scorers (" + caption + ")"
+	}
+	if err := w.Write(report.Scorers{Suite: suite, Results: res, FailOn: failOn}); err != nil {
 		return diag.Internal(err)
 	}
 	return w.Close()

@@ -34,7 +34,7 @@ func parseKind(s string) (project.KindInfo, error) {
 // loadChecked loads entity files and checks them against the store's
 // methodologies; any problem is an ExitInvalid error listing all of them.
 func loadChecked(ctx context.Context, env *Env, st *store.Store, paths []string) (*project.Batch, error) {
-	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st)
+	b, warns, err := project.LoadChecked(ctx, env.ProjectDir(), paths, env.Stdin, st, fileKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func addCommand(env *Env) *ucli.Command {
 			}
 			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
 				if kind != "" {
-					b.Entities = filterKind(b.Entities, kind)
+					b.Only(kind)
 				}
 				return project.Upsert(c.Context, st, b)
 			})
@@ -107,24 +107,16 @@ func addCommand(env *Env) *ucli.Command {
 	}
 }
 
-func filterKind(es []*project.Entity, kind model.Kind) []*project.Entity {
-	var out []*project.Entity
-	for _, e := range es {
-		if e.Kind == kind {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func setCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
-		Name:        "set",
-		Usage:       "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
-		ArgsUsage:   "KIND -f PATH...",
-		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing.",
+		Name:      "set",
+		Usage:     "replace the whole set of one kind with the entities of the files (what they omit is deleted)",
+		ArgsUsage: "KIND -f PATH...",
+		Description: kindsHelp + extraKindsHelp() + ".\nThe replacement is atomic: all of it or nothing. Files that hold none of KIND are refused\n" +
+			"(exit 3, nothing written) unless --allow-empty empties the kind on purpose.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "entity `PATH` (repeatable)", Required: true},
+			&ucli.BoolFlag{Name: "allow-empty", Usage: "replace the set with nothing when the files hold none of KIND (deletes every stored one)"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() != 1 {
@@ -142,7 +134,7 @@ func setCommand(env *Env) *ucli.Command {
 				return err
 			}
 			return applyFiles(c, env, func(st *store.Store, b *project.Batch) ([]project.Change, error) {
-				return project.Replace(c.Context, st, k.Kind, b)
+				return project.Replace(c.Context, st, k.Kind, b, c.Bool("allow-empty"))
 			})
 		},
 	}
@@ -180,6 +172,9 @@ func listCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
+			if format == "table" {
+				fmt.Fprintln(env.Stdout, env.shows(st))
+			}
 			return listKind(c.Context, env, st, k.Kind, format)
 		},
 	}
@@ -278,7 +273,8 @@ func deleteCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenStore(c.Context)
+			// nothing to delete from a store or app that does not exist: say so, create nothing
+			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
@@ -301,7 +297,7 @@ func exportCommand(env *Env) *ucli.Command {
 		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
 			"Exporting, adding the result and exporting again gives the same bytes.",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
+			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output (- is standard output)"},
 			outputFlag("yaml", "yaml"),
 		},
 		Action: func(c *ucli.Context) error {
@@ -310,6 +306,9 @@ func exportCommand(env *Env) *ucli.Command {
 			}
 			if c.NArg() != 1 {
 				return diag.Usagef("export needs exactly one KIND argument (or all)")
+			}
+			if err := checkOut(c.String("out")); err != nil {
+				return err
 			}
 			arg := c.Args().First()
 			var data []byte
@@ -337,11 +336,13 @@ func exportCommand(env *Env) *ucli.Command {
 					return err
 				}
 			}
-			if out := c.String("out"); out != "" {
+			if out := c.String("out"); out != "" && out != "-" {
 				return writeFileAtomic(out, withExportModeline(env.ProjectDir(), out, data))
 			}
-			_, err := env.Stdout.Write(data)
-			return err
+			if _, err := env.Stdout.Write(data); err != nil {
+				return diag.IOf("cannot write to standard output: %v", pathErr(err))
+			}
+			return nil
 		},
 	}
 }
@@ -379,23 +380,6 @@ type bytesBuffer struct{ b []byte }
 func (w *bytesBuffer) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a crash
-// never leaves half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return diag.Usagef("%s is a folder; name the file to write", path)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return diag.Internal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return diag.Internal(err)
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

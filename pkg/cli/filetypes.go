@@ -14,43 +14,48 @@ import (
 )
 
 // fileKinds lists, in one place, every file kind beyond the entity files
-// (methodologies, scorers, runs: pkg/project checks those itself), each
-// declared once as a kind.Kind in the package that owns its Go type. `lf
-// validate` runs each file through its kind's pipeline, the one the command
-// that reads the file runs, so that what validate accepts the command
-// accepts. TestEveryFileTypeHasAKind keeps this list and project's file
-// types together.
+// (methodologies, scorers, runs: pkg/project reads those as a batch). Each
+// is declared once, as a kind.Kind in the package that owns its Go type:
+// its name, description, the keys (or file name) that tell its files apart,
+// its schema and checks; this list is what every project command derives
+// from. `lf validate` runs each file through its kind's pipeline, the one
+// the command that reads the file runs, so what validate accepts the
+// command accepts; `lf add`, `lf run` name the kind of a file given where
+// entity files are expected. Order matters: a file with the keys of two
+// kinds is of the first. TestEveryFileKindListed fails on a kind declared
+// with identifying keys but missing here.
 var fileKinds = []kind.File{
 	project.Marker.File(struct{}{}),
 	runfile.File.File(struct{}{}),
+	vaultsKind(),
 	agentleak.ConfigFile.File(struct{}{}),
-	{Name: agentleak.VaultsFile.Name, Check: func(file string, data []byte) diag.List {
-		// The fast path for common vault files first, as scans read them.
-		_, ds := agentleak.ParseVaults(file, data)
-		return ds
-	}},
 	agentrisk.ConfigFile.File(struct{}{}),
-	agentrisk.CasesFile.File(struct{}{}),
 	alerts.RulesFile.File(alerts.RuleCheck{}),
 	server.ConfigFile.File(ValidateEnv),
+	agentrisk.CasesFile.File(struct{}{}),
 }
 
-// FileCheckers is fileKinds as the map project.ValidateWith takes.
-func FileCheckers() map[string]project.Checker {
-	m := make(map[string]project.Checker, len(fileKinds))
-	for _, k := range fileKinds {
-		m[k.Name] = k.Check
+// vaultsKind is the vaults kind with the fast path for common vault files
+// first, as scans read them.
+func vaultsKind() kind.File {
+	k := agentleak.VaultsFile.File(struct{}{})
+	k.Check = func(file string, data []byte) diag.List {
+		_, ds := agentleak.ParseVaults(file, data)
+		return ds
 	}
-	return m
+	return k
 }
+
+// FileKinds returns fileKinds, for project.ValidateOptions.
+func FileKinds() []kind.File { return fileKinds }
 
 // storeKinds lists the kinds beyond the entity kinds that `lf set KIND -f`
 // and `lf export KIND` handle. A function, not a var: the handlers reach
 // the list again through `lf export all`.
 func storeKinds() []KindHandler {
 	return []KindHandler{
-		{Names: []string{"alert-rules", "alert-rule"}, Set: setAlertRules, Export: exportAlertRules},
-		{Names: []string{"risk-config", "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs},
+		{Names: []string{alerts.RulesFile.Name, "alert-rule"}, Set: setAlertRules, Export: exportAlertRules},
+		{Names: []string{agentrisk.ConfigFile.Name, "risk-configs"}, Set: setRiskConfigs, Export: exportRiskConfigs},
 	}
 }
 

@@ -26,7 +26,8 @@ func importCommand(env *Env) *ucli.Command {
 			"Values that cannot be stored (NaN, \"N/A\", a rate over 0 items) are skipped with a warning;\n" +
 			"a file whose completed run keeps no value at all is refused (exit 3).\n" +
 			"A file that is not its format, or is cut short, stores nothing; the others are still imported.\n" +
-			"Exit codes: 0 every file imported, 3 a file could not be imported (invalid input), 2 usage, 4 store.\n" +
+			"Exit codes: 0 every file imported, 3 a file could not be imported or kept no value (invalid input),\n" +
+			"2 usage (a mistyped FORMAT too), 4 store.\n" +
 			"See docs/importers.md for each format's mapping.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "evaluation-key", Usage: "store every run under `KEY` instead of the key derived from the file"},
@@ -85,7 +86,8 @@ func importArgs(args []string) (importers.Format, []string, error) {
 	if len(args) == 0 {
 		return format, nil, diag.Usagef("lf import [FORMAT] PATH...: give at least one result file")
 	}
-	if f, err := importers.ParseFormat(args[0]); err == nil {
+	f, err := importers.ParseFormat(args[0])
+	if err == nil {
 		if len(args) == 1 {
 			if _, statErr := os.Stat(args[0]); statErr != nil {
 				return format, nil, diag.Usagef("lf import %s PATH...: give at least one result file", args[0])
@@ -93,6 +95,12 @@ func importArgs(args []string) (importers.Format, []string, error) {
 		} else {
 			format, args = f, args[1:]
 		}
+		return format, args, nil
+	}
+	// A first word that is neither a format nor a path, followed by paths,
+	// is a mistyped format: refuse it before anything is read or written.
+	if _, statErr := os.Stat(args[0]); statErr != nil && len(args) > 1 && args[0] != "-" {
+		return format, nil, diag.Usagef("%q is neither a format nor a file: %v", args[0], err)
 	}
 	return format, args, nil
 }
@@ -101,7 +109,7 @@ func importArgs(args []string) (importers.Format, []string, error) {
 // warnings, the runs stored and the values skipped, and returns the errors.
 func reportImport(env *Env, res importers.Result, quiet bool) diag.List {
 	var failed diag.List
-	for _, f := range res.Files {
+	for i, f := range res.Files {
 		if f.Detected && !quiet {
 			fmt.Fprintf(env.Stderr, "%s: detected format %s\n", f.Path, f.Format)
 		}
@@ -112,9 +120,9 @@ func reportImport(env *Env, res importers.Result, quiet bool) diag.List {
 				fmt.Fprintln(env.Stderr, d.String())
 			}
 		}
-		for _, r := range f.Runs {
+		for j, r := range f.Runs {
 			fmt.Fprintf(env.Stdout, "%s evaluation-run %s/%s (%s: %s, %s)\n",
-				res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
+				res.RunOutcome(i, j), r.EvaluationKey, r.ID, f.Format, count(r.Results, "result", "results"), count(r.Metrics, "value", "values"))
 		}
 		if f.Skipped > 0 {
 			fmt.Fprintf(env.Stderr, "%s: %s skipped (see the warnings)\n", f.Path, count(f.Skipped, "value", "values"))

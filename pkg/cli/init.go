@@ -24,11 +24,11 @@ func initCommand(env *Env) *ucli.Command {
 			}
 			written, err := project.Init(dir)
 			if err != nil {
-				return diag.Usagef("%v", err)
+				return err
 			}
 			schemaFiles, err := withSchemas(dir, written)
 			if err != nil {
-				return diag.Usagef("%v", err)
+				return diag.IOf("cannot write the editor schemas into %s: %v", dir, pathErr(err))
 			}
 			for _, p := range append(written, schemaFiles...) {
 				fmt.Fprintf(env.Stdout, "wrote %s\n", p)

@@ -6,33 +6,95 @@ import (
 	"go/token"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/project"
 )
 
-// TestEveryFileTypeHasAKind: every file type pkg/project tells apart has its
-// kind in fileKinds (what `lf validate` runs), and every kind there is a
-// file type, so a new kind cannot be validated by its bare schema while its
-// command runs more checks.
-func TestEveryFileTypeHasAKind(t *testing.T) {
-	types := map[string]bool{}
-	for _, n := range project.FileTypeNames() {
-		types[n] = true
+// TestEveryFileKindListed: every kind.Kind declared in the module that
+// tells its files apart (it sets Keys, List or FileName) is in fileKinds,
+// the one list the project commands derive from, and every kind there can
+// be told apart and described, so a new kind is declared in one place and
+// listed once: `lf validate` cannot leave it to a bare schema, nor `lf add`
+// take its file for an entity file. The entity kinds (project.Kinds) are
+// sections of entity files, read by pkg/project's batch loader.
+func TestEveryFileKindListed(t *testing.T) {
+	root := testfiles.RepoRoot()
+	if root == "" {
+		t.Skip("repository root not found")
 	}
-	kinds := map[string]bool{}
+	listed := map[string]bool{}
+	for _, k := range project.Kinds {
+		listed[k.Plural] = true
+	}
 	for _, k := range fileKinds {
-		kinds[k.Name] = true
-		if !types[k.Name] {
-			t.Errorf("kind %q is not a file type of pkg/project (filetypes.go): lf validate would never run it", k.Name)
+		listed[k.Name] = true
+		if len(k.Keys) == 0 && k.FileName == "" {
+			t.Errorf("kind %q has no Keys, List or FileName: no file is ever of it", k.Name)
+		}
+		if k.Description == "" {
+			t.Errorf("kind %q has no Description for messages", k.Name)
 		}
 	}
-	for n := range types {
-		if !kinds[n] {
-			t.Errorf("file type %q has no kind in fileKinds (pkg/cli/filetypes.go): declare it as a kind.Kind in its package and list it", n)
+	fset := token.NewFileSet()
+	declared := 0
+	walkGoFiles(t, root, false, func(rel string) {
+		if filepath.Dir(rel) == "pkg/kind" {
+			return
 		}
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok || !isKindType(lit.Type) {
+				return true
+			}
+			name, fileKind := "", false
+			for _, e := range lit.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				switch key, _ := kv.Key.(*ast.Ident); key.Name {
+				case "Name":
+					if b, ok := kv.Value.(*ast.BasicLit); ok {
+						name, _ = strconv.Unquote(b.Value)
+					}
+				case "Keys", "List", "FileName":
+					fileKind = true
+				}
+			}
+			if !fileKind {
+				return true
+			}
+			declared++
+			if !listed[name] {
+				t.Errorf("%s: file kind %q is not in fileKinds (pkg/cli/filetypes.go): list it there", fset.Position(lit.Pos()), name)
+			}
+			return true
+		})
+	})
+	if declared != len(fileKinds)+len(project.Kinds) {
+		t.Errorf("%d file and entity kinds declared, %d listed", declared, len(fileKinds)+len(project.Kinds))
 	}
+}
+
+// isKindType: x is kind.Kind[T, C].
+func isKindType(x ast.Expr) bool {
+	ix, ok := x.(*ast.IndexListExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := ix.X.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "kind" && sel.Sel.Name == "Kind"
 }
 
 // pipelineCalls are the functions of the file kind pipeline: outside
@@ -50,8 +112,10 @@ var pipelineCalls = map[string]bool{
 var pipelineExempt = map[string]string{
 	// The entity kinds (methodologies, risk scorers, evaluation runs) are
 	// read as a batch across files: ReadFile parses a file once to classify
-	// it by its top-level keys, schemaCheck validates it, Batch.extract
-	// skips entries by kind.Skip; references are checked across the batch.
+	// it by its top-level keys, schemaCheck validates it (all three
+	// sections at once), Batch.extract skips entries by kind.Skip and reads
+	// each through its kind's Entry; references are checked across the
+	// batch.
 	"pkg/project/load.go": "entity files: the batch loader",
 	// The batch loader's schema step: a large file of runs is validated in
 	// parts on several cores.

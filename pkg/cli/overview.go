@@ -29,7 +29,8 @@ func overviewCommand(env *Env) *ucli.Command {
 				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
-				&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above: low, medium, high, critical"},
+				failOnFlag("exit 1 when any risk scorer is at `LEVEL` or above (low, medium, high, critical), is error or has no data (no_data: only then)"),
+				allowNoDataFlag(),
 				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
 			}, append(riseFlags(), trendFlags()...)...),
 			Action: func(c *ucli.Context) error {
@@ -37,7 +38,7 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
-				failOn, err := parseFailOn(c.String("fail-on"))
+				failOn, err := parseFailOn(c.String("fail-on"), c.Bool("allow-no-data"))
 				if err != nil {
 					return err
 				}
@@ -64,14 +65,14 @@ func overviewCommand(env *Env) *ucli.Command {
 					return err
 				}
 				if trends != nil && (format == "table" || format == "json" || format == "yaml") {
-					err = env.writeReport(format, trendReport{res: res, trends: trends})
+					err = env.writeReport(format, trendReport{res: res, trends: trends, caption: env.shows(st)})
 				} else {
-					err = writeScorersRise(env, res, format, failOn, rise)
+					err = writeScorersRise(env, res, format, failOn, rise, env.shows(st))
 				}
 				if err != nil {
 					return err
 				}
-				if err := blindGate(c.Context, st, at, failOn, res); err != nil {
+				if err := blindGate(c.Context, st, at, failOn); err != nil {
 					return err
 				}
 				return gates(res, failOn, rise)
@@ -82,12 +83,26 @@ func overviewCommand(env *Env) *ucli.Command {
 
 // parseFailOn and gate wrap risk.ParseGate and risk.Gate.Check, which
 // overview and run share, with their exit codes.
-func parseFailOn(s string) (risk.Gate, error) {
+func parseFailOn(s string, allowNoData bool) (risk.Gate, error) {
 	g, err := risk.ParseGate(s)
 	if err != nil {
 		return g, diag.Usagef("%v", err)
 	}
+	if allowNoData && g.Level == risk.NoData {
+		return g, diag.Usagef("--fail-on no_data fails on no_data only: it cannot go with --allow-no-data (or overview.allow_no_data)")
+	}
+	g.AllowNoData = allowNoData
 	return g, nil
+}
+
+func failOnFlag(usage string) ucli.Flag {
+	return &ucli.StringFlag{Name: "fail-on", Usage: usage}
+}
+
+// allowNoDataFlag is the explicit opt-out of the rule that a gate fails
+// on risk scorers with no data.
+func allowNoDataFlag() ucli.Flag {
+	return &ucli.BoolFlag{Name: "allow-no-data", Usage: "risk scorers with no value in scope (no_data), or no risk scorer at all, do not trip --fail-on"}
 }
 
 // gate returns an ExitGate error when a result trips failOn.
@@ -98,24 +113,28 @@ func gate(res []risk.Result, failOn risk.Gate) error {
 	return nil
 }
 
-func writeOverview(env *Env, res []risk.Result, format string) error {
+func writeOverview(env *Env, res []risk.Result, format, caption string) error {
 	if res == nil {
 		res = []risk.Result{}
 	}
 	if format == "table" && len(res) == 0 {
 		fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
 	}
-	return env.writeReport(format, overviewReport(res))
+	return env.writeReport(format, overviewReport{res, caption})
 }
 
-// overviewReport is the result of lf overview risk-scorers.
-type overviewReport []risk.Result
+// overviewReport is the result of lf overview risk-scorers; its table
+// starts with the caption naming the app and store it shows.
+type overviewReport struct {
+	res     []risk.Result
+	caption string
+}
 
-func (o overviewReport) Data() any { return []risk.Result(o) }
+func (o overviewReport) Data() any { return o.res }
 
 func (o overviewReport) View() any {
-	rows := make([][]string, 0, len(o))
-	for _, r := range o {
+	rows := make([][]string, 0, len(o.res))
+	for _, r := range o.res {
 		score := "-"
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
@@ -126,7 +145,11 @@ func (o overviewReport) View() any {
 		}
 		rows = append(rows, []string{r.Key, r.DisplayName, r.Domain, r.RiskScoringMethodologyKey, score, level, fmt.Sprint(r.Values), runsCell(r.Runs)})
 	}
-	return &output.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
+	t := &output.TableView{Header: []string{"KEY", "NAME", "DOMAIN", "METHODOLOGY", "SCORE", "LEVEL", "VALUES", "RUNS"}, Rows: rows}
+	if o.caption == "" {
+		return t
+	}
+	return output.Sections{lines(o.caption), t}
 }
 
 func runsCell(runs []risk.RunRef) string {

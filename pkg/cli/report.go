@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -25,7 +23,14 @@ func reportCommand(env *Env) *ucli.Command {
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
 		},
 		Action: func(c *ucli.Context) error {
-			st, err := env.OpenStore(c.Context)
+			if c.NArg() > 0 {
+				return diag.Usagef("report takes no arguments (got %q); name the file with --out", c.Args().First())
+			}
+			out := c.String("out")
+			if err := checkOut(out); err != nil {
+				return err
+			}
+			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
@@ -34,34 +39,18 @@ func reportCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return diag.Internal(err)
 			}
+			d.Title = "lf risk report: " + env.shows(st)
 			var buf bytes.Buffer
 			if err := report.WriteHTML(&buf, d); err != nil {
 				return diag.Internal(err)
 			}
-			out := c.String("out")
 			if out == "-" {
 				_, err := env.Stdout.Write(buf.Bytes())
 				return err
 			}
-			// Write beside the target and rename, so a reader never sees half a report.
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".lf-report-*.html")
-			if err != nil {
-				return diag.Usagef("report: %v", err)
+			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+				return err
 			}
-			if _, err := tmp.Write(buf.Bytes()); err != nil {
-				tmp.Close()
-				os.Remove(tmp.Name())
-				return diag.Usagef("report: %v", err)
-			}
-			if err := tmp.Close(); err != nil {
-				os.Remove(tmp.Name())
-				return diag.Usagef("report: %v", err)
-			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
-				os.Remove(tmp.Name())
-				return diag.Usagef("report: %v", err)
-			}
-			_ = os.Chmod(out, 0o644)
 			fmt.Fprintf(env.Stderr, "wrote %s (%s, %s, %s)\n", out, count(len(d.Scorers), "scorer", "scorers"), count(len(d.AgentLeak), "AgentLeak run", "AgentLeak runs"), count(len(d.Agents), "agent", "agents"))
 			return nil
 		},

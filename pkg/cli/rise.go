@@ -61,13 +61,14 @@ func parseRise(c *ucli.Context, st *store.Store, f project.OverviewFilter) (risk
 	return g, err
 }
 
-// writeScorersRise is writeScorers with a baseline: the CI formats say
+// writeScorersRise is writeScorers with a baseline (caption names the app
+// and store shown): the CI formats say
 // what rose and from where; the table is followed, on standard error, by
 // one line per scorer whose level changed.
-func writeScorersRise(env *Env, res []risk.Result, format string, failOn risk.Gate, rise risk.RiseGate) error {
+func writeScorersRise(env *Env, res []risk.Result, format string, failOn risk.Gate, rise risk.RiseGate, caption string) error {
 	w := newCIWriter(format, env.Stdout)
 	if w == nil {
-		if err := writeOverview(env, res, format); err != nil {
+		if err := writeOverview(env, res, format, caption); err != nil {
 			return err
 		}
 		if format == "table" {
@@ -79,7 +80,11 @@ func writeScorersRise(env *Env, res []risk.Result, format string, failOn risk.Ga
 		}
 		return nil
 	}
-	if err := w.Write(report.Scorers{Results: res, FailOn: failOn, Rise: rise}); err != nil {
+	suite := ""
+	if caption != "" {
+		suite = "lf overview risk-scorers (" + caption + ")"
+	}
+	if err := w.Write(report.Scorers{Suite: suite, Results: res, FailOn: failOn, Rise: rise}); err != nil {
 		return diag.Internal(err)
 	}
 	return w.Close()

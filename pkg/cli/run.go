@@ -30,7 +30,8 @@ func runCommand(env *Env) *ucli.Command {
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "run `FILE`", Required: true},
 			outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
-			&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when any risk scorer is at `LEVEL` or above (overrides the run file)"},
+			failOnFlag("exit 1 when any risk scorer is at `LEVEL` or above, is error or has no data (overrides the run file's overview.fail_on)"),
+			allowNoDataFlag(),
 		},
 		Action: func(c *ucli.Context) error { return runAction(c, env) },
 	}
@@ -55,7 +56,7 @@ func runAction(c *ucli.Context, env *Env) error {
 	if c.IsSet("fail-on") {
 		failOnArg = c.String("fail-on")
 	}
-	failOn, err := parseFailOn(failOnArg)
+	failOn, err := parseFailOn(failOnArg, spec.AllowNoData || c.Bool("allow-no-data"))
 	if err != nil {
 		return err
 	}
@@ -71,6 +72,7 @@ func runAction(c *ucli.Context, env *Env) error {
 	}
 	res, err := runfile.Execute(c.Context, spec, runfile.Options{
 		ProjectDir: env.ProjectDir(),
+		Kinds:      fileKinds,
 		OnApplied: func(a runfile.Applied) {
 			printWarnings(env, a.Warnings)
 			fmt.Fprintf(info, "applied %s: %d created, %d updated, %d unchanged\n", count(a.Entities, "entity", "entities"), a.Created, a.Updated, a.Unchanged)
@@ -83,11 +85,11 @@ func runAction(c *ucli.Context, env *Env) error {
 	switch format {
 	case "table":
 		fmt.Fprintln(info)
-		err = writeOverview(env, res.RiskScorers, format)
+		err = writeOverview(env, res.RiskScorers, format, env.shows(st))
 	case "json":
 		err = output.JSON(env.Stdout, res)
 	case "junit", "sarif", "markdown":
-		err = writeScorers(env, res.RiskScorers, format, failOn)
+		err = writeScorers(env, res.RiskScorers, format, failOn, env.shows(st))
 	default:
 		var b []byte
 		if b, err = output.YAMLOf(res); err == nil {

@@ -50,7 +50,7 @@ func schemaCommand(env *Env) *ucli.Command {
 			if dir := c.String("write"); dir != "" {
 				written, err := writeSchemas(dir, kinds)
 				if err != nil {
-					return diag.Usagef("schema --write: %v", err)
+					return diag.IOf("schema --write %s: %v", dir, pathErr(err))
 				}
 				for _, p := range written {
 					fmt.Fprintf(env.Stdout, "wrote %s\n", p)

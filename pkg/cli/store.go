@@ -82,7 +82,7 @@ func storeCopyCommand(env *Env) *ucli.Command {
 		Usage:     "copy everything in store FROM into store TO (SQLite and PostgreSQL, either way), verified",
 		ArgsUsage: "FROM TO",
 		Description: "FROM must exist; TO is created or migrated as needed. The copy is one transaction of TO:\n" +
-			"a row TO already has (same primary key) is replaced by FROM's, rows only TO has are kept, so\n" +
+			"a row TO already has (same primary key) is replaced by FROM's (counted under REPLACED), rows only TO has are kept, so\n" +
 			"running it again changes nothing. Before committing, both stores are read again in key order\n" +
 			"and every row of FROM is compared with its copy: the counts and SHA-256 checksums printed are\n" +
 			"those of FROM's rows and their copies. On any difference nothing is committed (exit 4).\n" +
@@ -116,20 +116,25 @@ func storeCopyCommand(env *Env) *ucli.Command {
 			}
 			fmt.Fprintf(env.Stdout, "copied %s to %s\n", from.Location(), to.Location())
 			var rows [][]string
-			var total int64
+			var total, replaced int64
 			for _, t := range res.Tables {
-				sum, src := t.Checksum, strconv.FormatInt(t.Source, 10)
+				sum, src, rep := t.Checksum, strconv.FormatInt(t.Source, 10), "-"
 				if t.Derived {
 					sum, src = "recomputed", "-"
+				} else {
+					// rows TO held under a key FROM has too: FROM's replaced them
+					n := t.Before + t.Source - t.After
+					replaced += n
+					rep = strconv.FormatInt(n, 10)
 				}
 				total += t.Source
-				rows = append(rows, []string{t.Name, src, strconv.FormatInt(t.Before, 10), strconv.FormatInt(t.After, 10), sum})
+				rows = append(rows, []string{t.Name, src, strconv.FormatInt(t.Before, 10), strconv.FormatInt(t.After, 10), rep, sum})
 			}
-			if err := output.Table(env.Stdout, []string{"TABLE", "ROWS IN FROM", "IN TO BEFORE", "IN TO AFTER", "CHECKSUM (FROM = TO)"}, rows); err != nil {
+			if err := output.Table(env.Stdout, []string{"TABLE", "ROWS IN FROM", "IN TO BEFORE", "IN TO AFTER", "REPLACED", "CHECKSUM (FROM = TO)"}, rows); err != nil {
 				return diag.Internal(err)
 			}
-			fmt.Fprintf(env.Stdout, "verified: %d rows in %d tables equal in both stores; schema %s; %.1f s\n",
-				total, len(res.Tables), res.Migrations[len(res.Migrations)-1], time.Since(start).Seconds())
+			fmt.Fprintf(env.Stdout, "verified: %d rows in %d tables equal in both stores (%s of TO replaced by FROM's); schema %s; %.1f s\n",
+				total, len(res.Tables), count(int(replaced), "row", "rows"), res.Migrations[len(res.Migrations)-1], time.Since(start).Seconds())
 			return nil
 		},
 	}

@@ -60,8 +60,9 @@ type trendRow struct {
 
 // trendReport is lf overview risk-scorers with a trend column.
 type trendReport struct {
-	res    []risk.Result
-	trends map[string]*project.Trend
+	res     []risk.Result
+	trends  map[string]*project.Trend
+	caption string
 }
 
 func (t trendReport) Data() any {
@@ -73,7 +74,7 @@ func (t trendReport) Data() any {
 }
 
 func (t trendReport) View() any {
-	v := overviewReport(t.res).View().(*output.TableView)
+	v := overviewReport{res: t.res}.View().(*output.TableView)
 	v.Header = append(v.Header[:6:6], append([]string{"TREND"}, v.Header[6:]...)...)
 	for i, r := range t.res {
 		cell := "-"
@@ -88,5 +89,8 @@ func (t trendReport) View() any {
 		row := v.Rows[i]
 		v.Rows[i] = append(row[:6:6], append([]string{cell}, row[6:]...)...)
 	}
-	return v
+	if t.caption == "" {
+		return v
+	}
+	return output.Sections{lines(t.caption), v}
 }

@@ -33,7 +33,11 @@ func validateCommand(env *Env) *ucli.Command {
 			}
 			var stored map[string]*model.Methodology
 			if path := env.StoreURL(); storeExists(path) {
-				st, err := env.OpenStore(c.Context)
+				// validate only reads: the store as it is, app scoped, never created
+				st, err := env.openForReading(c.Context)
+				if err == nil {
+					st, err = env.useApp(c.Context, st)
+				}
 				if err != nil {
 					return err
 				}
@@ -45,7 +49,7 @@ func validateCommand(env *Env) *ucli.Command {
 			}
 			// Progress in bytes checked, on a terminal, for validations longer than a second.
 			bar := progress.New(env.Stderr, progress.Options{Description: "validating files", Bytes: true, Total: -1, Quiet: c.Bool("quiet") || progress.Quiet(env.Getenv)})
-			res := project.ValidateWith(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored, project.ValidateOptions{Checkers: FileCheckers(), OnFile: func(path string) {
+			res := project.ValidateWith(env.ProjectDir(), c.Args().Slice(), env.Stdin, stored, project.ValidateOptions{Kinds: fileKinds, OnFile: func(path string) {
 				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 					bar.Add(st.Size())
 				}

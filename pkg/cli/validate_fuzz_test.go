@@ -15,10 +15,9 @@ func FuzzValidate(f *testing.F) {
 	fuzzcheck.AddExampleYAML(f)
 	fuzzcheck.AddGlob(f, "examples/*/*.json")
 	f.Add([]byte("cases: [{name: a, agent: {score: 1}}]\n"))
-	checkers := FileCheckers()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Bounded(t, len(data), func() {
-			res := project.ValidateWith(".", []string{"-"}, bytes.NewReader(data), nil, project.ValidateOptions{Checkers: checkers})
+			res := project.ValidateWith(".", []string{"-"}, bytes.NewReader(data), nil, project.ValidateOptions{Kinds: fileKinds})
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}

@@ -53,7 +53,7 @@ func TestValidateAndServeAgree(t *testing.T) {
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := project.ValidateWith(dir, []string{p}, nil, nil, project.ValidateOptions{Checkers: cli.FileCheckers()})
+			res := project.ValidateWith(dir, []string{p}, nil, nil, project.ValidateOptions{Kinds: cli.FileKinds()})
 			_, serveDiags := server.LoadConfig("server.yaml", []byte(text), cli.ValidateEnv)
 			validateBad := res.Err != nil || res.Diags.HasErrors()
 			if validateBad != serveDiags.HasErrors() {

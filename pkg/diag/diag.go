@@ -19,7 +19,7 @@ const (
 	ExitGate     = 1 // a --fail-on gate tripped, a trace was blocked, ...
 	ExitUsage    = 2 // the command line was wrong
 	ExitInvalid  = 3 // the input (YAML, JSON, events, ...) is invalid
-	ExitInternal = 4 // internal or store error
+	ExitInternal = 4 // internal, store or I/O error
 )
 
 // Severity tells errors from warnings.
@@ -167,6 +167,13 @@ func Internal(err error) error {
 		return err
 	}
 	return &Error{Code: ExitInternal, Err: err}
+}
+
+// IOf is a file-system failure (a file or folder that cannot be read or
+// written, an output path that is a folder): exit 4, the code of internal
+// and store errors, whichever command hits it.
+func IOf(format string, args ...any) error {
+	return &Error{Code: ExitInternal, Err: fmt.Errorf(format, args...)}
 }
 
 // Gatef is an ExitGate error: the command worked, and its result trips a gate.

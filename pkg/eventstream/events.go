@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -244,18 +245,16 @@ func sleep(ctx context.Context, d time.Duration) {
 func (c *Consumer) handle(ctx context.Context, msgs []jetstream.Msg) error {
 	var events []agentrisk.Event
 	var good []jetstream.Msg
+	var ends []int // the end of each good message's events in events
 	for _, m := range msgs {
 		evs, err := c.parse(m)
 		if err != nil {
-			c.opt.Logf("events: rejected a message on %s: %v", m.Subject(), err)
-			m.Term()
-			c.mu.Lock()
-			c.stats.Rejected++
-			c.mu.Unlock()
+			c.reject(m, err)
 			continue
 		}
 		events = append(events, evs...)
 		good = append(good, m)
+		ends = append(ends, len(events))
 	}
 	if len(good) == 0 {
 		return nil
@@ -263,6 +262,27 @@ func (c *Consumer) handle(ctx context.Context, msgs []jetstream.Msg) error {
 	// The store commit is not cancelled by a shutdown: a finished commit is
 	// then acknowledged too.
 	res, err := c.ing.Ingest(context.WithoutCancel(ctx), events)
+	// An event dated too far ahead is refused with its index: its message
+	// is rejected and the others are ingested without it.
+	for fe := (*agentrisk.FutureEventError)(nil); err != nil && errors.As(err, &fe) && fe.Index >= 0 && fe.Index < len(events); {
+		k := sort.SearchInts(ends, fe.Index+1)
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		c.reject(good[k], err)
+		n := ends[k] - start
+		events = append(events[:start:start], events[ends[k]:]...)
+		good = append(good[:k:k], good[k+1:]...)
+		ends = append(ends[:k:k], ends[k+1:]...)
+		for j := k; j < len(ends); j++ {
+			ends[j] -= n
+		}
+		if len(good) == 0 {
+			return nil
+		}
+		res, err = c.ing.Ingest(context.WithoutCancel(ctx), events)
+	}
 	if err != nil {
 		return err
 	}
@@ -284,6 +304,16 @@ func (c *Consumer) handle(ctx context.Context, msgs []jetstream.Msg) error {
 	c.stats.New += res.New
 	c.stats.Duplicates += res.Duplicates
 	return nil
+}
+
+// reject terminates a message that cannot be ingested (logged, never
+// redelivered).
+func (c *Consumer) reject(m jetstream.Msg, err error) {
+	c.opt.Logf("events: rejected a message on %s: %v", m.Subject(), err)
+	m.Term()
+	c.mu.Lock()
+	c.stats.Rejected++
+	c.mu.Unlock()
 }
 
 // parse reads a message's events and checks them against the subject's

@@ -182,3 +182,26 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// A message holding an event dated far into the future is rejected alone:
+// the other messages of its batch are stored, and it is not redelivered.
+func TestFutureEventRejectsItsMessageOnly(t *testing.T) {
+	js, stream, prefix := natstest.Stream(t)
+	url := natstest.URL(t)
+	st := openStore(t)
+	opt := eventstream.Options{URL: url, Stream: stream, SubjectPrefix: prefix, CreateStream: true, Batch: 10}
+	_, stop := run(t, opt, agentrisk.NewEngine(st)) // creates the stream
+	stop()
+	for i := range 4 {
+		publish(t, js, prefix+".t1", event("t1", i))
+	}
+	publish(t, js, prefix+".t1", event("t1", 10)+"\n"+`{"timestamp":"2099-01-01T00:00:00Z","tenant_id":"t1","agent_id":"ag9"}`)
+	for i := 4; i < 8; i++ {
+		publish(t, js, prefix+".t1", event("t1", i))
+	}
+	c, _ := run(t, opt, agentrisk.NewEngine(st))
+	s := waitStats(t, c, "all messages handled", func(s eventstream.Stats) bool { return s.Messages+s.Rejected == 9 })
+	if s != (eventstream.Stats{Messages: 8, Events: 8, New: 8, Rejected: 1}) {
+		t.Fatalf("stats %+v, want 8 messages stored and the one with a 2099 event rejected", s)
+	}
+}

@@ -82,6 +82,10 @@ func importGarak(ctx context.Context, src *source) ([]*runBuilder, error) {
 	// A digest on its own is one pretty-printed JSON object; report rows are
 	// compact, one per line, starting with {"entry_type".
 	first, _ := br.Peek(64)
+	if bytes.HasPrefix(first, []byte("\xef\xbb\xbf")) {
+		br.Discard(3) // a byte-order mark is skipped, as every lf reader does
+		first = first[3:]
+	}
 	if t := bytes.TrimLeft(first, " \t\r\n\ufeff"); len(t) > 1 && t[0] == '{' && t[1] != '"' {
 		b, err := io.ReadAll(br)
 		if err != nil {

@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -244,5 +245,5 @@ func readWithInfo(src *source, p string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, src.errorf(0, 0, "", "%s: %v", p, unwrapPathError(err))
 	}
-	return b, st, nil
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), st, nil // a byte-order mark is skipped
 }

@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -138,8 +139,10 @@ func (r Report) Runs() int {
 // A file that fails is reported in its FileReport and emits nothing; Import
 // itself fails only when ctx is done or emit fails.
 func Import(ctx context.Context, format Format, paths []string, opts Options, emit func(model.EvaluationRun) error) (Report, error) {
-	if opts.EvaluationKey != "" && !ValidKey(opts.EvaluationKey) {
-		return Report{}, fmt.Errorf("evaluation key %q does not match %s", opts.EvaluationKey, keyPatternText)
+	if opts.EvaluationKey != "" {
+		if err := kind.CheckKey("evaluation key", opts.EvaluationKey); err != nil {
+			return Report{}, err
+		}
 	}
 	var rep Report
 	for _, p := range expandSuites(format, paths) {
@@ -302,7 +305,8 @@ func (s *source) readAll() ([]byte, error) {
 	if err != nil {
 		return nil, s.errorf(0, 0, "", "%v", unwrapPathError(err))
 	}
-	return b, nil
+	// A byte-order mark is skipped, as every lf reader does.
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), nil
 }
 
 func withBytes(src *source, f func(*source, []byte, string) ([]*runBuilder, error)) ([]*runBuilder, error) {

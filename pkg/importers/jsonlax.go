@@ -125,7 +125,7 @@ func (d *laxDoc) decode(src *source, v any, what string) error {
 		if te.Field != "" {
 			ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
-		return src.errorf(l, c, ptr, "not a valid %s file: %s where %s was expected", what, te.Value, te.Type)
+		return src.errorf(l, c, ptr, "not a valid %s file: %s where %s was expected", what, jsonValueKind(te.Value), jsonKind(te.Type))
 	}
 	return src.errorf(0, 0, "", "not a valid %s file: %v", what, err)
 }

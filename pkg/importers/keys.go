@@ -1,67 +1,28 @@
 package importers
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 )
 
 const (
-	maxKeyLen      = 250
-	keyPatternText = "^[a-zA-Z0-9_\\-]+$ (at most 250 characters)"
+	maxKeyLen = kind.MaxKeyLength
 )
 
-// ValidKey reports whether s is a valid lf key (and metric name).
-func ValidKey(s string) bool {
-	if s == "" || len(s) > maxKeyLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !keyByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+// ValidKey reports whether s is a valid lf key (and metric name): the key
+// rule of pkg/kind.
+func ValidKey(s string) bool { return kind.ValidKey(s) }
 
-func keyByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// KeyOf maps a tool's name onto an lf key: a valid key stays as it is; any
-// other byte becomes "_" (so "dan.DanInTheWild" is "dan_DanInTheWild" and
-// "pii:direct" is "pii_direct"); a name longer than 250 bytes keeps its first
-// 241 bytes and ends with "-" and 8 hex digits of its SHA-256. Within one
+// KeyOf maps a tool's name onto an lf key (kind.KeyOf). Within one
 // namespace, names that would meet are told apart by keyNamespace.
-func KeyOf(name string) string {
-	if ValidKey(name) {
-		return name
-	}
-	b := []byte(name)
-	for i, c := range b {
-		if !keyByte(c) {
-			b[i] = '_'
-		}
-	}
-	k := string(b)
-	if k == "" {
-		k = "_"
-	}
-	if len(k) > maxKeyLen {
-		k = k[:maxKeyLen-9] + "-" + shortHash(name)
-	}
-	return k
-}
+func KeyOf(name string) string { return kind.KeyOf(name) }
 
-func shortHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:4])
-}
+func shortHash(s string) string { return kind.ShortHash(s) }
 
 // keyNamespace maps every name of one namespace (the task names of a run, its
 // scorer names, the metric names of a result) to a distinct key: KeyOf, and

@@ -55,7 +55,7 @@ func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, ru
 		return "", nil, diag.Internal(err)
 	}
 	var errs diag.List
-	for _, f := range res.Files {
+	for i, f := range res.Files {
 		for _, d := range f.Diagnostics {
 			d.File = diag.Rel(projectDir, d.File)
 			if d.Severity == diag.SevError {
@@ -64,8 +64,8 @@ func RunFileImport(ctx context.Context, st *store.Store, projectDir, baseDir, ru
 				lines = append(lines, d.String())
 			}
 		}
-		for _, r := range f.Runs {
-			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %s)", res.PerRun[r.EvaluationKey+"/"+r.ID], r.EvaluationKey, r.ID, f.Format, diag.Count(r.Results, "result", "results")))
+		for j, r := range f.Runs {
+			lines = append(lines, fmt.Sprintf("%s %s/%s (%s, %s)", res.RunOutcome(i, j), r.EvaluationKey, r.ID, f.Format, diag.Count(r.Results, "result", "results")))
 		}
 	}
 	if len(errs) > 0 {

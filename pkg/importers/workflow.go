@@ -19,7 +19,23 @@ type Outcomes struct {
 type Result struct {
 	Report
 	Outcomes
-	PerRun map[string]store.Outcome // "evaluation_key/id" -> outcome
+	PerRun map[string]store.Outcome // "evaluation_key/id" -> its last outcome
+
+	order []store.Outcome // the outcome of every run stored, in the order stored
+}
+
+// RunOutcome returns the outcome of run j of Files[i]: a file given twice
+// gets its own outcomes (created, then unchanged), so per-file lines agree
+// with the counts.
+func (r Result) RunOutcome(i, j int) store.Outcome {
+	n := j
+	for _, f := range r.Files[:i] {
+		n += len(f.Runs)
+	}
+	if n >= len(r.order) {
+		return ""
+	}
+	return r.order[n]
 }
 
 // ImportToStore imports paths and upserts every run by (evaluation key, id),
@@ -39,6 +55,7 @@ func ImportToStore(ctx context.Context, st *store.Store, format Format, paths []
 			return err
 		}
 		res.PerRun[run.EvaluationKey+"/"+run.ID] = out
+		res.order = append(res.order, out)
 		switch out {
 		case store.Created:
 			res.Created++

@@ -21,9 +21,24 @@ import (
 // defaults from the schema, decode, Check and CheckAll. Entries with schema
 // errors are skipped by one rule (Skip), so that the other entries are still
 // checked and one run reports every problem of a file.
+//
+// A kind read from files is also told apart by its value: a file named
+// FileName, or a file with one of its top-level Keys (or List); the list of
+// file kinds every project command uses (pkg/cli/filetypes.go) is made of
+// these values, so a kind is declared in this one place.
 type Kind[T, C any] struct {
-	Name   string // e.g. "alert-rules", as project.FileType and `lf validate` name it
+	Name   string // e.g. "alert-rules", as `lf validate` and messages name it
 	Schema string // schemas/<Schema>.schema.json; "" for none
+
+	// Description says what a file of the kind is, for messages about a
+	// file given where another kind is expected: "a run file (use `lf run
+	// -f`)". Keys are the top-level keys that tell a file of the kind apart
+	// (any one of them; a kind with List is told apart by List without
+	// them); FileName, the file name that does (lf.yaml). A kind with
+	// neither is read only where it is expected (a request body).
+	Description string
+	Keys        []string
+	FileName    string
 
 	// List, when set, is the member of the top-level mapping that holds the
 	// kind's entries (e.g. "alert_rules"), each a T; NotMapping and Missing
@@ -46,6 +61,12 @@ type Kind[T, C any] struct {
 	// What names a value in decode errors ("cannot decode <What>: ..."); ""
 	// gives the decoder's message alone.
 	What string
+
+	// Decode, when set, decodes the value at ptr of doc instead of a JSON
+	// round trip of its values, locating its own problems (evaluation runs:
+	// a hand decoder for files of hundreds of thousands of values).
+	// Optional.
+	Decode func(doc *yamlsrc.Doc, ptr string) (T, diag.List)
 
 	// Lint runs with the schema on the located values: problems a schema
 	// cannot state that need no decoding (unknown-key warnings, regular
@@ -132,6 +153,9 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 		ptrs = []string{base}
 	} else {
 		m, ok := doc.Value.(map[string]any)
+		if !ok && doc.Value == nil {
+			return fail(diag.Diagnostic{File: doc.File, Msg: "the file is empty: " + k.NotMapping})
+		}
 		if !ok {
 			return fail(diag.Diagnostic{File: doc.File, Line: 1, Col: 1, Msg: k.NotMapping})
 		}
@@ -167,26 +191,40 @@ func (k *Kind[T, C]) parse(doc *yamlsrc.Doc, parsed diag.List, base string, c C)
 		if Skip(checked, p) {
 			continue
 		}
-		var v T
-		if err := doc.Decode(p, &v); err != nil {
-			if k.What != "" {
-				res.Diags = append(res.Diags, doc.Errorf(p, "cannot decode %s: %v", k.What, err))
-			} else {
-				res.Diags = append(res.Diags, doc.Errorf(p, "%v", err))
-			}
-			continue
+		v, ds, ok := k.Entry(doc, p, c)
+		res.Diags = append(res.Diags, ds...)
+		if ok {
+			res.Values = append(res.Values, v)
+			res.Pointers = append(res.Pointers, p)
 		}
-		if k.Check != nil {
-			res.Diags = append(res.Diags, k.Check(doc, p, &v, c)...)
-		}
-		res.Values = append(res.Values, v)
-		res.Pointers = append(res.Pointers, p)
 	}
 	if k.CheckAll != nil && len(res.Values) > 0 {
 		res.Diags = append(res.Diags, k.CheckAll(doc, res.Pointers, res.Values, c)...)
 	}
 	res.Diags.Sort()
 	return res
+}
+
+// Entry is the pipeline's last steps on one entry, at ptr of doc: decode
+// (Decode, else a JSON round trip of its values) and Check. ok is false
+// when it cannot be decoded. Parse runs it on every entry the schema step
+// let through (Skip); the entity files' batch loader (pkg/project), which
+// reads a batch of files with a schema step of its own, runs it on theirs.
+func (k *Kind[T, C]) Entry(doc *yamlsrc.Doc, ptr string, c C) (v T, ds diag.List, ok bool) {
+	if k.Decode != nil {
+		if v, ds = k.Decode(doc, ptr); ds.HasErrors() {
+			return v, ds, false
+		}
+	} else if err := doc.Decode(ptr, &v); err != nil {
+		if k.What != "" {
+			return v, diag.List{doc.Errorf(ptr, "cannot decode %s: %v", k.What, err)}, false
+		}
+		return v, diag.List{doc.Errorf(ptr, "%v", err)}, false
+	}
+	if k.Check != nil {
+		ds = append(ds, k.Check(doc, ptr, &v, c)...)
+	}
+	return v, ds, true
 }
 
 // Skip is the one rule for entries with schema problems: the entry at ptr
@@ -205,16 +243,46 @@ func Skip(ds diag.List, ptr string) bool {
 	return false
 }
 
-// File is a kind as `lf validate` runs it on a whole file: its name and the
-// pipeline with the check's context fixed.
+// File is a file kind as the project commands see it, whatever its Go
+// type: what tells its files apart (Kind's FileName, Keys, List), what it
+// is called in messages, and the whole pipeline with the check's context
+// fixed, as `lf validate` runs it.
 type File struct {
-	Name  string
-	Check func(file string, data []byte) diag.List
+	Name        string
+	Description string
+	Schema      string
+	Keys        []string // the top-level keys that tell its files apart
+	FileName    string   // the file name that does
+	Check       func(file string, data []byte) diag.List
 }
 
-// File returns k as `lf validate` runs it, with c for its check.
+// File returns k as the project commands see it, with c for its check.
 func (k *Kind[T, C]) File(c C) File {
-	return File{Name: k.Name, Check: func(file string, data []byte) diag.List {
-		return k.Parse(file, data, c).Diags
-	}}
+	keys := k.Keys
+	if len(keys) == 0 && k.List != "" {
+		keys = []string{k.List}
+	}
+	return File{
+		Name: k.Name, Description: k.Description, Schema: k.Schema, Keys: keys, FileName: k.FileName,
+		Check: func(file string, data []byte) diag.List { return k.Parse(file, data, c).Diags },
+	}
+}
+
+// Classify returns the kind among kinds that a file named name (its base
+// name) with top-level mapping top belongs to: the kind whose FileName is
+// name, else the first whose keys top holds; nil for none.
+func Classify(kinds []File, name string, top map[string]any) *File {
+	for i := range kinds {
+		if kinds[i].FileName != "" && kinds[i].FileName == name {
+			return &kinds[i]
+		}
+	}
+	for i := range kinds {
+		for _, k := range kinds[i].Keys {
+			if _, ok := top[k]; ok {
+				return &kinds[i]
+			}
+		}
+	}
+	return nil
 }

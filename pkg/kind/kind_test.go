@@ -64,7 +64,7 @@ func TestParseList(t *testing.T) {
 	if v, ds := res.All(); v != nil || !ds.HasErrors() {
 		t.Error("All returned values with errors")
 	}
-	for src, want := range map[string]string{"": "f.yaml:1:1: not a mapping", "[1]": "f.yaml:1:1: not a mapping", "x: 1": "f.yaml:1:1: no list"} {
+	for src, want := range map[string]string{"": "f.yaml: the file is empty: not a mapping", "[1]": "f.yaml:1:1: not a mapping", "x: 1": "f.yaml:1:1: no list"} {
 		if got := msgs(k.Parse("f.yaml", []byte(src), "ctx").Diags); !strings.HasPrefix(got, want) {
 			t.Errorf("%q: got %q, want %q", src, got, want)
 		}
@@ -86,7 +86,7 @@ func TestParseOne(t *testing.T) {
 		t.Errorf("EmptyOK: %+v %v", v, ds)
 	}
 	null := Kind[cfg, struct{}]{Schema: "risk-config"}
-	if _, ds := null.Parse("b", nil, struct{}{}).One(); !strings.Contains(msgs(ds), "must be object") {
+	if _, ds := null.Parse("b", nil, struct{}{}).One(); !strings.Contains(msgs(ds), "b: the file is empty") {
 		t.Errorf("null: %q", msgs(ds))
 	}
 	doc, _ := yamlsrc.Parse("c.yaml", []byte("cases:\n- config: {highThreshold: 99, x: 1}\n- config: {highThreshold: 99}\n"))

@@ -17,7 +17,7 @@ import (
 func App(root string) (string, error) {
 	marker := filepath.Join(root, MarkerFile)
 	if _, err := os.Stat(marker); err == nil {
-		f, ds := ReadFile(root, marker, nil)
+		f, ds := ReadFile(root, marker, nil, nil)
 		if f == nil || (f.Doc.Value == nil && ds.HasErrors()) {
 			// Without a readable lf.yaml the app is unknown: guessing could
 			// write into another app's data.

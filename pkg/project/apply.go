@@ -30,8 +30,11 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	var changes []Change
 	err := st.Update(ctx, func(tx store.Tx) error {
 		var err error
-		changes, err = putAll(ctx, tx, b.Entities)
-		return err
+		check := writesEntities(b.Entities)
+		if changes, err = putAll(ctx, tx, b.Entities); err != nil || !check {
+			return err
+		}
+		return checkRefs(ctx, tx, b.Entities, b.left)
 	})
 	if err != nil {
 		return nil, diag.Internal(err)
@@ -91,14 +94,21 @@ func putRun(ctx context.Context, tx store.Tx, e *Entity) (store.Outcome, error) 
 
 // Replace makes the stored set of kind exactly the batch's entities of that
 // kind, in one transaction: what the batch omits is deleted. Deleting a
-// methodology that a remaining risk scorer uses is refused.
-func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([]Change, error) {
-	var keep []*Entity
+// methodology that a remaining risk scorer uses is refused, and so is a
+// batch holding none of kind (files of another kind given by mistake would
+// delete every stored one) unless allowEmpty says so on purpose.
+func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch, allowEmpty bool) ([]Change, error) {
+	if err := refuseEmpty(b, kind, allowEmpty); err != nil {
+		return nil, err
+	}
+	var keep, left []*Entity
 	want := map[string]bool{}
 	for _, e := range b.Entities {
 		if e.Kind == kind {
 			keep = append(keep, e)
 			want[e.Key] = true
+		} else {
+			left = append(left, e)
 		}
 	}
 	var changes []Change
@@ -127,7 +137,10 @@ func Replace(ctx context.Context, st *store.Store, kind model.Kind, b *Batch) ([
 			}
 			changes = append(changes, Change{Kind: kind, Key: k, Outcome: Deleted})
 		}
-		return nil
+		if kind == model.KindEvaluationRun {
+			return nil
+		}
+		return checkRefs(ctx, tx, keep, left)
 	})
 	if err != nil {
 		return nil, diag.Internal(err)
@@ -209,7 +222,10 @@ func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) e
 				return err
 			}
 		}
-		return deleteOne(ctx, tx, kind, key)
+		if err := deleteOne(ctx, tx, kind, key); err != nil || kind != model.KindMethodology {
+			return err
+		}
+		return checkRefs(ctx, tx, nil, nil)
 	})
 }
 

@@ -22,7 +22,7 @@ func TestKillDuringAddLeavesStoreWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, diags := project.LoadEntityFiles(dir, []string{filepath.Join(dir, "entities.yaml")}, nil)
+		b, diags := project.LoadEntityFiles(dir, []string{filepath.Join(dir, "entities.yaml")}, nil, nil)
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

@@ -2,12 +2,14 @@ package project
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/risk"
+	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
 // An entity with schema problems is not written, but its other problems
@@ -23,6 +25,7 @@ type invalidEntity struct {
 	*Entity
 	schemaPtrs []string // absolute pointers of its schema problems
 	dropped    []string // its top-level fields, or config_spec items ("config_spec/1"), left out
+	missing    []string // absolute pointers of the required fields it lacks
 }
 
 // keepInvalid decodes the entity at ptr of f, whose schema problems are
@@ -33,6 +36,9 @@ func (b *Batch) keepInvalid(f *File, kind model.Kind, ptr string, m map[string]a
 	for _, d := range invalid {
 		if d.Severity == diag.SevError && (d.Pointer == ptr || strings.HasPrefix(d.Pointer, ptr+"/")) {
 			ie.schemaPtrs = append(ie.schemaPtrs, d.Pointer)
+			for _, f := range missingFields(d.Msg) {
+				ie.missing = append(ie.missing, d.Pointer+"/"+f)
+			}
 		}
 	}
 	clean := make(map[string]any, len(m))
@@ -92,7 +98,7 @@ func (b *Batch) keepInvalid(f *File, kind model.Kind, ptr string, m map[string]a
 	}
 	b.invalid = append(b.invalid, ie)
 	if kind == model.KindEvaluationRun {
-		return ie.filter(duplicateResults(ie.Entity))
+		return ie.filter(runProblems(ie.Entity))
 	}
 	return nil
 }
@@ -123,6 +129,12 @@ func (ie invalidEntity) filter(ds diag.List) diag.List {
 	var out diag.List
 next:
 	for _, d := range ds {
+		for _, p := range ie.missing {
+			// reported once, as missing, not again as empty or unparsable
+			if d.Pointer == p || strings.HasPrefix(d.Pointer, p+"/") {
+				continue next
+			}
+		}
 		for _, p := range ie.schemaPtrs {
 			if p == ie.Pointer {
 				continue
@@ -193,3 +205,21 @@ func (b *Batch) checkInvalid(seen map[string]*Entity, methods map[string]*model.
 	}
 	return diags
 }
+
+// missingFields reads the field names of the schema's "missing required
+// field" message (one or more quoted names).
+func missingFields(msg string) []string {
+	rest, ok := strings.CutPrefix(msg, "missing required field ")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, q := range quotedName.FindAllString(rest, -1) {
+		if name, err := strconv.Unquote(q); err == nil {
+			out = append(out, yamlsrc.EscapePointer(name))
+		}
+	}
+	return out
+}
+
+var quotedName = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)

@@ -10,18 +10,43 @@ import (
 	"github.com/lfcli/lf/schemas"
 )
 
+// The entity kinds, each declared once as a kind.Kind: its command-line
+// plural (Name), its section of an entity file (List), the schema and the
+// Go type its entries decode into. Entity files are read as a batch
+// (LoadEntities, Validate): one schema step per file (on several cores for
+// a large one), kind.Skip, then each entry through its kind's Entry (decode
+// and check), and Batch.Check across the batch (references between files,
+// keys given twice). They are not file kinds of their own: a file may hold
+// every section (EntityFile).
+var (
+	Methodologies = kind.Kind[model.Methodology, struct{}]{
+		Name: "risk-scoring-methodologies", Schema: "project", List: "risk_scoring_methodologies",
+	}
+	RiskScorers = kind.Kind[model.RiskScorer, struct{}]{
+		Name: "risk-scorers", Schema: "project", List: "risk_scorers",
+	}
+	EvaluationRuns = kind.Kind[model.EvaluationRun, struct{}]{
+		Name: "evaluation-runs", Schema: "project", List: "evaluation_runs",
+		Decode: decodeRunAt,
+	}
+)
+
 // KindInfo describes an entity kind of project files.
 type KindInfo struct {
 	Kind    model.Kind
-	Plural  string // command-line plural, e.g. risk-scorers
-	Section string // top-level YAML key, e.g. risk_scorers
+	Plural  string // command-line plural, e.g. risk-scorers: the kind's Name
+	Section string // top-level YAML key, e.g. risk_scorers: the kind's List
 }
 
 // Kinds lists the entity kinds in export order.
 var Kinds = []KindInfo{
-	{model.KindMethodology, "risk-scoring-methodologies", "risk_scoring_methodologies"},
-	{model.KindRiskScorer, "risk-scorers", "risk_scorers"},
-	{model.KindEvaluationRun, "evaluation-runs", "evaluation_runs"},
+	entityKind(model.KindMethodology, &Methodologies),
+	entityKind(model.KindRiskScorer, &RiskScorers),
+	entityKind(model.KindEvaluationRun, &EvaluationRuns),
+}
+
+func entityKind[T any](k model.Kind, decl *kind.Kind[T, struct{}]) KindInfo {
+	return KindInfo{Kind: k, Plural: decl.Name, Section: decl.List}
 }
 
 // ParseKind accepts the singular or plural command-line name of a kind (or
@@ -151,16 +176,6 @@ type Settings struct {
 	Exclude     []string `json:"exclude"`
 }
 
-// Marker is the file kind lf.yaml (schemas/lf.schema.json).
-var Marker = kind.Kind[Settings, struct{}]{Name: markerType.Name, Schema: markerType.Schema}
-
-// FileTypeNames lists the names of the file types beyond entity files,
-// lf.yaml's included: each must have its kind in `lf validate`'s list
-// (pkg/cli/filetypes.go).
-func FileTypeNames() []string {
-	out := []string{markerType.Name}
-	for _, t := range fileTypes {
-		out = append(out, t.Name)
-	}
-	return out
-}
+// Marker is the file kind lf.yaml (schemas/lf.schema.json), told apart by
+// its name.
+var Marker = kind.Kind[Settings, struct{}]{Name: "lf", Description: "the project's lf.yaml", Schema: "lf", FileName: MarkerFile}

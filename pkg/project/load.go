@@ -1,7 +1,6 @@
 package project
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
@@ -26,7 +24,7 @@ type File struct {
 	Rel  string // for messages: relative to the project root when inside it
 	Data []byte
 	Doc  *yamlsrc.Doc
-	Type *FileType
+	Type *kind.File // its kind (EntityFile for entity files)
 }
 
 // Entity is one methodology, risk scorer or evaluation run read from a file.
@@ -54,6 +52,7 @@ type Batch struct {
 	Entities []*Entity
 
 	skipped map[string]bool // kind and key of entities left out for schema problems
+	left    []*Entity       // entities of another kind than `lf add KIND` writes (Only)
 	invalid []invalidEntity // those entities, decoded as far as they go, for Check (invalid.go)
 
 	// checkOnly is set by Validate: nothing will be written, so runs are
@@ -139,8 +138,8 @@ func expandOne(a string) (files []string, why string, err error) {
 }
 
 // ReadFile reads and parses one file (or stdin for "-"), naming it relative
-// to root in messages, and classifies it.
-func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
+// to root in messages, and classifies it among kinds (Classify).
+func ReadFile(root, path string, stdin io.Reader, kinds []kind.File) (*File, diag.List) {
 	var data []byte
 	var err error
 	rel := path
@@ -163,7 +162,7 @@ func ReadFile(root, path string, stdin io.Reader) (*File, diag.List) {
 	// Problems in values (a NaN, a duplicate key) leave the rest of the
 	// file readable: it is classified and checked further, so that every
 	// independent problem is reported in one pass.
-	f.Type = Classify(path, doc)
+	f.Type = Classify(path, doc, kinds)
 	return f, diags
 }
 
@@ -188,13 +187,19 @@ func schemaCheck(name string, f *File, parsed diag.List) diag.List {
 var memoryLimit int64
 
 // limitMemory keeps reading a large file within about ten times its size:
-// its tree of values is about six times its size, and the collector would
+// its tree of values is five to seven times its size (block and flow style
+// hold the same values in more and fewer bytes), and the collector would
 // otherwise let garbage (schema validation's, mostly) double that. The limit
 // is soft (the collector works harder near it, nothing fails); it is left
-// alone when GOMEMLIMIT is set or the file is under 32 MB.
+// alone when GOMEMLIMIT is set or the file is under 8 MB, where the
+// process's own 25-30 MB dominate; under 32 MB it leaves them room (a limit
+// under the tree's size only makes the collector run without end).
 func limitMemory(size int) {
 	want := int64(9 * size)
-	if size < 32<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
+	if size < 32<<20 {
+		want = int64(10*size) + 16<<20
+	}
+	if size < 8<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
 		return
 	}
 	memoryLimit = want
@@ -203,10 +208,10 @@ func limitMemory(size int) {
 
 // LoadEntityFiles reads the entity files named by paths (files, folders,
 // globs, "-"), validates each against the project schema and returns the
-// entities with every problem found. Files of other types found in a folder
-// are skipped; named explicitly, they are an error.
-func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag.List) {
-	b, diags, err := LoadEntities(root, paths, stdin)
+// entities with every problem found. Files of other kinds (one of kinds)
+// found in a folder are skipped; named explicitly, they are an error.
+func LoadEntityFiles(root string, paths []string, stdin io.Reader, kinds []kind.File) (*Batch, diag.List) {
+	b, diags, err := LoadEntities(root, paths, stdin, kinds)
 	if err != nil {
 		return nil, diag.List{{Msg: err.Error()}}
 	}
@@ -215,7 +220,7 @@ func LoadEntityFiles(root string, paths []string, stdin io.Reader) (*Batch, diag
 
 // LoadEntities is LoadEntityFiles with paths that name nothing returned as
 // a usage error apart from the problems in the files.
-func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.List, error) {
+func LoadEntities(root string, paths []string, stdin io.Reader, kinds []kind.File) (*Batch, diag.List, error) {
 	files, err := ExpandPaths(paths)
 	if err != nil {
 		return nil, nil, err
@@ -227,12 +232,12 @@ func LoadEntities(root string, paths []string, stdin io.Reader) (*Batch, diag.Li
 	b := &Batch{}
 	var diags diag.List
 	for _, p := range files {
-		f, parsed := ReadFile(root, p, stdin)
+		f, parsed := ReadFile(root, p, stdin, kinds)
 		if f == nil || f.Type == nil {
 			diags = append(diags, parsed...)
 			continue
 		}
-		if f.Type != &EntityFileType {
+		if f.Type != &EntityFile {
 			diags = append(diags, parsed...)
 			if explicit[p] || p == "-" {
 				diags = append(diags, diag.Diagnostic{
@@ -272,41 +277,12 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 				continue
 			}
 			e := &Entity{Kind: k.Kind, File: f, Pointer: ptr, Value: m}
-			var raw []byte
-			var err error
-			if k.Kind != model.KindEvaluationRun { // runs: decodeRun, without JSON
-				if raw, err = json.Marshal(m); err != nil {
-					diags = append(diags, f.Doc.Errorf(ptr, "cannot encode: %v", err))
-					continue
-				}
-			}
-			switch k.Kind {
-			case model.KindMethodology:
-				e.Methodology = &model.Methodology{}
-				err = json.Unmarshal(raw, e.Methodology)
-				e.Key = e.Methodology.Key
-			case model.KindRiskScorer:
-				e.Scorer = &model.RiskScorer{}
-				err = json.Unmarshal(raw, e.Scorer)
-				e.Key = e.Scorer.Key
-			case model.KindEvaluationRun:
-				e.Run, err = decodeRun(m)
-				if err != nil {
-					var perr *time.ParseError
-					if asParseError(err, &perr) {
-						diags = append(diags, f.Doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err))
-						continue
-					}
-				} else {
-					e.Key = e.Run.EvaluationKey + "/" + e.Run.ID
-				}
-			}
-			if err != nil {
-				diags = append(diags, f.Doc.Errorf(ptr, "%v", err))
+			if ds := e.decode(); ds != nil {
+				diags = append(diags, ds...)
 				continue
 			}
 			if b.checkOnly && k.Kind == model.KindEvaluationRun {
-				diags = append(diags, duplicateResults(e)...)
+				diags = append(diags, runProblems(e)...)
 				e.Run = nil
 			}
 			if !b.checkOnly {
@@ -326,12 +302,33 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 	return diags
 }
 
-func asParseError(err error, target **time.ParseError) bool {
-	pe, ok := err.(*time.ParseError)
-	if ok {
-		*target = pe
+// decode decodes the entity through its kind's Entry and sets its key;
+// its problems, or nil when it decodes.
+func (e *Entity) decode() diag.List {
+	doc, none := e.File.Doc, struct{}{}
+	var ds diag.List
+	var ok bool
+	switch e.Kind {
+	case model.KindMethodology:
+		var v model.Methodology
+		if v, ds, ok = Methodologies.Entry(doc, e.Pointer, none); ok {
+			e.Methodology, e.Key = &v, v.Key
+		}
+	case model.KindRiskScorer:
+		var v model.RiskScorer
+		if v, ds, ok = RiskScorers.Entry(doc, e.Pointer, none); ok {
+			e.Scorer, e.Key = &v, v.Key
+		}
+	case model.KindEvaluationRun:
+		var v model.EvaluationRun
+		if v, ds, ok = EvaluationRuns.Entry(doc, e.Pointer, none); ok {
+			e.Run, e.Key = &v, v.EvaluationKey+"/"+v.ID
+		}
 	}
-	return ok
+	if !ok {
+		return ds
+	}
+	return nil
 }
 
 // EntityYAML renders an entity as a canonical YAML list item with the
@@ -373,7 +370,7 @@ func (b *Batch) Check(stored map[string]*model.Methodology) diag.List {
 		}
 		seen[id] = e
 		if e.Kind == model.KindEvaluationRun && e.Run != nil {
-			diags = append(diags, duplicateResults(e)...)
+			diags = append(diags, runProblems(e)...)
 		}
 		if e.Kind == model.KindMethodology {
 			methods[e.Key] = e.Methodology

@@ -19,7 +19,7 @@ func FuzzEntityFile(f *testing.F) {
 	f.Add([]byte("risk_scorers:\n- key: a\n  methodology: m\n  function: 'x if y > 0.5 else 1'\nevaluation_runs:\n- {evaluation_key: e, id: r, created_at: 'not a time', results: []}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Bounded(t, len(data), func() {
-			b, ds, err := project.LoadEntities(".", []string{"-"}, bytes.NewReader(data))
+			b, ds, err := project.LoadEntities(".", []string{"-"}, bytes.NewReader(data), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

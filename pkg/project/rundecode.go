@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"time"
 
+	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/yamlsrc"
 )
 
 // errRunShape says decodeRun met a value it does not convert itself.
@@ -28,6 +31,26 @@ func decodeRun(m map[string]any) (*model.EvaluationRun, error) {
 	}
 	r = &model.EvaluationRun{}
 	return r, json.Unmarshal(raw, r)
+}
+
+// decodeRunAt is the evaluation runs' decoder (EvaluationRuns.Decode):
+// decodeRun on the run at ptr, its problems located (a time that is not
+// RFC 3339 at its created_at).
+func decodeRunAt(doc *yamlsrc.Doc, ptr string) (model.EvaluationRun, diag.List) {
+	m, _ := doc.Get(ptr)
+	r, err := decodeRun(asMap(m))
+	if err != nil {
+		if _, ok := err.(*time.ParseError); ok {
+			return model.EvaluationRun{}, diag.List{doc.Errorf(ptr+"/created_at", "not an RFC 3339 time: %v", err)}
+		}
+		return model.EvaluationRun{}, diag.List{doc.Errorf(ptr, "%v", err)}
+	}
+	return *r, nil
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func decodeRunFast(m map[string]any) (*model.EvaluationRun, error) {

@@ -44,7 +44,7 @@ func TestParallelSchemaCheck(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f, parsed := ReadFile(dir, path, nil)
+		f, parsed := ReadFile(dir, path, nil, nil)
 		if parsed.HasErrors() {
 			t.Fatalf("%s: %v", c.name, parsed)
 		}

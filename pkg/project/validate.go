@@ -5,15 +5,10 @@ import (
 	"path/filepath"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/schema"
 )
-
-// Checker validates a whole file of one type (schema and semantic checks)
-// the way the command that reads it does, and returns located diagnostics.
-// Domains own their file types; the CLI passes the list of them
-// (pkg/cli/filetypes.go) to ValidateWith.
-type Checker func(file string, data []byte) diag.List
 
 // ValidateResult is what `lf validate` found.
 type ValidateResult struct {
@@ -24,19 +19,19 @@ type ValidateResult struct {
 }
 
 // Validate checks files, folders and globs (the whole project when paths is
-// empty): every YAML file against the schema of its type, entity files also
-// for references, functions and configs (methodologies come from the files
-// and, when given, from stored).
+// empty) as entity files: against the project schema, for references,
+// functions and configs (methodologies come from the files and, when given,
+// from stored). ValidateWith checks the files of other kinds too.
 func Validate(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology) ValidateResult {
 	return ValidateWith(root, paths, stdin, stored, ValidateOptions{})
 }
 
 // ValidateOptions are what the command adds to Validate.
 type ValidateOptions struct {
-	// Checkers validate the files of the type they are named by
-	// (FileType.Name, e.g. "agentleak-config") instead of their schema
-	// alone; the CLI passes its list of file kinds (pkg/cli/filetypes.go).
-	Checkers map[string]Checker
+	// Kinds are the file kinds beyond entity files (the CLI passes its
+	// list, pkg/cli/filetypes.go): a file of one of them is classified
+	// and checked by its kind's pipeline.
+	Kinds []kind.File
 	// OnFile, when not nil, is called after each file is read, with its
 	// path: the command shows progress with it.
 	OnFile func(path string)
@@ -44,7 +39,7 @@ type ValidateOptions struct {
 
 // ValidateWith is Validate with the options.
 func ValidateWith(root string, paths []string, stdin io.Reader, stored map[string]*model.Methodology, opts ValidateOptions) ValidateResult {
-	checkers, onFile := opts.Checkers, opts.OnFile
+	onFile := opts.OnFile
 	var res ValidateResult
 	whole := len(paths) == 0
 	if whole {
@@ -68,7 +63,7 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 		if whole && (matches(root, p, sel.Exclude) || (sel.Include != nil && !matches(root, p, sel.Include))) {
 			continue
 		}
-		f, ds := ReadFile(root, p, stdin)
+		f, ds := ReadFile(root, p, stdin, opts.Kinds)
 		if onFile != nil {
 			onFile(p)
 		}
@@ -84,15 +79,15 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 			res.Diags = append(res.Diags, ds...)
 			continue
 		}
-		if c := checkers[f.Type.Name]; c != nil && f.Type != &EntityFileType {
-			res.Diags = append(res.Diags, c(f.Rel, f.Data)...)
+		if f.Type != &EntityFile && f.Type.Check != nil {
+			res.Diags = append(res.Diags, f.Type.Check(f.Rel, f.Data)...)
 			continue
 		}
 		if f.Type.Schema != "" && known[f.Type.Schema] {
 			ds = schemaCheck(f.Type.Schema, f, ds)
 		}
 		res.Diags = append(res.Diags, ds...)
-		if f.Type == &EntityFileType {
+		if f.Type == &EntityFile {
 			res.Diags = append(res.Diags, b.extract(f, ds)...)
 		}
 	}
@@ -108,7 +103,7 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 // covers all.
 func projectSelection(root string) Settings {
 	var sel Settings
-	f, ds := ReadFile(root, filepath.Join(root, MarkerFile), nil)
+	f, ds := ReadFile(root, filepath.Join(root, MarkerFile), nil, nil)
 	if f == nil || ds.HasErrors() {
 		return sel
 	}

@@ -33,7 +33,7 @@ type Scorers struct {
 }
 
 func (s Scorers) fails(r risk.Result) bool {
-	return len(s.FailOn.Tripped([]risk.Result{r})) > 0
+	return s.FailOn.Trips(r)
 }
 
 func scoreText(r risk.Result) string {
@@ -74,8 +74,11 @@ func (s Scorers) Checks() output.Suite {
 		if s.fails(r) {
 			c.Failed = true
 			why := "at or above --fail-on " + string(s.FailOn.Level)
-			if r.Level == risk.Failed {
+			switch r.Level {
+			case risk.Failed:
 				why = "an error fails every gate: " + r.Error
+			case risk.NoData:
+				why = "no value in scope: a gate that cannot see fails --fail-on " + string(s.FailOn.Level)
 			}
 			c.Message = fmt.Sprintf("%s: score %s, level %s (%s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, why, r.Values, plural(r.Values), runsText(r))
 		}
@@ -97,7 +100,7 @@ func (s Scorers) Findings() []output.Finding {
 		if f, ok := s.riseFinding(r); ok {
 			out = append(out, f)
 		}
-		if r.Level.Rank() < gate.Rank() && !s.fails(r) {
+		if (gate == risk.NoData || r.Level.Rank() < gate.Rank()) && !s.fails(r) {
 			continue
 		}
 		level := "warning"

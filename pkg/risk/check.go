@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -40,14 +41,20 @@ func CheckMethodology(m *model.Methodology) []Problem {
 		out = append(out, checkParam(ptr, &p)...)
 	}
 	vars, err := Variables(m.Function)
+	var ce *CommentError
+	if errors.As(err, &ce) {
+		return append(out, problem("/function", "%v", ce))
+	}
 	if err != nil {
 		return append(out, problem("/function", "function does not parse: %s", firstLine(err.Error())))
 	}
 	// A call outside the allowed functions is reported with undeclared
 	// variables, not hidden by them; the function cannot compile then.
 	callErr := error(nil)
-	if tree, err := parser.Parse(pythonish(m.Function)); err == nil {
-		callErr = checkCalls(tree)
+	if src, _, err := prepare(m.Function); err == nil {
+		if tree, err := parser.Parse(src); err == nil {
+			callErr = checkCalls(tree)
+		}
 	}
 	if callErr != nil {
 		out = append(out, problem("/function", "%v", callErr))

@@ -40,6 +40,15 @@ func numArg(p any) (float64, error) {
 	return 0, fmt.Errorf("expected a number, got %T", p)
 }
 
+func twoNums(params []any) (float64, float64, error) {
+	x, err := numArg(params[0])
+	if err != nil {
+		return 0, 0, err
+	}
+	y, err := numArg(params[1])
+	return x, y, err
+}
+
 func funcOptions() []expr.Option {
 	var opts []expr.Option
 	names := make([]string, 0, len(mathFuncs))
@@ -59,28 +68,51 @@ func funcOptions() []expr.Option {
 	}
 	opts = append(opts,
 		expr.Function("pow", func(params ...any) (any, error) {
-			x, err := numArg(params[0])
-			if err != nil {
-				return nil, err
-			}
-			y, err := numArg(params[1])
+			x, y, err := twoNums(params)
 			if err != nil {
 				return nil, err
 			}
 			return math.Pow(x, y), nil
 		}, new(func(float64, float64) float64)),
-		// Python's % works on floats; expr's only on integers.
+		// Python's % and // on floats (expr's % takes only integers, and
+		// its lexer reads // as a comment: prepare marks it).
 		expr.Function("fmod", func(params ...any) (any, error) {
+			x, y, err := twoNums(params)
+			if err != nil {
+				return nil, err
+			}
+			_, mod, err := pyDivmod(x, y)
+			if err != nil {
+				return nil, fmt.Errorf("%% by zero: %w", err)
+			}
+			return mod, nil
+		}, new(func(float64, float64) float64)),
+		expr.Function("floordiv", func(params ...any) (any, error) {
+			x, y, err := twoNums(params)
+			if err != nil {
+				return nil, err
+			}
+			div, _, err := pyDivmod(x, y)
+			if err != nil {
+				return nil, fmt.Errorf("// by zero: %w", err)
+			}
+			return div, nil
+		}, new(func(float64, float64) float64)),
+		// Python's round: ties to even, with optional ndigits.
+		expr.Function("round", func(params ...any) (any, error) {
 			x, err := numArg(params[0])
 			if err != nil {
 				return nil, err
 			}
-			y, err := numArg(params[1])
+			if len(params) == 1 {
+				return pyRound(x)
+			}
+			n, err := numArg(params[1])
 			if err != nil {
 				return nil, err
 			}
-			return x - y*math.Floor(x/y), nil
-		}, new(func(float64, float64) float64)),
+			return pyRound(x, n)
+		}, new(func(float64) float64), new(func(float64, float64) float64)),
 		expr.Operator("%", "fmod"),
 		expr.Function("clamp", func(params ...any) (any, error) {
 			var v [3]float64
@@ -152,7 +184,11 @@ func (floatLiterals) Visit(n *ast.Node) {
 // Variables returns the variable names a function uses (not the functions it
 // calls), sorted, or the parse error.
 func Variables(function string) ([]string, error) {
-	tree, err := parser.Parse(pythonish(function))
+	src, _, err := prepare(function)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := parser.Parse(src)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +224,7 @@ func (c *identCollector) Visit(n *ast.Node) {
 // Formula is a compiled methodology function.
 type Formula struct {
 	source    string // the function in expr's spelling
+	floorAt   map[int]bool
 	metricVar string
 }
 
@@ -207,7 +244,10 @@ func Compile(m *model.Methodology) (*Formula, error) {
 			env[p.Key] = 0.0
 		}
 	}
-	src := pythonish(m.Function)
+	src, floorAt, err := prepare(m.Function)
+	if err != nil {
+		return nil, err
+	}
 	tree, err := parser.Parse(src)
 	if err != nil {
 		return nil, errors.New(firstLine(err.Error()))
@@ -215,11 +255,11 @@ func Compile(m *model.Methodology) (*Formula, error) {
 	if err := checkCalls(tree); err != nil {
 		return nil, err
 	}
-	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64(), expr.Patch(floatLiterals{})}, funcOptions()...)
+	opts := append([]expr.Option{expr.Env(env), expr.AsFloat64(), expr.Patch(floorDivPatch{floorAt}), expr.Patch(floatLiterals{})}, funcOptions()...)
 	if _, err := expr.Compile(src, opts...); err != nil {
 		return nil, errors.New(firstLine(err.Error()))
 	}
-	return &Formula{source: src, metricVar: m.MetricVar()}, nil
+	return &Formula{source: src, floorAt: floorAt, metricVar: m.MetricVar()}, nil
 }
 
 func firstLine(s string) string {
@@ -276,6 +316,7 @@ func (f *Formula) Bind(params map[string]any) (*Evaluator, error) {
 	opts := append([]expr.Option{
 		expr.Env(metricEnv{}),
 		expr.AsFloat64(),
+		expr.Patch(floorDivPatch{f.floorAt}),
 		expr.Patch(&constParams{params: params, metricVar: f.metricVar}),
 		expr.Patch(floatLiterals{}),
 	}, funcOptions()...)

@@ -2,10 +2,12 @@ package runfile
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
 	"github.com/lfcli/lf/pkg/store"
@@ -15,6 +17,9 @@ import (
 type Options struct {
 	ProjectDir string    // absolute project root
 	Now        time.Time // the time the run started; zero means time.Now()
+	// Kinds are the file kinds beyond entity files (pkg/cli/filetypes.go),
+	// to tell a file of another kind named in apply: from an entity file.
+	Kinds []kind.File
 	// OnApplied and OnReport, when set, see each step as it ends, so a face
 	// can show progress before the next step runs.
 	OnApplied func(Applied)
@@ -62,7 +67,7 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 	opts.Now = opts.Now.UTC()
 	res := &Result{Evaluations: []evaluation.Report{}}
 	if len(spec.Apply) > 0 {
-		a, err := apply(ctx, opts.ProjectDir, spec.Apply, st)
+		a, err := apply(ctx, opts, spec.Apply, st)
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +93,10 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 		}
 	}
 	ov, err := project.Overview(ctx, st, project.OverviewFilter{Domain: spec.Domain})
+	if fe := (*project.FilterError)(nil); errors.As(err, &fe) {
+		// overview.domain of the run file matches nothing: say where it is.
+		return nil, diag.Invalid(diag.List{{File: spec.Rel, Pointer: "/overview/" + fe.Filter, Msg: fe.Msg}})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +109,8 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 
 // apply loads and checks the entity files (against the methodologies
 // already stored too) and upserts them in one transaction.
-func apply(ctx context.Context, projectDir string, paths []string, st *store.Store) (*Applied, error) {
-	b, warns, err := project.LoadChecked(ctx, projectDir, paths, nil, st)
+func apply(ctx context.Context, opts Options, paths []string, st *store.Store) (*Applied, error) {
+	b, warns, err := project.LoadChecked(ctx, opts.ProjectDir, paths, nil, st, opts.Kinds)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ type Spec struct {
 	Evaluations []EvaluationRef // in the order written
 	FailOn      string
 	Domain      string
+	AllowNoData bool // overview.allow_no_data: no_data does not trip fail_on
 }
 
 // EvaluationRef is one entry of a run file's evaluations list.
@@ -47,7 +48,7 @@ func Parse(path, rel string, data []byte) (*Spec, diag.List) {
 		return nil, diags
 	}
 	abs, _ := filepath.Abs(path)
-	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain}
+	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain, AllowNoData: raw.Overview.AllowNoData}
 	for _, a := range raw.Apply {
 		if !filepath.IsAbs(a) {
 			a = filepath.Join(s.BaseDir, a)
@@ -68,16 +69,19 @@ type raw struct {
 	Apply       []string                     `json:"apply"`
 	Evaluations []map[string]json.RawMessage `json:"evaluations"`
 	Overview    struct {
-		FailOn string `json:"fail_on"`
-		Domain string `json:"domain"`
+		FailOn      string `json:"fail_on"`
+		Domain      string `json:"domain"`
+		AllowNoData bool   `json:"allow_no_data"`
 	} `json:"overview"`
 }
 
 // File is the file kind of run files (`lf run -f`); its check is that
 // every evaluation it names is one this lf knows.
 var File = kind.Kind[raw, struct{}]{
-	Name:   "run",
-	Schema: "run",
+	Name:        "run",
+	Description: "a run file (use `lf run -f`)",
+	Keys:        []string{"apply", "evaluations"},
+	Schema:      "run",
 	Check: func(doc *yamlsrc.Doc, _ string, r *raw, _ struct{}) diag.List {
 		var out diag.List
 		for i, ev := range r.Evaluations {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -72,6 +73,10 @@ func ValidateAt(name string, doc *yamlsrc.Doc, pointer string) diag.List {
 	if !ok {
 		return diag.List{doc.Errorf(pointer, "missing")}
 	}
+	if v == nil && pointer == "" {
+		// An empty file (or one of comments only) says so, whatever reads it.
+		return diag.List{{File: doc.File, Msg: fmt.Sprintf("the file is empty: it holds no YAML value, and a %s file is a mapping (lf schema %s shows its fields)", name, name)}}
+	}
 	err = s.Validate(v)
 	if err == nil {
 		return nil
@@ -83,7 +88,7 @@ func ValidateAt(name string, doc *yamlsrc.Doc, pointer string) diag.List {
 	var out diag.List
 	seen := map[string]bool{}
 	for _, p := range leaves(ve) {
-		p.ptr = pointer + p.ptr
+		p.ptr = pointer + unescapeLocation(p.ptr)
 		for _, d := range toDiags(doc, p) {
 			k := d.Pointer + "\x00" + d.Msg
 			if !seen[k] {
@@ -170,7 +175,12 @@ func toDiags(doc *yamlsrc.Doc, p problem) diag.List {
 	case "pattern":
 		if strings.Contains(p.msg, `^[a-zA-Z0-9_\\-]+$`) {
 			v, _ := doc.Get(p.ptr)
-			return diag.List{doc.Errorf(p.ptr, "%q is not a valid key: use only letters, digits, '_' and '-'", v)}
+			s, ok := v.(string)
+			if !ok {
+				// a key of a mapping (propertyNames): the pointer's last segment
+				s = unescapeSegment(p.ptr[strings.LastIndexByte(p.ptr, '/')+1:])
+			}
+			return diag.List{doc.Errorf(p.ptr, "%q is not a valid key: use only letters, digits, '_' and '-'", s)}
 		}
 		return diag.List{doc.Errorf(p.ptr, "%s", p.msg)}
 	}
@@ -188,4 +198,22 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unescapeLocation undoes the percent-encoding the validator applies to
+// instance locations, so that pointers are plain RFC 6901 ("/metrics/a b",
+// not "/metrics/a%20b").
+func unescapeLocation(ptr string) string {
+	if !strings.Contains(ptr, "%") {
+		return ptr
+	}
+	if u, err := url.PathUnescape(ptr); err == nil {
+		return u
+	}
+	return ptr
+}
+
+// unescapeSegment reads one RFC 6901 pointer segment.
+func unescapeSegment(seg string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 }

@@ -119,10 +119,12 @@ type Key struct {
 // (schemas/server-config.schema.json), its check checkConfig, which
 // resolves keys and SMTP credentials through the getenv it is given.
 var ConfigFile = kind.Kind[Config, func(string) string]{
-	Name:   "server-config",
-	Schema: "server-config",
-	Empty:  "empty server config; it needs at least apiKeys",
-	Check:  checkConfig,
+	Name:        "server-config",
+	Description: "an `lf serve` config",
+	Keys:        []string{"apiKeys", "addr", "recalcInterval", "smtp", "webhookAllowHosts"},
+	Schema:      "server-config",
+	Empty:       "empty server config; it needs at least apiKeys",
+	Check:       checkConfig,
 }
 
 // LoadConfig parses and validates server.yaml (named file in messages),

@@ -174,7 +174,7 @@ func TestHostileIdleConnectionsDoNotStarve(t *testing.T) {
 func TestHostileTenantReportOwnDataOnly(t *testing.T) {
 	ts := startServer(t, testConfig(t, ""))
 	root := "testdata"
-	b, d, err := project.LoadEntities(root, []string{filepath.Join(root, "storewide.yaml")}, nil)
+	b, d, err := project.LoadEntities(root, []string{filepath.Join(root, "storewide.yaml")}, nil, nil)
 	if err != nil || d.HasErrors() {
 		t.Fatalf("load: %v %v", err, d)
 	}

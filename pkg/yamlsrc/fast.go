@@ -123,6 +123,23 @@ func (p *fastParser) advance() {
 	p.eof = true
 }
 
+// keyPtr and indexPtr are the pointers of a mapping's entry and a list's
+// item, which only recording positions needs (p.rec): reading values builds
+// none, so a large file makes no garbage of pointers.
+func (p *fastParser) keyPtr(ptr, key string) string {
+	if p.rec == nil {
+		return ""
+	}
+	return ptr + "/" + EscapePointer(key)
+}
+
+func (p *fastParser) indexPtr(ptr string, i int) string {
+	if p.rec == nil {
+		return ""
+	}
+	return ptr + "/" + strconv.Itoa(i)
+}
+
 func (p *fastParser) text() []byte { return p.data[p.start:p.end] }
 
 func (p *fastParser) isItem() bool {
@@ -159,7 +176,7 @@ func (p *fastParser) list(ptr string, col int) any {
 		}
 		p.start += k
 		p.col += k
-		ip := ptr + "/" + strconv.Itoa(len(out))
+		ip := p.indexPtr(ptr, len(out))
 		if p.rec != nil {
 			p.rec.pos[ip] = p.pos()
 		}
@@ -167,7 +184,7 @@ func (p *fastParser) list(ptr string, col int) any {
 			out = append(out, p.block(ip, p.col))
 			continue
 		}
-		v := p.scalar(p.text())
+		v := p.value(ip, p.text(), p.col+1)
 		p.advance()
 		if !p.eof && p.col > col {
 			panic(fallback{}) // a multi-line scalar
@@ -197,7 +214,7 @@ func (p *fastParser) mapping(ptr string, col int) any {
 			panic(fallback{})
 		}
 		kp := p.pos()
-		cp := ptr + "/" + EscapePointer(key)
+		cp := p.keyPtr(ptr, key)
 		rest := ke + 1
 		for rest < len(t) && t[rest] == ' ' {
 			rest++
@@ -209,8 +226,11 @@ func (p *fastParser) mapping(ptr string, col int) any {
 		if rest < len(t) {
 			if p.rec != nil {
 				p.rec.pos[cp] = Pos{p.line, p.col + rest + 1}
+				if isFlowStart(t[rest]) {
+					p.rec.pos[cp] = kp // as goccy places a collection: at its key
+				}
 			}
-			out[key] = p.scalar(t[rest:])
+			out[key] = p.value(cp, t[rest:], p.col+rest+1)
 			p.advance()
 			if !p.eof && p.col > col {
 				panic(fallback{}) // a multi-line scalar
@@ -295,11 +315,152 @@ func special(w []byte) bool {
 	if len(w) > 5 {
 		return false
 	}
-	switch string(bytes.ToLower(w)) {
-	case "null", "true", "false", "yes", "no", "on", "off", "y", "n", "~":
-		return true
+	for _, s := range [...]string{"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"} {
+		if bytes.EqualFold(w, []byte(s)) {
+			return true
+		}
 	}
 	return false
+}
+
+// value reads the scalar or flow collection that fills the rest of a line,
+// t, whose first byte is at the 1-based column base.
+func (p *fastParser) value(ptr string, t []byte, base int) any {
+	if !isFlowStart(t[0]) {
+		return p.scalar(t)
+	}
+	i, v := p.flowNode(ptr, t, 0, base)
+	if i != len(t) {
+		panic(fallback{}) // more after the collection, or it goes on on the next line
+	}
+	return v
+}
+
+func isFlowStart(b byte) bool { return b == '{' || b == '[' }
+
+// The fast path reads flow collections that open and close on one line
+// (`metrics: {accuracy: 0.8}`, `- {task_specification_key: t, ...}`,
+// `tags: [a, b]`), nested, with the scalars of the block subset; a plain
+// scalar inside one is a single word. goccy's tree of a flow-style file
+// costs about 160 times its size, so a large file written in flow style
+// made lf add use gigabytes.
+
+func skipSpaces(t []byte, i int) int {
+	for i < len(t) && t[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// flowNode reads the node starting at t[i] inside a flow collection and
+// returns the index after it.
+func (p *fastParser) flowNode(ptr string, t []byte, i, base int) (int, any) {
+	switch t[i] {
+	case '{':
+		return p.flowMap(ptr, t, i, base)
+	case '[':
+		return p.flowSeq(ptr, t, i, base)
+	}
+	j := i
+	if t[i] == '"' || t[i] == '\'' {
+		k := bytes.IndexByte(t[i+1:], t[i])
+		if k < 0 {
+			panic(fallback{})
+		}
+		j = i + k + 2
+	} else {
+		for j < len(t) && t[j] != ',' && t[j] != '}' && t[j] != ']' && t[j] != ' ' {
+			j++
+		}
+	}
+	if j == i {
+		panic(fallback{}) // an empty value
+	}
+	return j, p.scalar(t[i:j])
+}
+
+// flowEnd skips the spaces after an entry of a flow collection closed by
+// end and returns the index of the next entry (more true) or after end.
+func flowEnd(t []byte, j int, end byte) (int, bool) {
+	j = skipSpaces(t, j)
+	switch {
+	case j < len(t) && t[j] == ',':
+		j = skipSpaces(t, j+1)
+		if j >= len(t) || t[j] == end {
+			panic(fallback{}) // a trailing comma, or the collection goes on on the next line
+		}
+		return j, true
+	case j < len(t) && t[j] == end:
+		return j + 1, false
+	}
+	panic(fallback{})
+}
+
+func (p *fastParser) flowMap(ptr string, t []byte, i, base int) (int, any) {
+	out := map[string]any{}
+	var keys []string
+	i = skipSpaces(t, i+1)
+	more := i >= len(t) || t[i] != '}'
+	if !more {
+		i++
+	}
+	for more {
+		ke := -1
+		if i < len(t) {
+			ke = keyEnd(t[i:])
+		}
+		if ke <= 0 || i+ke+1 >= len(t) {
+			panic(fallback{})
+		}
+		key := p.keyText(t[i : i+ke])
+		if _, dup := out[key]; dup {
+			panic(fallback{})
+		}
+		cp := p.keyPtr(ptr, key)
+		kp := Pos{p.line, base + i}
+		j := skipSpaces(t, i+ke+1)
+		if j >= len(t) {
+			panic(fallback{})
+		}
+		if p.rec != nil {
+			keys = append(keys, key)
+			p.rec.keyPos[cp] = kp
+			p.rec.pos[cp] = Pos{p.line, base + j}
+			if isFlowStart(t[j]) {
+				p.rec.pos[cp] = kp
+			}
+		}
+		var v any
+		j, v = p.flowNode(cp, t, j, base)
+		out[key] = v
+		i, more = flowEnd(t, j, '}')
+	}
+	if p.rec != nil {
+		p.rec.order[ptr] = keys
+	}
+	return i, out
+}
+
+func (p *fastParser) flowSeq(ptr string, t []byte, i, base int) (int, any) {
+	out := []any{}
+	i = skipSpaces(t, i+1)
+	more := i >= len(t) || t[i] != ']'
+	if !more {
+		i++
+	}
+	for more {
+		if i >= len(t) {
+			panic(fallback{})
+		}
+		ip := p.indexPtr(ptr, len(out))
+		if p.rec != nil {
+			p.rec.pos[ip] = Pos{p.line, base + i}
+		}
+		j, v := p.flowNode(ip, t, i, base)
+		out = append(out, v)
+		i, more = flowEnd(t, j, ']')
+	}
+	return i, out
 }
 
 // scalar reads one scalar that fills the rest of a line.

@@ -118,6 +118,7 @@ func FuzzFast(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add(generatedRuns(2))
+	f.Add(generatedFlowRuns(2))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Bounded(t, len(data), func() {
 			if len(data) > 4096 {

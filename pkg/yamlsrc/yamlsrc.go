@@ -210,6 +210,7 @@ func parse(file string, data []byte, fast bool) (doc *Doc, diags diag.List) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		data = data[3:]
 	}
+	data = normaliseLineBreaks(data)
 	if d := checkUTF8(file, data); d != nil {
 		return doc, diag.List{*d}
 	}
@@ -247,6 +248,32 @@ func parse(file string, data []byte, fast bool) (doc *Doc, diags diag.List) {
 	}
 	c.placeComments(string(data))
 	return doc, c.diags
+}
+
+// normaliseLineBreaks turns CRLF and lone CR line breaks into LF, as YAML
+// reads them (YAML 1.2, 5.4: line breaks are normalised to LF in scalar
+// content). goccy/go-yaml keeps a CR in multi-line quoted scalars and counts
+// lines wrongly after them, so the one loader gives the parser LF text:
+// values are those of the LF file, and lines and columns (a CR ends a line,
+// it is never in one) are unchanged. Text without a CR is returned as is.
+func normaliseLineBreaks(data []byte) []byte {
+	i := bytes.IndexByte(data, '\r')
+	if i < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	out = append(out, data[:i]...)
+	for ; i < len(data); i++ {
+		c := data[i]
+		if c == '\r' {
+			c = '\n'
+			if i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 type converter struct {

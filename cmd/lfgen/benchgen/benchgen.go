@@ -87,7 +87,7 @@ func WriteProject(ctx context.Context, dir string, s Size, seed int64) error {
 	if err != nil {
 		return err
 	}
-	b, diags := project.LoadEntityFiles(dir, []string{ents}, nil)
+	b, diags := project.LoadEntityFiles(dir, []string{ents}, nil, nil)
 	if diags.HasErrors() {
 		return fmt.Errorf("generated entities are invalid: %v", diags[0])
 	}

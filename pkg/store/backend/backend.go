@@ -211,6 +211,9 @@ type EventIngest interface {
 	// HasAgents tells whether the tenant has an agent stored (before or by
 	// this ingest), so that ingest need not ask for each agent of a new one.
 	HasAgents(ctx context.Context, tenantID string) (bool, error)
+	// RiskConfig returns the tenant's stored risk config body (ok false:
+	// none), read in the ingest's transaction.
+	RiskConfig(ctx context.Context, tenantID string) (body string, ok bool, err error)
 	Close()
 }
 

@@ -378,5 +378,18 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 	return ok, nil
 }
 
+// RiskConfig returns the tenant's stored risk config body; ok is false when none.
+func (in *EventIngest) RiskConfig(ctx context.Context, tenantID string) (string, bool, error) {
+	var body string
+	err := in.t.tx.QueryRow(ctx, `SELECT body FROM agentrisk_configs WHERE tenant_id = $1`, tenantID).Scan(&body)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, in.t.st.errf("ingest", err)
+	}
+	return body, true, nil
+}
+
 // Close does nothing: the writes go with the transaction's commit.
 func (in *EventIngest) Close() {}

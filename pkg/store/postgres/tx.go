@@ -18,6 +18,8 @@ type Tx struct {
 	// beforeCommit are the writes buffered by the transaction's handles
 	// (EventIngest), sent before it commits.
 	beforeCommit []func(ctx context.Context) error
+	// entitiesLocked: the transaction holds the app's entity lock (entitylock.go).
+	entitiesLocked bool
 }
 
 // Update runs fn in one transaction, committing when it returns nil and
@@ -75,11 +77,17 @@ func (t *Tx) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(c
 
 // PutEntity upserts a methodology or risk scorer.
 func (t *Tx) PutEntity(ctx context.Context, e backend.Entity) (backend.Outcome, error) {
+	if err := t.lockEntities(ctx); err != nil {
+		return "", err
+	}
 	return putEntity(ctx, t.tx, t.st.app, e)
 }
 
 // DeleteEntity removes an entity, telling whether there was one.
 func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (bool, error) {
+	if err := t.lockEntities(ctx); err != nil {
+		return false, err
+	}
 	return deleteEntity(ctx, t.tx, t.st.app, kind, key)
 }
 

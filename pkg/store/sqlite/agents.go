@@ -482,6 +482,18 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 	return ok, nil
 }
 
+// RiskConfig returns the tenant's stored risk config body; ok is false when none.
+func (in *EventIngest) RiskConfig(ctx context.Context, tenantID string) (body string, ok bool, err error) {
+	err = in.t.tx.QueryRowContext(ctx, `SELECT body FROM agentrisk_configs WHERE tenant_id = ?`, tenantID).Scan(&body)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, in.t.st.errf("ingest", err)
+	}
+	return body, true, nil
+}
+
 // Close releases the statements.
 func (in *EventIngest) Close() {
 	for _, st := range []*sql.Stmt{in.chunks, in.addChunk, in.dropChunks, in.get, in.up, in.legacy, in.same} {

@@ -1,4 +1,4 @@
-package project_test
+package cli
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 )
 
 // TestExamplesAndDemoValidate validates every example project and the demo
-// project, as `lf validate` does.
+// project, as `lf validate` does: every file through its kind.
 func TestExamplesAndDemoValidate(t *testing.T) {
 	dirs, _ := filepath.Glob("../../examples/*")
 	dirs = append(dirs, "../../project")
@@ -21,7 +21,7 @@ func TestExamplesAndDemoValidate(t *testing.T) {
 			continue // sample outputs, not a project: pkg/output validates them
 		}
 		t.Run(filepath.Base(d), func(t *testing.T) {
-			res := project.Validate(d, nil, nil, nil)
+			res := project.ValidateWith(d, nil, nil, nil, project.ValidateOptions{Kinds: fileKinds})
 			for _, x := range res.Diags {
 				t.Error(x.String())
 			}
