@@ -39,8 +39,7 @@ func benchStore(b *testing.B, agents, events int) *Engine {
 	b.Cleanup(func() { st.Close() })
 	e := NewEngine(st)
 	if statErr == nil {
-		var n int
-		if err := st.DB.QueryRow(`SELECT count(*) FROM agentrisk_agents`).Scan(&n); err == nil && n == agents {
+		if n, err := countAgents(ctx, st); err == nil && n == agents {
 			return e
 		}
 	}
@@ -174,4 +173,19 @@ func BenchmarkLiveUpdate(b *testing.B) {
 			b.ReportMetric(float64(len(refs)), "agents/update")
 		})
 	}
+}
+
+// countAgents counts the agents of every tenant of st.
+func countAgents(ctx context.Context, st *store.Store) (int, error) {
+	tenants, err := st.AgentTenants(ctx)
+	n := 0
+	for _, tenant := range tenants {
+		if err != nil {
+			break
+		}
+		var k int
+		k, err = st.CountAgents(ctx, tenant)
+		n += k
+	}
+	return n, err
 }

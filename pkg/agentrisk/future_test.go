@@ -19,7 +19,8 @@ func TestIngestRefusesFutureEvents(t *testing.T) {
 	defer func(f func() time.Time) { nowTime = f }(nowTime)
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	nowTime = func() time.Time { return now }
-	e := openTest(t)
+	// hashHours reads the store file.
+	e := openFileTest(t)
 	month := func(i int) Event { // real events, a month before now
 		return Event{Timestamp: now.AddDate(0, -1, 0).Add(time.Duration(i) * time.Minute), TenantID: "acme", AgentID: "a1", Tool: "read_file"}
 	}

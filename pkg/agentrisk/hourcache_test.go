@@ -11,6 +11,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/store/postgres/pgtest"
+	"github.com/lfcli/lf/pkg/store/storetest"
 )
 
 // twoWriters opens two engines on one store, as two replicas on one
@@ -89,26 +90,28 @@ func TestHourCacheSeesOtherWriters(t *testing.T) {
 
 func chunkRows(t *testing.T, e *Engine) int {
 	t.Helper()
-	var n int
-	if e.st.DB != nil {
-		if err := e.st.DB.QueryRow(`SELECT count(*) FROM agentrisk_seen_hours`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	n, _ := hourChunks(t, e, "acme", nowHour())
+	return n
+}
+
+// hourChunks reads, through the store, how many chunks the hash set of a
+// tenant's hour has and how many hashes they hold.
+func hourChunks(t testing.TB, e *Engine, tenant string, hour int64) (chunks, hashes int) {
+	t.Helper()
 	err := e.st.Update(context.Background(), func(tx store.Tx) error {
 		in, err := tx.EventIngest(context.Background())
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		_, _, n, err = in.HashChunks(context.Background(), "acme", nowHour(), -1)
+		b, _, n, err := in.HashChunks(context.Background(), tenant, hour, -1)
+		chunks, hashes = n, len(b)/16
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return chunks, hashes
 }
 
 // TestHourCacheRolledBack checks that an ingest that stores nothing (a bad
@@ -140,11 +143,12 @@ func TestHourCacheFailedAfterWriting(t *testing.T) {
 	hour := time.Now().UTC().Truncate(time.Hour)
 	mustIngest(t, e, requestEvents(hour, 0, 100))
 	old := nowHour() - 1000
+	db := storetest.SQLiteFile(t, e.st.Path)
 	for _, q := range []string{
 		`INSERT INTO agentrisk_seen_hours (tenant_id, hour, chunk, hashes) VALUES ('acme', ` + strconv.FormatInt(old, 10) + `, 0, x'00')`,
 		`CREATE TRIGGER boom BEFORE DELETE ON agentrisk_seen_hours WHEN OLD.hour < 1000 + ` + strconv.FormatInt(old, 10) + ` BEGIN SELECT RAISE(ABORT, 'boom'); END`,
 	} {
-		if _, err := e.st.DB.Exec(q); err != nil {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -152,7 +156,7 @@ func TestHourCacheFailedAfterWriting(t *testing.T) {
 	if _, err := e.Ingest(context.Background(), next); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("ingest with a failing prune: %v", err)
 	}
-	if _, err := e.st.DB.Exec(`DROP TRIGGER boom`); err != nil {
+	if _, err := db.Exec(`DROP TRIGGER boom`); err != nil {
 		t.Fatal(err)
 	}
 	mustIngest(t, other, requestEvents(hour, 2, 100))
@@ -168,7 +172,16 @@ func TestHourCachePrunedHour(t *testing.T) {
 	hour := time.Now().UTC().Truncate(time.Hour)
 	evs := requestEvents(hour, 0, 20)
 	mustIngest(t, e, evs)
-	if _, err := e.st.DB.Exec(`DELETE FROM agentrisk_seen_hours`); err != nil {
+	// Another writer deletes the hour's chunks.
+	err := e.st.Update(context.Background(), func(tx store.Tx) error {
+		in, err := tx.EventIngest(context.Background())
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		return in.PruneHashSets(context.Background(), "acme", unixHour(hour)+1)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if res := mustIngest(t, e, evs); res.New != 20 {
@@ -187,12 +200,7 @@ func TestHourChunksAndCompaction(t *testing.T) {
 	hour := time.Now().UTC().Truncate(time.Hour)
 	chunks := func(h time.Time) (rows, hashes int) {
 		t.Helper()
-		err := e.st.DB.QueryRow(`SELECT count(*), coalesce(sum(length(hashes)), 0) / 16 FROM agentrisk_seen_hours WHERE hour = ?`,
-			unixHour(h)).Scan(&rows, &hashes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, hashes
+		return hourChunks(t, e, "acme", unixHour(h))
 	}
 	for k := 0; k < 4; k++ {
 		mustIngest(t, e, requestEvents(hour, k, 10))
@@ -273,6 +281,7 @@ func TestHourChunksMigration(t *testing.T) {
 	evs := genSampleEvents()
 	mustIngest(t, e, evs)
 	want := aggRows(t, e)
+	db := storetest.SQLiteFile(t, path)
 	for _, q := range []string{
 		`CREATE TABLE old_hours (tenant_id TEXT NOT NULL, hour INTEGER NOT NULL, hashes BLOB NOT NULL, PRIMARY KEY (tenant_id, hour))`,
 		`INSERT INTO old_hours SELECT tenant_id, hour, group_concat(hashes, '') FROM
@@ -281,7 +290,7 @@ func TestHourChunksMigration(t *testing.T) {
 		`ALTER TABLE old_hours RENAME TO agentrisk_seen_hours`,
 		`DELETE FROM schema_migrations WHERE version LIKE '70_%'`,
 	} {
-		if _, err := st.DB.Exec(q); err != nil {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatal(q, err)
 		}
 	}
@@ -293,7 +302,7 @@ func TestHourChunksMigration(t *testing.T) {
 	defer st.Close()
 	e = NewEngine(st)
 	var rows, nonZero int
-	if err := st.DB.QueryRow(`SELECT count(*), count(*) FILTER (WHERE chunk <> 0) FROM agentrisk_seen_hours`).Scan(&rows, &nonZero); err != nil {
+	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE chunk <> 0) FROM agentrisk_seen_hours`).Scan(&rows, &nonZero); err != nil {
 		t.Fatal(err)
 	}
 	if rows == 0 || nonZero != 0 {

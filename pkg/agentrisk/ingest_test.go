@@ -14,6 +14,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/store"
+	"github.com/lfcli/lf/pkg/store/storetest"
 )
 
 func jsonl(t testing.TB, evs []Event) string {
@@ -51,9 +52,23 @@ func aggRows(t testing.TB, e *Engine) []store.AgentRow {
 	return rows
 }
 
+// openFileTest is openTest on a store file, for tests that look at the
+// file (hashHours).
+func openFileTest(t testing.TB) *Engine {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "lf.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return NewEngine(st)
+}
+
+// hashHours lists the hours of each tenant's hash sets, read from the store
+// file (openFileTest), checking that each set holds whole hashes.
 func hashHours(t testing.TB, e *Engine) map[string][]int64 {
 	t.Helper()
-	rows, err := e.st.DB.Query(`SELECT tenant_id, hour, length(hashes) FROM agentrisk_seen_hours ORDER BY tenant_id, hour`)
+	rows, err := storetest.SQLiteFile(t, e.st.Path).Query(`SELECT tenant_id, hour, length(hashes) FROM agentrisk_seen_hours ORDER BY tenant_id, hour`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +271,7 @@ func TestIngestIdempotentAcrossCalls(t *testing.T) {
 }
 
 func TestIngestIdempotentAcrossHourBoundary(t *testing.T) {
-	e := openTest(t)
+	e := openFileTest(t)
 	at := time.Date(2026, 4, 16, 10, 59, 59, 999999999, time.UTC)
 	evs := []Event{
 		{Timestamp: at, TenantID: "t", AgentID: "a", Tool: "x"},
@@ -283,7 +298,7 @@ func TestIngestIdempotentAcrossHourBoundary(t *testing.T) {
 // latest event) are deleted; events that old are then expired, not stored
 // twice; other tenants keep theirs.
 func TestIngestPrunesBeyondWindow(t *testing.T) {
-	e := openTest(t)
+	e := openFileTest(t)
 	day0 := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	old := []Event{{Timestamp: day0, TenantID: "t", AgentID: "a", Tool: "x"}, {Timestamp: day0, TenantID: "u", AgentID: "a", Tool: "x"}}
 	ingestText(t, e, jsonl(t, old))
@@ -334,7 +349,7 @@ func TestIngestWindowCappedAtNow(t *testing.T) {
 }
 
 func TestIngestAllOrNothing(t *testing.T) {
-	e := openTest(t)
+	e := openFileTest(t)
 	evs := genSampleEvents()[:300]
 	lines := strings.Split(strings.TrimSpace(jsonl(t, evs)), "\n")
 	lines[150] = `{"timestamp":"2026-04-16T10:00:00Z","tenant_id":"t","agent_id":"a","decision":"perhaps"}`
@@ -388,13 +403,14 @@ func TestIngestMigratesOldStore(t *testing.T) {
 	want := aggRows(t, e)
 	// Make it what the earlier ingest left: every hash in agentrisk_seen,
 	// no hour sets, migrations 60 and 70 (chunks) not applied.
+	db := storetest.SQLiteFile(t, path)
 	for i := range evs {
-		if _, err := st.DB.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
+		if _, err := db.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, q := range []string{`DROP TABLE agentrisk_seen_hours`, `DROP TABLE agentrisk_seen_legacy`, `DELETE FROM schema_migrations WHERE version LIKE '60_%' OR version LIKE '70_%'`} {
-		if _, err := st.DB.Exec(q); err != nil {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -407,7 +423,7 @@ func TestIngestMigratesOldStore(t *testing.T) {
 	defer st.Close()
 	e = NewEngine(st)
 	var until int64
-	if err := st.DB.QueryRow(`SELECT until_hour FROM agentrisk_seen_legacy WHERE kept = 1`).Scan(&until); err != nil {
+	if err := db.QueryRow(`SELECT until_hour FROM agentrisk_seen_legacy WHERE kept = 1`).Scan(&until); err != nil {
 		t.Fatal("migration left no legacy set:", err)
 	}
 	last := evs[0].Timestamp
@@ -432,8 +448,8 @@ func TestIngestMigratesOldStore(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	var n, kept int
-	st.DB.QueryRow(`SELECT count(*) FROM agentrisk_seen`).Scan(&n)
-	st.DB.QueryRow(`SELECT kept FROM agentrisk_seen_legacy`).Scan(&kept)
+	db.QueryRow(`SELECT count(*) FROM agentrisk_seen`).Scan(&n)
+	db.QueryRow(`SELECT kept FROM agentrisk_seen_legacy`).Scan(&kept)
 	if n != 0 || kept != 0 {
 		t.Fatalf("legacy hashes kept: %d rows, kept=%d", n, kept)
 	}

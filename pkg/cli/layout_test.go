@@ -95,7 +95,7 @@ func TestFileKindsUnique(t *testing.T) {
 var floors = [][]string{
 	{"schemas", "pkg/diag", "pkg/model", "pkg/progress", "pkg/internal/testfiles", "pkg/eventstream/natstest", "cmd/internal/hugepages", "pkg/agentleak/compliance"},
 	{"pkg/yamlsrc", "pkg/internal/fuzzcheck", "pkg/store/backend", "pkg/store/internal/runbatch"},
-	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/rowset", "pkg/store/storetest"},
+	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/sqlstore", "pkg/store/storetest"},
 	{"pkg/kind", "pkg/store/sqlite", "pkg/store/postgres"},
 	{"pkg/store", "pkg/store/postgres/pgtest"},
 	{"pkg/evaluation", "pkg/project"},

@@ -11,6 +11,7 @@ import (
 	"github.com/lfcli/lf/cmd/lfgen/benchgen"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
+	"github.com/lfcli/lf/pkg/store/storetest"
 )
 
 // TestKillDuringAddLeavesStoreWhole kills a process in the middle of a large
@@ -70,7 +71,7 @@ func TestKillDuringAddLeavesStoreWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n, distinct int
-		if err := st.DB.QueryRow(`SELECT count(*), count(DISTINCT length(yaml) - length(replace(yaml, '#', ''))) FROM entities WHERE kind = 'risk-scorer'`).Scan(&n, &distinct); err != nil {
+		if err := storetest.SQLiteFile(t, st.Path).QueryRow(`SELECT count(*), count(DISTINCT length(yaml) - length(replace(yaml, '#', ''))) FROM entities WHERE kind = 'risk-scorer'`).Scan(&n, &distinct); err != nil {
 			t.Fatal(err)
 		}
 		st.Close()

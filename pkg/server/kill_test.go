@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/store"
+	"github.com/lfcli/lf/pkg/store/storetest"
 )
 
 // TestKilledMidRecalculation kills a process that recalculates in a loop
@@ -49,7 +50,7 @@ func TestKilledMidRecalculation(t *testing.T) {
 			t.Fatalf("round %d: store does not open after kill: %v", round, err)
 		}
 		var res string
-		if err := st.DB.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		if err := storetest.SQLiteFile(t, path).QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
 			t.Fatalf("round %d: integrity_check = %q, %v", round, res, err)
 		}
 		ch, err := agentrisk.NewEngine(st).Recalculate(ctx, "", "", time.Now())

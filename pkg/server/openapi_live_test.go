@@ -68,7 +68,7 @@ func TestOpenAPIErrorAnswersLive(t *testing.T) {
 		oa.check(t, c.method, c.tmpl, code, out)
 	}
 	// 500: the store is gone; the answer is still the documented JSON error.
-	ts.store.DB.Close()
+	ts.store.Close()
 	code, out := raw("GET", "/tenants/t1/alert-rules", keyT1, "", "", nil)
 	if code != 500 {
 		t.Fatalf("closed store: %d %s", code, out)

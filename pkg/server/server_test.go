@@ -657,7 +657,7 @@ func TestVerdictServedFromMemory(t *testing.T) {
 	}
 	req := `{"tenantId": "t1", "agentId": "bad", "method": "tools/call"}`
 	_, first := ts.call(t, keyT1, "POST", "/verdict", req)
-	ts.store.DB.Close()
+	ts.store.Close()
 	code, again := ts.call(t, keyT1, "POST", "/verdict", req)
 	if code != 200 || string(again) != string(first) || !strings.Contains(string(first), "critical_risk") {
 		t.Fatalf("verdict with the store closed: %d %s (before: %s)", code, again, first)

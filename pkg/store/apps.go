@@ -27,5 +27,5 @@ func (s *Store) UseApp(ctx context.Context, app string) (*Store, error) {
 			return nil, err
 		}
 	}
-	return &Store{Backend: b, Path: s.Path, DB: s.DB}, nil
+	return &Store{Backend: b, Path: s.Path, db: s.db}, nil
 }

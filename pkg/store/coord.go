@@ -24,7 +24,7 @@ func (s *Store) Coordinator() (c Coordinator, ok bool) {
 // Shared reports whether other processes may serve this store at the same
 // time (PostgreSQL): their rate counters must then be shared through the
 // coordinator. A SQLite store is served by one process, which counts alone.
-func (s *Store) Shared() bool { return s.DB == nil }
+func (s *Store) Shared() bool { return s.db == nil }
 
 // Unavailable tells whether err means the store's server cannot be reached
 // right now (PostgreSQL down, restarting or refusing connections) rather

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 	"github.com/lfcli/lf/pkg/store/postgres"
 )
 
@@ -48,8 +49,8 @@ type copyDB interface {
 // copySide opens one transaction on st: a read-only snapshot for the
 // source, a write transaction for the destination.
 func copySide(ctx context.Context, st *Store, write bool) (copyDB, error) {
-	if st.DB != nil {
-		tx, err := st.DB.BeginTx(ctx, nil)
+	if st.db != nil {
+		tx, err := st.db.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, fmt.Errorf("store %s: begin: %w", st.Path, err)
 		}
@@ -132,11 +133,11 @@ func (s *sqliteSide) strings(ctx context.Context, q string, args ...any) ([]stri
 }
 
 func (s *sqliteSide) migrations(ctx context.Context) ([]string, error) {
-	return s.strings(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	return s.strings(ctx, sqlstore.AppliedMigrations.SQLite())
 }
 
 func (s *sqliteSide) migrationTimes(ctx context.Context) ([]Migration, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations ORDER BY version`)
+	rows, err := s.tx.QueryContext(ctx, sqlstore.MigrationTimes.SQLite())
 	if err != nil {
 		return nil, s.errf(err)
 	}
@@ -258,7 +259,7 @@ func (s *sqliteSide) write(ctx context.Context, t copyTableDef, rows rowIter, em
 }
 
 func (s *sqliteSide) refreshLatest(ctx context.Context) error {
-	if _, err := s.tx.ExecContext(ctx, `DELETE FROM latest_runs`); err != nil {
+	if _, err := s.tx.ExecContext(ctx, sqlstore.DeleteAllLatest.SQLite()); err != nil {
 		return s.errf(err)
 	}
 	if _, err := s.tx.ExecContext(ctx, refreshLatestSQL); err != nil {
@@ -285,7 +286,7 @@ type pgSide struct {
 func (s *pgSide) errf(err error) error { return fmt.Errorf("store %s: copy: %w", s.loc, err) }
 
 func (s *pgSide) migrations(ctx context.Context) ([]string, error) {
-	rows, err := s.tx.Query(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	rows, err := s.tx.Query(ctx, sqlstore.AppliedMigrations.Postgres())
 	if err != nil {
 		return nil, s.errf(err)
 	}
@@ -297,7 +298,7 @@ func (s *pgSide) migrations(ctx context.Context) ([]string, error) {
 }
 
 func (s *pgSide) migrationTimes(ctx context.Context) ([]Migration, error) {
-	rows, err := s.tx.Query(ctx, `SELECT version, applied_at FROM schema_migrations ORDER BY version`)
+	rows, err := s.tx.Query(ctx, sqlstore.MigrationTimes.Postgres())
 	if err != nil {
 		return nil, s.errf(err)
 	}
@@ -427,7 +428,7 @@ func (s *pgSide) write(ctx context.Context, t copyTableDef, rows rowIter, empty 
 }
 
 func (s *pgSide) refreshLatest(ctx context.Context) error {
-	if _, err := s.tx.Exec(ctx, `DELETE FROM latest_runs`); err != nil {
+	if _, err := s.tx.Exec(ctx, sqlstore.DeleteAllLatest.Postgres()); err != nil {
 		return s.errf(err)
 	}
 	if _, err := s.tx.Exec(ctx, refreshLatestSQL); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/postgres/pgtest"
+	"github.com/lfcli/lf/pkg/store/storetest"
 )
 
 // fill writes a little of everything a store holds.
@@ -81,7 +82,7 @@ func TestCopySQLitePostgresAndBack(t *testing.T) {
 	a := openURL(t, filepath.Join(t.TempDir(), "a.db"))
 	fill(t, a)
 	// A table without a primary key: a re-run must not add its row twice.
-	if _, err := a.DB.Exec(`INSERT INTO agentrisk_seen_legacy (until_hour, kept) VALUES (42, 1)`); err != nil {
+	if _, err := storetest.SQLiteFile(t, a.Path).Exec(`INSERT INTO agentrisk_seen_legacy (until_hour, kept) VALUES (42, 1)`); err != nil {
 		t.Fatal(err)
 	}
 	pg := openURL(t, pgtest.New(t))

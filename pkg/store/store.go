@@ -26,9 +26,9 @@ type Store struct {
 	backend.Backend
 	Path string // the SQLite file, or the URL (without password) of a PostgreSQL store
 
-	// DB is the SQLite database underneath, for tests and upkeep that check
-	// the file itself (nil for other backends). Domain code never uses it.
-	DB *sql.DB
+	// db is the SQLite database underneath, for the copy between stores
+	// (nil for other backends).
+	db *sql.DB
 }
 
 // The backend's value types and interfaces, under the names domain code
@@ -125,5 +125,5 @@ func open(ctx context.Context, url string, create bool) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Backend: st, Path: path, DB: st.DB}, nil
+	return &Store{Backend: st, Path: path, db: st.DB}, nil
 }

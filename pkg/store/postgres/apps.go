@@ -7,41 +7,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
-
-// appTables are the tables whose rows belong to an app (50_apps.sql).
-var appTables = []string{"entities", "evaluation_runs", "metric_values", "run_value_blocks", "latest_runs"}
 
 // App is the app this handle reads and writes.
 func (s *Store) App() string { return s.app }
 
 // ForApp returns a handle on the same connection pool that reads and writes
 // app. Closing either handle closes the pool.
-func (s *Store) ForApp(app string) backend.Backend {
-	return &Store{Pool: s.Pool, loc: s.loc, app: app}
-}
-
-// Apps lists the apps holding entities or runs, with what they hold.
-func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
-	kinds, err := rowset.KindCounts(s.Pool.Query(ctx, `SELECT app, kind, count(*) FROM entities GROUP BY app, kind`))
-	if err != nil {
-		return nil, s.errf("apps", err)
-	}
-	runs, err := rowset.RunCounts(s.Pool.Query(ctx, `SELECT app, count(*), max(created_at) FROM evaluation_runs GROUP BY app`))
-	if err != nil {
-		return nil, s.errf("apps", err)
-	}
-	return rowset.Apps(kinds, runs), nil
-}
-
-// hasRows tells whether app holds entities or runs.
-func hasRows(ctx context.Context, q querier, app string) (bool, error) {
-	var some bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM entities WHERE app = $1)
-		OR EXISTS (SELECT 1 FROM evaluation_runs WHERE app = $1)`, app).Scan(&some)
-	return some, err
-}
+func (s *Store) ForApp(app string) backend.Backend { return newStore(s.Pool, s.loc, app) }
 
 // appLock is the advisory lock renames take, so that two processes adopting
 // the rows of a store from before apps do it once.
@@ -53,7 +27,7 @@ func (s *Store) RenameApp(ctx context.Context, from, to string) (bool, error) {
 		return false, nil
 	}
 	// Most opens find nothing to move: look before taking the lock.
-	some, err := hasRows(ctx, s.Pool, from)
+	some, err := sqlstore.HasRows(ctx, pgQuerier{s.Pool}, from)
 	if err != nil || !some {
 		if err != nil {
 			err = s.errf("apps", err)
@@ -62,26 +36,18 @@ func (s *Store) RenameApp(ctx context.Context, from, to string) (bool, error) {
 	}
 	moved := false
 	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(appLock)); err != nil {
+		if _, err := tx.Exec(ctx, xactLockSQL, int64(appLock)); err != nil {
 			return s.errf("apps", err)
 		}
-		taken, err := hasRows(ctx, tx, to)
+		taken, err := sqlstore.HasRows(ctx, pgQuerier{tx}, to)
 		if err != nil {
 			return s.errf("apps", err)
 		}
 		if taken {
 			return fmt.Errorf("store %s: app %q: %w", s.loc, to, backend.ErrAppExists)
 		}
-		for _, t := range appTables {
-			tag, err := tx.Exec(ctx, `UPDATE `+t+` SET app = $1 WHERE app = $2`, to, from)
-			if err != nil {
-				return s.errf(fmt.Sprintf("rename app %q to %q", from, to), err)
-			}
-			if tag.RowsAffected() > 0 {
-				moved = true
-			}
-		}
-		return nil
+		moved, err = sqlstore.MoveApp(ctx, pgQuerier{tx}, s.loc, from, to)
+		return err
 	})
 	return moved, err
 }

@@ -258,7 +258,7 @@ func (s *Store) Take(ctx context.Context, key string, expires time.Time, n, limi
 // duplicate is success.
 func (s *Store) createCounters(ctx context.Context) error {
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, sessionLockKey("coord counters")); err != nil {
+		if _, err := tx.Exec(ctx, xactLockSQL, sessionLockKey("coord counters")); err != nil {
 			return s.errf("counter table", err)
 		}
 		if _, err := tx.Exec(ctx, coordCountersDDL); err != nil {

@@ -8,9 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
 )
 
 // putEntity upserts an entity in one statement, so that processes adding
@@ -32,22 +30,4 @@ func putEntity(ctx context.Context, tx pgx.Tx, app string, e backend.Entity) (ba
 		return backend.Created, nil
 	}
 	return backend.Updated, nil
-}
-
-// deleteEntity deletes an entity inside tx and reports whether it existed.
-func deleteEntity(ctx context.Context, tx pgx.Tx, app string, kind model.Kind, key string) (bool, error) {
-	tag, err := tx.Exec(ctx, `DELETE FROM entities WHERE app = $1 AND kind = $2 AND key = $3`, app, string(kind), key)
-	if err != nil {
-		return false, fmt.Errorf("store: %w", err)
-	}
-	return tag.RowsAffected() > 0, nil
-}
-
-// entities lists the entities of a kind, sorted by key.
-func entities(ctx context.Context, q querier, app string, kind model.Kind) ([]backend.Entity, error) {
-	out, err := rowset.Entities(kind)(q.Query(ctx, `SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`, app, string(kind)))
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return out, nil
 }

@@ -2,13 +2,12 @@ package postgres
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // CollectGarbage removes abandoned runs (see backend.Abandoned) with their
@@ -16,10 +15,7 @@ import (
 // lock, re-checked there, so a writer that finishes meanwhile keeps its run.
 func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 	var res backend.GCResult
-	host, _ := os.Hostname()
-	now := time.Now()
-	dead, err := rowset.Abandoned(host, now)(s.Pool.Query(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
-		FROM evaluation_runs WHERE writer_pid <> 0`))
+	dead, err := sqlstore.AbandonedWriters(ctx, pgQuerier{s.Pool})
 	if err != nil {
 		return res, s.errf("gc", err)
 	}

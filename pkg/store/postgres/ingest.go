@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // EventIngest folds events into agents inside a Tx: it loads and writes the
@@ -94,7 +95,7 @@ const ingestLock = 0x6c66_696e_6773 // "lfings"
 // EventIngest returns the ingest of the transaction (holding the ingest
 // lock until it ends); Close it.
 func (t *Tx) EventIngest(ctx context.Context) (backend.EventIngest, error) {
-	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(ingestLock)); err != nil {
+	if _, err := t.tx.Exec(ctx, xactLockSQL, int64(ingestLock)); err != nil {
 		return nil, t.st.errf("ingest", err)
 	}
 	in := &EventIngest{t: t, agents: map[[2]string]backend.AgentRow{}, sets: map[hourKey]bool{}, aheadSets: map[string]*setWindow{}}
@@ -112,17 +113,12 @@ func (in *EventIngest) flush(ctx context.Context) error {
 		switch k := k.(type) {
 		case [2]string:
 			r := in.agents[k]
-			b.Queue(`INSERT INTO agentrisk_agents (tenant_id, agent_id, agent_name, agg, first_event_at, last_event_at)
-				VALUES ($1, $2, $3, $4, $5, $6)
-				ON CONFLICT (tenant_id, agent_id) DO UPDATE SET agent_name = excluded.agent_name, agg = excluded.agg,
-					first_event_at = excluded.first_event_at, last_event_at = excluded.last_event_at`,
-				r.TenantID, r.AgentID, r.AgentName, r.Agg, r.FirstEventAt, r.LastEventAt)
+			b.Queue(sqlstore.PutAgent.Postgres(), r.TenantID, r.AgentID, r.AgentName, r.Agg, r.FirstEventAt, r.LastEventAt)
 		case *chunkWrite:
 			if k.replace {
-				b.Queue(`DELETE FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour = $2`, k.key.tenant, k.key.hour)
+				b.Queue(sqlstore.DropHashChunks.Postgres(), k.key.tenant, k.key.hour)
 			}
-			b.Queue(`INSERT INTO agentrisk_seen_hours (tenant_id, hour, chunk, hashes) VALUES ($1, $2, $3, $4)
-				ON CONFLICT (tenant_id, hour, chunk) DO UPDATE SET hashes = excluded.hashes`, k.key.tenant, k.key.hour, k.chunk, k.hashes)
+			b.Queue(sqlstore.AddHashChunk.Postgres(), k.key.tenant, k.key.hour, k.chunk, k.hashes)
 		}
 	}
 	in.order = in.order[:0]
@@ -172,8 +168,7 @@ func (in *EventIngest) HashChunks(ctx context.Context, tenantID string, hour, af
 // readChunks reads the chunks of one hour numbered after or above (the
 // hashes of those above after).
 func (in *EventIngest) readChunks(ctx context.Context, tenantID string, hour, after int64) (storedSet, error) {
-	rows, err := in.t.tx.Query(ctx, `SELECT chunk, CASE WHEN chunk > $1 THEN hashes END FROM agentrisk_seen_hours
-		WHERE tenant_id = $2 AND hour = $3 AND chunk >= $1 ORDER BY chunk`, after, tenantID, hour)
+	rows, err := in.t.tx.Query(ctx, sqlstore.HashChunksFrom.Postgres(), after, tenantID, hour)
 	if err != nil {
 		return storedSet{}, in.t.st.errf("ingest", err)
 	}
@@ -247,7 +242,7 @@ func (in *EventIngest) LatestHashHour(ctx context.Context, tenantID string) (int
 		return 0, false, err
 	}
 	var h *int64
-	if err := in.t.tx.QueryRow(ctx, `SELECT max(hour) FROM agentrisk_seen_hours WHERE tenant_id = $1`, tenantID).Scan(&h); err != nil {
+	if err := in.t.tx.QueryRow(ctx, sqlstore.LatestHashHour.Postgres(), tenantID).Scan(&h); err != nil {
 		return 0, false, in.t.st.errf("ingest", err)
 	}
 	if h == nil {
@@ -262,7 +257,7 @@ func (in *EventIngest) PruneHashSets(ctx context.Context, tenantID string, befor
 		return err
 	}
 	delete(in.aheadSets, tenantID)
-	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen_hours WHERE tenant_id = $1 AND hour < $2`, tenantID, before); err != nil {
+	if _, err := in.t.tx.Exec(ctx, sqlstore.PruneHashSets.Postgres(), tenantID, before); err != nil {
 		return in.t.st.errf("ingest", err)
 	}
 	return nil
@@ -271,7 +266,7 @@ func (in *EventIngest) PruneHashSets(ctx context.Context, tenantID string, befor
 // LegacyHashes describes the hashes of a store from before schema 60.
 func (in *EventIngest) LegacyHashes(ctx context.Context) (backend.LegacyHashes, bool, error) {
 	var l backend.LegacyHashes
-	err := in.t.tx.QueryRow(ctx, `SELECT until_hour, kept <> 0 FROM agentrisk_seen_legacy`).Scan(&l.Until, &l.Kept)
+	err := in.t.tx.QueryRow(ctx, sqlstore.LegacyHashes.Postgres()).Scan(&l.Until, &l.Kept)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return l, false, nil
@@ -284,7 +279,7 @@ func (in *EventIngest) LegacyHashes(ctx context.Context) (backend.LegacyHashes, 
 // LegacySeen tells whether the legacy set holds a hash.
 func (in *EventIngest) LegacySeen(ctx context.Context, hash []byte) (bool, error) {
 	var seen bool
-	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_seen WHERE hash = $1)`, hash).Scan(&seen); err != nil {
+	if err := in.t.tx.QueryRow(ctx, sqlstore.LegacySeen.Postgres(), hash).Scan(&seen); err != nil {
 		return false, in.t.st.errf("ingest", err)
 	}
 	return seen, nil
@@ -292,10 +287,10 @@ func (in *EventIngest) LegacySeen(ctx context.Context, hash []byte) (bool, error
 
 // DropLegacyHashes deletes the legacy hashes, keeping their until hour.
 func (in *EventIngest) DropLegacyHashes(ctx context.Context) error {
-	if _, err := in.t.tx.Exec(ctx, `DELETE FROM agentrisk_seen`); err != nil {
+	if _, err := in.t.tx.Exec(ctx, sqlstore.DropLegacyHashes.Postgres()); err != nil {
 		return in.t.st.errf("ingest", err)
 	}
-	if _, err := in.t.tx.Exec(ctx, `UPDATE agentrisk_seen_legacy SET kept = 0`); err != nil {
+	if _, err := in.t.tx.Exec(ctx, sqlstore.LegacyNotKept.Postgres()); err != nil {
 		return in.t.st.errf("ingest", err)
 	}
 	return nil
@@ -372,7 +367,7 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 		return true, nil
 	}
 	var ok bool
-	if err := in.t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agentrisk_agents WHERE tenant_id = $1)`, tenantID).Scan(&ok); err != nil {
+	if err := in.t.tx.QueryRow(ctx, sqlstore.HasAgents.Postgres(), tenantID).Scan(&ok); err != nil {
 		return false, in.t.st.errf("ingest", err)
 	}
 	return ok, nil
@@ -380,15 +375,7 @@ func (in *EventIngest) HasAgents(ctx context.Context, tenantID string) (bool, er
 
 // RiskConfig returns the tenant's stored risk config body; ok is false when none.
 func (in *EventIngest) RiskConfig(ctx context.Context, tenantID string) (string, bool, error) {
-	var body string
-	err := in.t.tx.QueryRow(ctx, `SELECT body FROM agentrisk_configs WHERE tenant_id = $1`, tenantID).Scan(&body)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, in.t.st.errf("ingest", err)
-	}
-	return body, true, nil
+	return sqlstore.RiskConfigOf(ctx, pgQuerier{in.t.tx}, in.t.st.loc, "ingest", tenantID)
 }
 
 // Close does nothing: the writes go with the transaction's commit.

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 //go:embed schema/*.sql
@@ -32,8 +33,14 @@ var schemaFS embed.FS
 // processes opening the same database at once.
 const migrationLock = 0x6c66_6d69_6772 // "lfmigr"
 
-// Store is an open PostgreSQL store.
+// xactLockSQL takes the transaction-scoped advisory lock $1 (int8), held
+// until the transaction ends.
+const xactLockSQL = `SELECT pg_advisory_xact_lock($1)`
+
+// Store is an open PostgreSQL store. The reads and writes whose logic
+// SQLite shares come from sqlstore.Store.
 type Store struct {
+	sqlstore.Store
 	Pool *pgxpool.Pool
 	loc  string // the URL without its password, for messages
 	app  string // the app this handle reads and writes (apps.go)
@@ -64,7 +71,7 @@ func Open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", loc, redactErr(err, dsn))
 	}
-	s := &Store{Pool: pool, loc: loc}
+	s := newStore(pool, loc, backend.NoApp)
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store %s: connect: %w", loc, redactErr(err, dsn))
@@ -93,6 +100,10 @@ func Open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	return s, nil
 }
 
+func newStore(pool *pgxpool.Pool, loc, app string) *Store {
+	return &Store{Store: sqlstore.NewStore(pgQuerier{pool}, app, loc), Pool: pool, loc: loc, app: app}
+}
+
 // Close closes the connections.
 func (s *Store) Close() error {
 	s.Pool.Close()
@@ -102,9 +113,7 @@ func (s *Store) Close() error {
 // Location is the store's URL without its password.
 func (s *Store) Location() string { return s.loc }
 
-func (s *Store) errf(what string, err error) error {
-	return fmt.Errorf("store %s: %s: %w", s.loc, what, err)
-}
+func (s *Store) errf(what string, err error) error { return sqlstore.Errf(s.loc, what, err) }
 
 // Migrations lists the embedded migration versions in the order they apply.
 func Migrations() []string {
@@ -119,7 +128,7 @@ func Migrations() []string {
 
 // Applied lists the migration versions recorded in the database.
 func (s *Store) Applied(ctx context.Context) ([]string, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	rows, err := s.Pool.Query(ctx, sqlstore.AppliedMigrations.Postgres())
 	if err != nil {
 		return nil, s.errf("schema", err)
 	}
@@ -151,14 +160,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return s.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+		if _, err := tx.Exec(ctx, xactLockSQL, int64(migrationLock)); err != nil {
 			return s.errf("schema", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version TEXT COLLATE "C" PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.MigrationsTable.Postgres()); err != nil {
 			return s.errf("schema", err)
 		}
-		rows, err := tx.Query(ctx, `SELECT version FROM schema_migrations`)
+		rows, err := tx.Query(ctx, sqlstore.MigrationVersions.Postgres())
 		if err != nil {
 			return s.errf("schema", err)
 		}
@@ -181,7 +189,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, string(b)); err != nil {
 				return s.errf("schema "+v, err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`,
+			if _, err := tx.Exec(ctx, sqlstore.RecordMigration.Postgres(),
 				v, backend.FormatTime(time.Now())); err != nil {
 				return s.errf("schema "+v, err)
 			}
@@ -233,15 +241,4 @@ func redactErr(err error, dsn string) error {
 		return err
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), pw, "***"))
-}
-
-// forTenant appends "WHERE col = $n" to query when tenantID is not "" (all
-// tenants otherwise), then the rest; a condition like "$1 = ” OR col = $1"
-// would keep PostgreSQL's generic plan from using the index.
-func forTenant(query, col, tenantID, rest string, args ...any) (string, []any) {
-	if tenantID != "" {
-		args = append(args, tenantID)
-		query += fmt.Sprintf(" WHERE %s = $%d", col, len(args))
-	}
-	return query + " " + rest, args
 }

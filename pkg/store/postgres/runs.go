@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,91 +9,8 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
-	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
-
-// runs lists the stored runs sorted by evaluation key and id. The value
-// counts come from one grouped scan joined to the runs, not one count per
-// run.
-func runs(ctx context.Context, q querier, app string) ([]backend.RunRow, error) {
-	out, err := rowset.RunRows(q.Query(ctx, `SELECT r.evaluation_key, r.id, r.created_at, r.status, r.yaml,
-		coalesce(v.n, 0)::bigint,
-		coalesce(b.j #>> '{metadata,tool}', ''),
-		coalesce(b.j #>> '{metadata,source_file}', ''),
-		coalesce(b.j #>> '{metadata,original_names,evaluation_key}', ''),
-		coalesce(b.j #>> '{metadata,original_names,id}', '')
-		FROM evaluation_runs r
-		CROSS JOIN LATERAL (SELECT r.body::jsonb AS j) b
-		LEFT JOIN (SELECT evaluation_key, run_id, sum(n) AS n FROM (
-				SELECT evaluation_key, run_id, count(*) AS n FROM metric_values WHERE app = $1 GROUP BY evaluation_key, run_id
-				UNION ALL
-				SELECT evaluation_key, run_id, sum(n_values) AS n FROM run_value_blocks WHERE app = $1 GROUP BY evaluation_key, run_id) u
-			GROUP BY evaluation_key, run_id) v
-			ON v.evaluation_key = r.evaluation_key AND v.run_id = r.id
-		WHERE r.app = $1
-		ORDER BY r.evaluation_key, r.id`, app))
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return out, nil
-}
-
-// loadRun loads one run with its results; nil when there is none.
-func loadRun(ctx context.Context, q querier, app, evaluationKey, id string) (*model.EvaluationRun, error) {
-	var body string
-	err := q.QueryRow(ctx, `SELECT body FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, evaluationKey, id).Scan(&body)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	blocks, err := runBlocks(ctx, q, app, evaluationKey, id)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.Query(ctx, `SELECT task_specification_key, scorer_key, metric_key, value FROM metric_values
-		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY task_specification_key, scorer_key, metric_key`, app, evaluationKey, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	if len(blocks) == 0 {
-		return rowset.Run(body, evaluationKey, id, rows)
-	}
-	// A streamed run: its values are in blocks (and none in rows).
-	vals, err := rowset.Collect(rows, func(v *runbatch.Value) []any { return []any{&v.Task, &v.Scorer, &v.Metric, &v.Value} })
-	if err == nil {
-		vals, err = runbatch.AppendValues(vals, blocks)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", evaluationKey, id, err)
-	}
-	return rowset.Run(body, evaluationKey, id, &runbatch.ValueRows{Values: vals})
-}
-
-// runBlocks reads the blocks of a run's values (run_value_blocks), in
-// order.
-func runBlocks(ctx context.Context, q querier, app, evaluationKey, id string) ([][]byte, error) {
-	rows, err := q.Query(ctx, `SELECT data FROM run_value_blocks WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 ORDER BY block`, app, evaluationKey, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out [][]byte
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return out, nil
-}
 
 // LatestRuns returns the latest completed run of each evaluation key in
 // keys (one query for all of them), or of every key when keys is nil.
@@ -102,7 +18,7 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 	var rows pgx.Rows
 	var err error
 	if keys == nil {
-		rows, err = s.Pool.Query(ctx, `SELECT evaluation_key, id FROM latest_runs WHERE app = $1 ORDER BY evaluation_key`, s.app)
+		rows, err = s.Pool.Query(ctx, sqlstore.LatestRunsAll.Postgres(), s.app)
 	} else {
 		// In the order of keys, as SQLite answers.
 		rows, err = s.Pool.Query(ctx, `SELECT l.evaluation_key, l.id
@@ -127,31 +43,8 @@ func (s *Store) LatestRuns(ctx context.Context, keys []string) ([]model.RunRef, 
 // Values returns the values of metric in run (what scoring reads), in task
 // and scorer order.
 func (s *Store) Values(ctx context.Context, run model.RunRef, metric string) ([]model.MetricValue, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT task_specification_key, scorer_key, value FROM metric_values
-		WHERE app = $1 AND evaluation_key = $2 AND run_id = $3 AND metric_key = $4`, s.app, run.EvaluationKey, run.ID, metric)
-	if err != nil {
-		return nil, s.errf("values", err)
-	}
-	defer rows.Close()
-	var out []model.MetricValue
-	for rows.Next() {
-		var v model.MetricValue
-		if err := rows.Scan(&v.TaskSpecificationKey, &v.ScorerKey, &v.Value); err != nil {
-			return nil, s.errf("values", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.errf("values", err)
-	}
-	blocks, err := runBlocks(ctx, s.Pool, s.app, run.EvaluationKey, run.ID)
-	if err != nil || len(blocks) == 0 {
-		return out, err
-	}
-	if out, err = runbatch.AppendMetricValues(out, blocks, metric); err != nil {
-		return nil, fmt.Errorf("store: run %s/%s: %w", run.EvaluationKey, run.ID, err)
-	}
-	return out, nil
+	rows, err := s.Pool.Query(ctx, sqlstore.MetricValues.Postgres(), s.app, run.EvaluationKey, run.ID, metric)
+	return sqlstore.ScanValues(ctx, pgQuerier{s.Pool}, s.app, run, metric, rows, err, func(err error) error { return s.errf("values", err) })
 }
 
 // RecordRun stores an evaluation run produced by an evaluation, replacing a
@@ -182,7 +75,7 @@ func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.Evaluation
 		return "", err
 	}
 	var yml string
-	err := tx.QueryRow(ctx, `SELECT yaml FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, run.EvaluationKey, run.ID).Scan(&yml)
+	err := tx.QueryRow(ctx, sqlstore.RunYAML.Postgres(), app, run.EvaluationKey, run.ID).Scan(&yml)
 	outcome := backend.Updated
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -199,19 +92,17 @@ func putRunYAML(ctx context.Context, tx pgx.Tx, app string, run model.Evaluation
 // of the run's evaluation key. With replace it first removes a run with the
 // same key and id.
 func putRun(ctx context.Context, tx pgx.Tx, app string, run model.EvaluationRun, yamlText string, replace bool) error {
-	head := run
-	head.Results = nil
-	body, err := json.Marshal(head)
+	body, err := sqlstore.RunHead(run)
 	if err != nil {
-		return fmt.Errorf("store: encode run: %w", err)
+		return err
 	}
 	if replace {
 		if err := deleteValuesAndRun(ctx, tx, app, run.EvaluationKey, run.ID); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+	if _, err := tx.Exec(ctx, sqlstore.InsertRun.Postgres(),
+		app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, body, yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := copyValues(ctx, tx, app, run.EvaluationKey, run.ID, run.Results); err != nil {
@@ -248,7 +139,7 @@ func refreshLatest(ctx context.Context, tx pgx.Tx, app, evaluationKey string) er
 		ORDER BY created_at DESC, id DESC LIMIT 1
 		ON CONFLICT (app, evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, app, evaluationKey)
 	if err == nil && tag.RowsAffected() == 0 {
-		_, err = tx.Exec(ctx, `DELETE FROM latest_runs WHERE app = $1 AND evaluation_key = $2`, app, evaluationKey)
+		_, err = tx.Exec(ctx, sqlstore.DeleteLatest.Postgres(), app, evaluationKey)
 	}
 	if err != nil {
 		return fmt.Errorf("store: latest run of %s: %w", evaluationKey, err)
@@ -269,7 +160,7 @@ func deleteValuesAndRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id s
 	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM evaluation_runs WHERE app = $1 AND evaluation_key = $2 AND id = $3`, app, evaluationKey, id); err != nil {
+	if _, err := tx.Exec(ctx, sqlstore.DeleteRunRow.Postgres(), app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
@@ -283,7 +174,7 @@ func deleteValues(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string)
 		SELECT coalesce(sum(n_values), 0)::bigint FROM d`, app, evaluationKey, id).Scan(&inBlocks); err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM metric_values WHERE app = $1 AND evaluation_key = $2 AND run_id = $3`, app, evaluationKey, id)
+	tag, err := tx.Exec(ctx, sqlstore.DeleteValues.Postgres(), app, evaluationKey, id)
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}

@@ -11,27 +11,13 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
-// RunWriter streams the results of a large run into the store. The run is
-// stored as running first and takes its final status in Finish, so scorers
-// never see it half written, and a writer that dies leaves a running run
-// that garbage collection removes (see CollectGarbage).
-//
-// As in the SQLite store, the writer holds the values (runbatch.Held) and
-// Finish writes them as one block of run_value_blocks (runbatch.Block) in
-// the transaction that completes the run; a run beyond runbatch.HeldValues
-// values has them written out as a block each time that many are held.
-type RunWriter struct {
-	*runbatch.Queue // Add, Written, ID
-	st              *Store
-	held            runbatch.Held
-	blocks          int       // blocks written so far
-	beat            time.Time // the last heartbeat
-}
-
-// heartbeatEvery is how often a long run's writer records that it is alive.
-const heartbeatEvery = time.Minute
+// RunWriter streams the results of a large run into the store (see
+// sqlstore.RunWriter, which both backends share); completing or aborting
+// its run takes the lock of its evaluation key.
+type RunWriter = sqlstore.RunWriter[pgx.Tx]
 
 // BeginRun records the head of run (its Results are ignored) as running,
 // replacing a run with the same evaluation key and id.
@@ -45,113 +31,39 @@ func (s *Store) BeginRun(ctx context.Context, run model.EvaluationRun) (backend.
 		if err := putRun(ctx, tx, s.app, head, "", true); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET writer_pid = $1, writer_host = $2, heartbeat_at = $3
-			WHERE app = $4 AND evaluation_key = $5 AND id = $6`, os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.BeginRunWriter.Postgres(), os.Getpid(), host, backend.FormatTime(time.Now()), s.app, head.EvaluationKey, head.ID); err != nil {
 			return s.errf("begin run "+head.EvaluationKey+"/"+head.ID, err)
 		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	w := &RunWriter{st: s, beat: time.Now()}
-	w.Queue = runbatch.NewSized(head, runbatch.HoldBatch, w.hold)
-	return w, nil
+	// The errors about its values name no location, as they always did.
+	return sqlstore.NewRunWriter(runTxs{s}, head, s.app, s.loc, ""), nil
 }
 
-// hold takes a batch of results into the held values; when they are many
-// it writes them out as a block, and now and then it records the heartbeat.
-func (w *RunWriter) hold(ctx context.Context, results []model.Result) error {
-	w.held.Add(results)
-	full := w.held.Full()
-	if !full && time.Since(w.beat) < heartbeatEvery {
-		return nil
-	}
-	w.beat = time.Now()
-	var block []byte
-	var n int
-	if full {
-		var err error
-		if block, n, err = w.held.Block(true); err != nil {
-			return fmt.Errorf("store: run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
-		}
-	}
-	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if full {
-			if err := w.writeBlock(ctx, tx, block, n); err != nil {
-				return err
-			}
-			w.held.Reset()
-		}
-		if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET heartbeat_at = $1 WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-			backend.FormatTime(time.Now()), w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
-			return w.st.errf(fmt.Sprintf("run %s/%s", w.Run.EvaluationKey, w.Run.ID), err)
-		}
-		return nil
-	})
+// runTxs are the transactions of the store's run writers.
+type runTxs struct{ s *Store }
+
+func (r runTxs) WithTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return r.s.withTx(ctx, fn)
 }
 
-// writeBlock stores the next block of the run's values.
-func (w *RunWriter) writeBlock(ctx context.Context, tx pgx.Tx, block []byte, n int) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO run_value_blocks (app, evaluation_key, run_id, block, n_values, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-		w.st.app, w.Run.EvaluationKey, w.Run.ID, w.blocks, n, block); err != nil {
-		return fmt.Errorf("store: insert metric values of run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
-	}
-	w.blocks++
-	return nil
-}
+func (r runTxs) Querier(tx pgx.Tx) sqlstore.Querier { return pgQuerier{tx} }
 
-// Finish writes the values held and gives the run its final status
-// (completed or failed) in the same transaction, which makes a completed
-// run visible to scorers with all its values.
-func (w *RunWriter) Finish(ctx context.Context, status string) error {
-	w.held.Add(w.Take())
-	// A writer that dies before its final status leaves its values behind
-	// (the store's tests simulate it).
-	abandon := os.Getenv(backend.AbandonEnv) == "1"
-	var block []byte
-	n := w.held.Len()
-	if n > 0 {
-		var err error
-		if block, n, err = w.held.Block(false); err != nil {
-			return fmt.Errorf("store: run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
-		}
-		w.held = runbatch.Held{} // garbage while the block is written
-	}
-	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if n > 0 {
-			if err := w.writeBlock(ctx, tx, block, n); err != nil {
-				return err
-			}
-		}
-		if abandon {
-			return nil
-		}
-		return w.finish(ctx, tx, status)
-	})
-}
-
-// finish gives the run its final status and brings the evaluation's latest
-// run up to date.
-func (w *RunWriter) finish(ctx context.Context, tx pgx.Tx, status string) error {
-	if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
+func (r runTxs) CompleteRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id, status string) error {
+	if err := lockKey(ctx, tx, app, evaluationKey); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE evaluation_runs SET status = $1, body = jsonb_set(body::jsonb, '{status}', to_jsonb($1::text))::text,
-		writer_pid = 0, writer_host = '', heartbeat_at = '' WHERE app = $2 AND evaluation_key = $3 AND id = $4`,
-		status, w.st.app, w.Run.EvaluationKey, w.Run.ID); err != nil {
-		return fmt.Errorf("store: finish run %s/%s: %w", w.Run.EvaluationKey, w.Run.ID, err)
+	if _, err := tx.Exec(ctx, sqlstore.FinishRun.Postgres(), status, app, evaluationKey, id); err != nil {
+		return fmt.Errorf("store: finish run %s/%s: %w", evaluationKey, id, err)
 	}
-	return refreshLatest(ctx, tx, w.st.app, w.Run.EvaluationKey)
+	return refreshLatest(ctx, tx, app, evaluationKey)
 }
 
-// Abort removes the run and what was written of it.
-func (w *RunWriter) Abort(ctx context.Context) error {
-	w.Take()
-	w.held.Reset()
-	return w.st.withTx(ctx, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, w.st.app, w.Run.EvaluationKey); err != nil {
-			return err
-		}
-		return deleteRun(ctx, tx, w.st.app, w.Run.EvaluationKey, w.Run.ID)
-	})
+func (r runTxs) DeleteRun(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string) error {
+	if err := lockKey(ctx, tx, app, evaluationKey); err != nil {
+		return err
+	}
+	return deleteRun(ctx, tx, app, evaluationKey, id)
 }

@@ -7,12 +7,14 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // Tx is one atomic write: what Update's function does through it is
-// committed together or not at all.
+// committed together or not at all. The reads and writes whose logic
+// SQLite shares come from sqlstore.Tx.
 type Tx struct {
+	sqlstore.Tx
 	st *Store
 	tx pgx.Tx
 	// beforeCommit are the writes buffered by the transaction's handles
@@ -26,7 +28,7 @@ type Tx struct {
 // rolling back otherwise.
 func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 	return s.withTx(ctx, func(tx pgx.Tx) error {
-		t := &Tx{st: s, tx: tx}
+		t := &Tx{Tx: sqlstore.NewTx(pgQuerier{tx}, s.app, s.loc), st: s, tx: tx}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -38,42 +40,6 @@ func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
 		return nil
 	})
 }
-
-// Entities lists the stored entities of a kind, sorted by key.
-func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
-	return entities(ctx, s.Pool, s.app, kind)
-}
-
-// Methodologies returns the stored methodologies by key.
-func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return rowset.Methodologies(entities(ctx, s.Pool, s.app, model.KindMethodology))
-}
-
-// RiskScorers returns the stored risk scorers sorted by key.
-func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(entities(ctx, s.Pool, s.app, model.KindRiskScorer))
-}
-
-// Runs lists the stored runs sorted by evaluation key and id.
-func (s *Store) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, s.Pool, s.app) }
-
-// Run loads one run with its results; nil when there is none.
-func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.EvaluationRun, error) {
-	return loadRun(ctx, s.Pool, s.app, evaluationKey, id)
-}
-
-// Entities lists the entities of a kind inside the transaction.
-func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
-	return entities(ctx, t.tx, t.st.app, kind)
-}
-
-// RiskScorers returns the risk scorers inside the transaction.
-func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(entities(ctx, t.tx, t.st.app, model.KindRiskScorer))
-}
-
-// Runs lists the runs inside the transaction.
-func (t *Tx) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, t.tx, t.st.app) }
 
 // PutEntity upserts a methodology or risk scorer.
 func (t *Tx) PutEntity(ctx context.Context, e backend.Entity) (backend.Outcome, error) {
@@ -88,7 +54,7 @@ func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (boo
 	if err := t.lockEntities(ctx); err != nil {
 		return false, err
 	}
-	return deleteEntity(ctx, t.tx, t.st.app, kind, key)
+	return t.Tx.DeleteEntity(ctx, kind, key)
 }
 
 // PutRunYAML stores a run added from a file with its canonical YAML; a run

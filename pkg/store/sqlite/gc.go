@@ -5,10 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // CollectGarbage removes abandoned runs: runs still marked running whose
@@ -16,11 +15,8 @@ import (
 // elsewhere silent for StaleAfter), with their metric values.
 func (s *Store) CollectGarbage(ctx context.Context) (backend.GCResult, error) {
 	var res backend.GCResult
-	host, _ := os.Hostname()
-	now := time.Now()
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		dead, err := rowset.Abandoned(host, now)(tx.QueryContext(ctx, `SELECT app, evaluation_key, id, writer_pid, writer_host, heartbeat_at
-			FROM evaluation_runs WHERE writer_pid <> 0`))
+		dead, err := sqlstore.AbandonedWriters(ctx, newTxQuerier(tx))
 		if err != nil {
 			return fmt.Errorf("store %s: gc: %w", s.Path, err)
 		}

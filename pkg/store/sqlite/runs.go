@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
 	"github.com/lfcli/lf/pkg/store/internal/runbatch"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // RecordRun stores an evaluation run produced by an evaluation (AgentLeak,
@@ -28,20 +28,16 @@ func (s *Store) RecordRun(ctx context.Context, run model.EvaluationRun) error {
 // recorded by an evaluation).
 func putRun(ctx context.Context, w *valueWriter, run model.EvaluationRun, yamlText string, replace bool) error {
 	tx := w.tx
-	head := run
-	head.Results = nil
-	body, err := json.Marshal(head)
+	body, err := sqlstore.RunHead(run)
 	if err != nil {
-		return fmt.Errorf("store: encode run: %w", err)
+		return err
 	}
 	if replace {
 		if err := deleteRun(ctx, tx, w.app, run.EvaluationKey, run.ID); err != nil {
 			return err
 		}
 	}
-	if err := w.exec(ctx,
-		`INSERT INTO evaluation_runs (app, evaluation_key, id, created_at, status, body, yaml) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, string(body), yamlText); err != nil {
+	if err := w.exec(ctx, sqlstore.InsertRun.SQLite(), w.app, run.EvaluationKey, run.ID, backend.FormatTime(run.CreatedAt), run.Status, body, yamlText); err != nil {
 		return fmt.Errorf("store: insert run %s/%s: %w", run.EvaluationKey, run.ID, err)
 	}
 	if err := w.write(ctx, run.EvaluationKey, run.ID, run.Results); err != nil {
@@ -241,7 +237,7 @@ func (w *valueWriter) refreshLatest(ctx context.Context, evaluationKey string) e
 	}
 	switch {
 	case err == sql.ErrNoRows:
-		err = w.exec(ctx, `DELETE FROM latest_runs WHERE app = ? AND evaluation_key = ?`, w.app, evaluationKey)
+		err = w.exec(ctx, sqlstore.DeleteLatest.SQLite(), w.app, evaluationKey)
 	case err == nil:
 		err = w.exec(ctx, `INSERT INTO latest_runs (app, evaluation_key, id, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (app, evaluation_key) DO UPDATE SET id = excluded.id, created_at = excluded.created_at`, w.app, evaluationKey, id, created)
@@ -257,7 +253,7 @@ func deleteRun(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string) e
 	if _, err := deleteValues(ctx, tx, app, evaluationKey, id); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`, app, evaluationKey, id); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlstore.DeleteRunRow.SQLite(), app, evaluationKey, id); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return refreshLatest(ctx, tx, app, evaluationKey)
@@ -276,7 +272,7 @@ func deleteValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string
 			return 0, fmt.Errorf("store: %w", err)
 		}
 	}
-	n, err := execCount(ctx, tx, `DELETE FROM metric_values WHERE app = ? AND evaluation_key = ? AND run_id = ?`, app, evaluationKey, id)
+	n, err := execCount(ctx, tx, sqlstore.DeleteValues.SQLite(), app, evaluationKey, id)
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}

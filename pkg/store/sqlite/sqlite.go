@@ -21,13 +21,16 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 //go:embed schema/*.sql
 var schemaFS embed.FS
 
-// Store is an open SQLite store.
+// Store is an open SQLite store. The reads and writes whose logic
+// PostgreSQL shares come from sqlstore.Store.
 type Store struct {
+	sqlstore.Store
 	DB   *sql.DB
 	Path string
 	app  string // the app this handle reads and writes (apps.go)
@@ -65,7 +68,7 @@ func Open(ctx context.Context, path string, create bool) (*Store, error) {
 		// Each connection would get its own empty database.
 		db.SetMaxOpenConns(1)
 	}
-	s := &Store{DB: db, Path: path}
+	s := newStore(db, path, backend.NoApp)
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -78,6 +81,10 @@ func Open(ctx context.Context, path string, create bool) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+func newStore(db *sql.DB, path, app string) *Store {
+	return &Store{Store: sqlstore.NewStore(dbQuerier{db}, app, path), DB: db, Path: path, app: app}
 }
 
 // Close closes the store.
@@ -103,12 +110,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	return s.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.MigrationsTable.SQLite()); err != nil {
 			return fmt.Errorf("store %s: schema: %w", s.Path, err)
 		}
 		applied := map[string]bool{}
-		rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		rows, err := tx.QueryContext(ctx, sqlstore.MigrationVersions.SQLite())
 		if err != nil {
 			return fmt.Errorf("store %s: schema: %w", s.Path, err)
 		}
@@ -133,7 +139,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
 				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+			if _, err := tx.ExecContext(ctx, sqlstore.RecordMigration.SQLite(),
 				version, backend.FormatTime(time.Now())); err != nil {
 				return fmt.Errorf("store %s: schema %s: %w", s.Path, n, err)
 			}

@@ -8,68 +8,35 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
-	"github.com/lfcli/lf/pkg/store/internal/rowset"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // Tx is one atomic write: what Update's function does through it is
 // committed together or not at all. Domain packages write through Tx and
-// never see the database underneath.
+// never see the database underneath. The reads and writes whose logic
+// PostgreSQL shares come from sqlstore.Tx.
 type Tx struct {
+	sqlstore.Tx
 	st   *Store
 	tx   *sql.Tx
+	q    *txQuerier   // the shared statements, prepared once per transaction
 	vals *valueWriter // metric-value inserts, prepared once per transaction
 }
 
 // Update runs fn in one transaction, committing when it returns nil and
 // rolling back otherwise.
 func (s *Store) Update(ctx context.Context, fn func(backend.Tx) error) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(&Tx{st: s, tx: tx}) })
+	return s.withTx(ctx, func(tx *sql.Tx) error { return fn(s.newTx(tx)) })
 }
 
-// Entities lists the stored entities of a kind, sorted by key.
-func (s *Store) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
-	return entities(ctx, s.DB, s.app, kind)
+func (s *Store) newTx(tx *sql.Tx) *Tx {
+	q := newTxQuerier(tx)
+	return &Tx{Tx: sqlstore.NewTx(q, s.app, s.Path), st: s, tx: tx, q: q}
 }
-
-// Methodologies returns the stored methodologies by key.
-func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodology, error) {
-	return rowset.Methodologies(entities(ctx, s.DB, s.app, model.KindMethodology))
-}
-
-// RiskScorers returns the stored risk scorers sorted by key.
-func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(entities(ctx, s.DB, s.app, model.KindRiskScorer))
-}
-
-// Runs lists the stored runs sorted by evaluation key and id.
-func (s *Store) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, s.DB, s.app) }
-
-// Run loads one run with its results; nil when there is none.
-func (s *Store) Run(ctx context.Context, evaluationKey, id string) (*model.EvaluationRun, error) {
-	return loadRun(ctx, s.DB, s.app, evaluationKey, id)
-}
-
-// Entities lists the entities of a kind inside the transaction.
-func (t *Tx) Entities(ctx context.Context, kind model.Kind) ([]backend.Entity, error) {
-	return entities(ctx, t.tx, t.st.app, kind)
-}
-
-// RiskScorers returns the risk scorers inside the transaction.
-func (t *Tx) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
-	return rowset.RiskScorers(entities(ctx, t.tx, t.st.app, model.KindRiskScorer))
-}
-
-// Runs lists the runs inside the transaction.
-func (t *Tx) Runs(ctx context.Context) ([]backend.RunRow, error) { return runs(ctx, t.tx, t.st.app) }
 
 // PutEntity upserts a methodology or risk scorer.
 func (t *Tx) PutEntity(ctx context.Context, e backend.Entity) (backend.Outcome, error) {
 	return putEntity(ctx, t.tx, t.st.app, e)
-}
-
-// DeleteEntity removes an entity, telling whether there was one.
-func (t *Tx) DeleteEntity(ctx context.Context, kind model.Kind, key string) (bool, error) {
-	return deleteEntity(ctx, t.tx, t.st.app, kind, key)
 }
 
 // PutRunYAML stores a run added from a file with its canonical YAML; a run
@@ -79,7 +46,7 @@ func (t *Tx) PutRunYAML(ctx context.Context, run model.EvaluationRun, yamlText s
 		t.vals = newValueWriter(t.tx, t.st.app)
 	}
 	var yml string
-	sel, err := t.vals.stmt(ctx, `SELECT yaml FROM evaluation_runs WHERE app = ? AND evaluation_key = ? AND id = ?`)
+	sel, err := t.vals.stmt(ctx, sqlstore.RunYAML.SQLite())
 	if err == nil {
 		err = sel.QueryRowContext(ctx, t.st.app, run.EvaluationKey, run.ID).Scan(&yml)
 	}

@@ -388,7 +388,7 @@ func AppendValues(out []Value, blocks [][]byte) ([]Value, error) {
 }
 
 // ValueRows reads values as a query's rows of (task, scorer, metric,
-// value), what rowset.Run takes.
+// value), what sqlstore.Run takes.
 type ValueRows struct {
 	Values []Value
 	i      int

@@ -1,8 +1,8 @@
-// Package rowset holds the backend-neutral half of reading the store: what
-// both backends do with rows once their driver has returned them (scanning
-// into slices, decoding entity bodies, assembling a run's results). Each
-// backend keeps only its SQL text and its driver calls.
-package rowset
+package sqlstore
+
+// The rows half of reading the store: what both backends do with rows once
+// their driver has returned them (scanning into slices, decoding entity
+// bodies, assembling a run's results).
 
 import (
 	"encoding/json"
@@ -34,8 +34,8 @@ func Collect[T any](rows Rows, dest func(*T) []any) ([]T, error) {
 	return out, rows.Err()
 }
 
-// Entities scans (key, body, yaml) rows into entities of kind.
-func Entities(kind model.Kind) func(Rows, error) ([]backend.Entity, error) {
+// EntityRows scans (key, body, yaml) rows into entities of kind.
+func EntityRows(kind model.Kind) func(Rows, error) ([]backend.Entity, error) {
 	return Scan(func(e *backend.Entity) []any {
 		e.Kind = kind
 		return []any{&e.Key, &e.Body, &e.YAML}
@@ -107,19 +107,19 @@ func Run(body, evaluationKey, id string, values Rows) (*model.EvaluationRun, err
 
 // Scan returns a function that takes a query's result (rows, error), scans
 // every row with Collect and closes rows; the driver's rows of both
-// backends pass straight in: rowset.Scan(dest)(db.Query(...)).
+// backends pass straight in: Scan(dest)(db.Query(...)).
 func Scan[T any](dest func(*T) []any) func(Rows, error) ([]T, error) {
 	return func(rows Rows, err error) ([]T, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer closeRows(rows)
+		defer Close(rows)
 		return Collect(rows, dest)
 	}
 }
 
-// closeRows closes database/sql rows (Close() error) and pgx rows (Close()).
-func closeRows(rows Rows) {
+// Close closes database/sql rows (Close() error) and pgx rows (Close()).
+func Close(rows Rows) {
 	switch c := rows.(type) {
 	case interface{ Close() error }:
 		_ = c.Close()

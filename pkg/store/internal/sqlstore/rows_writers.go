@@ -1,4 +1,4 @@
-package rowset
+package sqlstore
 
 import (
 	"time"
