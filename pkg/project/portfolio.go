@@ -26,7 +26,7 @@ func Portfolio(ctx context.Context, st *store.Store, at time.Time) ([]AppDomains
 	}
 	out := make([]AppDomains, 0, len(apps))
 	for _, a := range apps {
-		app := &store.Store{Backend: st.Backend.ForApp(a.App), Path: st.Path, DB: st.DB}
+		app := &store.Store{Backend: st.Backend.ForApp(a.App), Path: st.Path}
 		res, err := Overview(ctx, app, OverviewFilter{At: at})
 		if err != nil {
 			return nil, err
