@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // LatestRunsAt returns the latest completed run created at or before at of
@@ -55,8 +56,7 @@ func (s *Store) RunTimeline(ctx context.Context, keys []string) ([]backend.Timel
 	var rows pgx.Rows
 	var err error
 	if keys == nil {
-		rows, err = s.Pool.Query(ctx, `SELECT evaluation_key, id, created_at FROM evaluation_runs
-			WHERE app = $1 AND status = 'completed' ORDER BY created_at, id, evaluation_key`, s.app)
+		rows, err = s.Pool.Query(ctx, sqlstore.RunTimelineAll.Postgres(), s.app)
 	} else {
 		rows, err = s.Pool.Query(ctx, `SELECT evaluation_key, id, created_at FROM evaluation_runs
 			WHERE app = $1 AND evaluation_key = ANY($2::text[]) AND status = 'completed'

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/store/backend"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
 )
 
 // latestAtQuery finds the latest completed run of one evaluation key created
@@ -67,8 +68,7 @@ func (s *Store) runKeys(ctx context.Context) ([]string, error) {
 // (created_at, id) order.
 func (s *Store) RunTimeline(ctx context.Context, keys []string) ([]backend.TimelineRun, error) {
 	if keys == nil {
-		rows, err := s.DB.QueryContext(ctx, `SELECT evaluation_key, id, created_at FROM evaluation_runs
-			WHERE app = ? AND status = 'completed' ORDER BY created_at, id, evaluation_key`, s.app)
+		rows, err := s.DB.QueryContext(ctx, sqlstore.RunTimelineAll.SQLite(), s.app)
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
