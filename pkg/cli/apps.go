@@ -50,7 +50,7 @@ func appsCommand(env *Env) *ucli.Command {
 			}
 			return env.writeReport(format, appsReport{apps, current, "store " + env.storeShown(st)})
 		},
-		Subcommands: []*ucli.Command{appsRenameCommand(env)},
+		Subcommands: []*ucli.Command{appsRenameCommand(env), appsPortfolioCommand(env)},
 	}
 }
 

@@ -63,6 +63,7 @@ func storeKinds() []KindHandler {
 // entity overviews.
 var overviewCommands = []func(*Env) *ucli.Command{
 	overviewAgentsCommand,
+	overviewDomainsCommand,
 }
 
 // ValidateEnv stands in for the environment when a server config is

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -24,13 +25,14 @@ func overviewCommand(env *Env) *ucli.Command {
 				"latest completed run of each evaluation key in scope, aggregates them (mean, max or min),\n" +
 				"clamps to 0..10 and maps the score to a level: low <= 2 < medium <= 4 < high <= 9 < critical.\n" +
 				"A scorer with no value in scope has score null and level no_data.",
-			Flags: []ucli.Flag{
+			Flags: append([]ucli.Flag{
 				&ucli.StringSliceFlag{Name: "key", Usage: "only the risk scorer `KEY` (repeatable)"},
 				&ucli.StringFlag{Name: "domain", Usage: "only risk scorers of `DOMAIN`"},
 				outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
 				failOnFlag("exit 1 when any risk scorer is at `LEVEL` or above (low, medium, high, critical), is error or has no data (no_data: only then)"),
 				allowNoDataFlag(),
-			},
+				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
+			}, append(riseFlags(), trendFlags()...)...),
 			Action: func(c *ucli.Context) error {
 				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
@@ -40,19 +42,40 @@ func overviewCommand(env *Env) *ucli.Command {
 				if err != nil {
 					return err
 				}
+				at, err := parseWhen("at", c.String("at"), time.Now())
+				if err != nil {
+					return err
+				}
 				st, err := env.OpenExistingStore(c.Context)
 				if err != nil {
 					return err
 				}
 				defer st.Close()
-				res, err := project.Overview(c.Context, st, project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain")})
+				filter := project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain"), At: at}
+				res, err := project.Overview(c.Context, st, filter)
 				if err != nil {
 					return err
 				}
-				if err := writeScorers(env, res, format, failOn, env.shows(st)); err != nil {
+				rise, err := parseRise(c, st, filter)
+				if err != nil {
 					return err
 				}
-				return gate(res, failOn)
+				trends, err := overviewTrends(c, st, filter, res)
+				if err != nil {
+					return err
+				}
+				if trends != nil && (format == "table" || format == "json" || format == "yaml") {
+					err = env.writeReport(format, trendReport{res: res, trends: trends, caption: env.shows(st)})
+				} else {
+					err = writeScorersRise(env, res, format, failOn, rise, env.shows(st))
+				}
+				if err != nil {
+					return err
+				}
+				if err := blindGate(c.Context, st, at, failOn); err != nil {
+					return err
+				}
+				return gates(res, failOn, rise)
 			},
 		}}, overviewSubcommands(env)...),
 	}

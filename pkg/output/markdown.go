@@ -13,6 +13,7 @@ import (
 type MarkdownWriter struct {
 	w      io.Writer
 	suites []Suite
+	views  []any // the terminal views of values that are not checks (markdown_view.go)
 	// Order lists levels in the order to count them (worst first); levels
 	// not listed follow in order of appearance.
 	Order []string
@@ -25,6 +26,10 @@ func NewMarkdown(w io.Writer) *MarkdownWriter { return &MarkdownWriter{w: w} }
 func (m *MarkdownWriter) Write(v any) error {
 	c, ok := v.(Checker)
 	if !ok {
+		if vw, ok := v.(Viewer); ok {
+			m.views = append(m.views, vw.View())
+			return nil
+		}
 		return notSupported("markdown", v)
 	}
 	s := c.Checks()
@@ -46,6 +51,9 @@ func (m *MarkdownWriter) Close() error {
 			b.WriteString("\n")
 		}
 		m.suite(&b, s)
+	}
+	for _, v := range m.views {
+		writeMarkdownView(&b, v)
 	}
 	_, err := io.WriteString(m.w, b.String())
 	return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
@@ -16,6 +17,9 @@ import (
 type OverviewFilter struct {
 	Keys   []string // only these risk scorers (all when empty)
 	Domain string   // only this domain (all when empty)
+	// At scores as of this moment: the latest completed run of each
+	// evaluation key created at or before it (the zero time: the latest).
+	At time.Time
 }
 
 // Overview scores the stored risk scorers that pass the filter, sorted by key.
@@ -41,7 +45,7 @@ func Overview(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.Re
 	if f.Domain != "" && len(selected) == 0 {
 		return nil, &diag.Error{Code: diag.ExitInvalid, Err: &FilterError{Filter: "domain", Value: f.Domain, Msg: fmt.Sprintf("no risk scorer of domain %q%s", f.Domain, knownList("domains", scorerDomains(scorers)))}}
 	}
-	res, err := risk.Score(ctx, st, methods, selected)
+	res, err := risk.Score(ctx, f.source(st), methods, selected)
 	if err != nil {
 		return nil, diag.Internal(err)
 	}

@@ -27,6 +27,9 @@ type Scorers struct {
 	Suite   string
 	Results []risk.Result
 	FailOn  risk.Gate
+	// Rise compares each scorer with a baseline (--fail-on-rise,
+	// --baseline); see rise.go.
+	Rise risk.RiseGate
 }
 
 func (s Scorers) fails(r risk.Result) bool {
@@ -79,6 +82,7 @@ func (s Scorers) Checks() output.Suite {
 			}
 			c.Message = fmt.Sprintf("%s: score %s, level %s (%s), %d value%s from runs %s", r.Key, scoreText(r), r.Level, why, r.Values, plural(r.Values), runsText(r))
 		}
+		s.addRise(&c, r)
 		suite.Checks = append(suite.Checks, c)
 	}
 	return suite
@@ -93,6 +97,9 @@ func (s Scorers) Findings() []output.Finding {
 	}
 	var out []output.Finding
 	for _, r := range s.Results {
+		if f, ok := s.riseFinding(r); ok {
+			out = append(out, f)
+		}
 		if (gate == risk.NoData || r.Level.Rank() < gate.Rank()) && !s.fails(r) {
 			continue
 		}

@@ -153,7 +153,7 @@ func (sc *scoring) score(ctx context.Context, s *model.RiskScorer) (Result, erro
 		return r, err
 	}
 	agg := newAggregator(s.Aggregation)
-	used, evalErr, err := sc.evaluate(ctx, s, ev, runs, agg)
+	used, evalErr, err := sc.evaluate(ctx, s, ev, runs, agg, nil)
 	if err != nil {
 		return r, err
 	}
@@ -288,34 +288,55 @@ func inScope(sc *model.Scope, v *Value) bool {
 // evaluate applies the scorer's function to every value of its metric in
 // runs that passes the scope filter, feeding agg, and returns the runs that
 // gave a value. evalErr is the first value the function fails on (or maps to
-// NaN or an infinity); err is a store error.
-func (sc *scoring) evaluate(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []RunRef, agg *aggregator) (used []RunRef, evalErr, err error) {
+// NaN or an infinity); err is a store error. seen, when not nil, is told
+// every value of the metric in runs: its risk, or why it was left out.
+func (sc *scoring) evaluate(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []RunRef, agg *aggregator, seen observer) (used []RunRef, evalErr, err error) {
 	for _, run := range runs {
 		vals, err := sc.valuesOf(ctx, run, s.Metric)
 		if err != nil {
 			return nil, nil, err
 		}
-		gave := false
-		for i := range vals {
-			v := &vals[i]
-			if !inScope(&s.Scope, v) {
-				continue
-			}
-			x, err := ev.Eval(v.Value)
-			if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-				err = fmt.Errorf("function gave %v for %s = %v", x, s.Metric, v.Value)
-			}
-			if err != nil {
-				return nil, err, nil
-			}
-			agg.add(x)
-			gave = true
+		gave, evalErr := evalValues(s, ev, run, vals, agg, seen)
+		if evalErr != nil {
+			return nil, evalErr, nil
 		}
 		if gave {
 			used = append(used, run)
 		}
 	}
 	return used, nil, nil
+}
+
+// evalValues applies the function to each value of run that passes the
+// scope filter, feeding agg (and seen, when not nil), and reports whether
+// any did; evalErr is the first value the function fails on (or maps to
+// NaN or an infinity).
+func evalValues(s *model.RiskScorer, ev *Evaluator, run RunRef, vals []Value, agg *aggregator, seen observer) (gave bool, evalErr error) {
+	for i := range vals {
+		v := &vals[i]
+		if !inScope(&s.Scope, v) {
+			if seen != nil {
+				seen.excluded(run, v, outOfScope(&s.Scope, v))
+			}
+			continue
+		}
+		x, err := ev.Eval(v.Value)
+		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			err = fmt.Errorf("function gave %v for %s = %v", x, s.Metric, v.Value)
+		}
+		if err != nil {
+			if seen != nil {
+				seen.excluded(run, v, "the function failed: "+err.Error())
+			}
+			return gave, err
+		}
+		agg.add(x)
+		if seen != nil {
+			seen.scored(run, v, x)
+		}
+		gave = true
+	}
+	return gave, nil
 }
 
 // valuesOf reads the values of metric in run once per Score call.

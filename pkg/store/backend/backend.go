@@ -65,6 +65,7 @@ type AlertReader interface {
 type Reader interface {
 	EntityReader
 	RunReader
+	RunHistory
 	AgentReader
 	AlertReader
 }

@@ -24,6 +24,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Entities", testEntities},
 		{"RecordedRuns", testRecordedRuns},
+		{"RunHistory", testRunHistory},
 		{"RunsFromFiles", testRunsFromFiles},
 		{"StreamedRuns", testStreamedRuns},
 		{"AlertRules", testAlertRules},
