@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/otelspans"
@@ -39,12 +41,37 @@ func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 	if first > 0 {
 		t.Timestamp = time.Unix(0, first).UTC().Format(time.RFC3339Nano)
 	}
-	t.Events = make([]Event, 0, len(evs))
-	for _, e := range evs {
-		content := appendJSONString(nil, e.Content)
-		t.Events = append(t.Events, Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target, Content: content})
+	// The contents, quoted, share one buffer sized for them (escapes aside).
+	size := 0
+	for i := range evs {
+		size += len(evs[i].Content) + 2
+	}
+	buf := make([]byte, 0, size+size/16)
+	t.Events = make([]Event, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		o := len(buf)
+		buf = appendJSONString(buf, e.Content)
+		t.Events[i] = Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target, Content: buf[o:len(buf):len(buf)]}
+		noteText(&t.Events[i], e.Content)
 	}
 	return t
+}
+
+// noteText tells the scanner what it would otherwise learn by unquoting
+// the event's content again (see Event.text): content is the text that
+// Content quotes. Quoting adds no escape only to valid UTF-8 without
+// quotes, backslashes or control characters (an invalid byte is written
+// as \ufffd), so such content is its own text; content with escapes is
+// the text when it is valid UTF-8. No UTF-8 check is left to do in either
+// case (contentHigh unset).
+func noteText(e *Event, content string) {
+	if len(e.Content) == len(content)+2 {
+		e.text = contentStr
+	} else if content != "" && uint64(len(content)) < 1<<32 && utf8.ValidString(content) {
+		e.text = contentStr | contentEsc | contentDec
+		e.dec, e.decN = unsafe.Pointer(unsafe.StringData(content)), uint32(len(content))
+	}
 }
 
 // sniffSize is how much of an input is looked at to tell spans from

@@ -63,7 +63,8 @@ var (
 
 // LeakEvents maps a trace's spans to AgentLeak events.
 func LeakEvents(t *Trace, m Mapping) []LeakEvent {
-	a := adapter{m: m, lastOut: -1}
+	// Most spans make one or two events.
+	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, len(t.Spans)+len(t.Spans)/2)}
 	spans := t.Spans
 	if m == MappingLF {
 		spans = byStart(spans)
