@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -89,9 +90,19 @@ func spanInput(r io.Reader, opt SpanOptions) (io.Reader, otelspans.Format) {
 	return br, otelspans.Sniff(head)
 }
 
-// spanTraces reads a span file and hands its traces to fn in order.
+// spanTraces reads a span file and hands its traces to fn in order, each
+// as soon as it is complete (a named file is read twice for that: see
+// otelspans.Stream).
 func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace) bool) bool {
-	traces, err := otelspans.Read(in.Display, r, f)
+	var reopen func() (io.ReadCloser, error)
+	if in.Path != "-" && in.Path != "" {
+		reopen = func() (io.ReadCloser, error) { return os.Open(in.Path) }
+	}
+	more := true
+	err := otelspans.Stream(in.Display, r, f, reopen, func(st *otelspans.Trace) bool {
+		more = fn(&rawTrace{file: in.Display, t: TraceFromSpans(st, in.Spans.Mapping)})
+		return more
+	})
 	if err != nil {
 		var oe *otelspans.Error
 		if errors.As(err, &oe) {
@@ -101,12 +112,7 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace)
 		}
 		return fn(&rawTrace{file: in.Display, err: err})
 	}
-	for _, st := range traces {
-		if !fn(&rawTrace{file: in.Display, t: TraceFromSpans(st, in.Spans.Mapping)}) {
-			return false
-		}
-	}
-	return true
+	return more
 }
 
 // LoadVaultArgs loads vault arguments (files, folders, globs) as --vaults

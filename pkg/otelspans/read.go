@@ -235,6 +235,19 @@ func jsonDocs(data []byte, fn func(doc []byte, line int) error) error {
 // (whole, not nil) for the caller to decode as one document.
 func readOTLPLines(file string, br *bufio.Reader) ([]*Span, []byte, error) {
 	var spans []*Span
+	whole, err := readOTLPLinesEach(file, br, func(got []*Span, _ int) (bool, error) {
+		spans = append(spans, got...)
+		return true, nil
+	})
+	if err != nil || whole != nil {
+		return nil, whole, err
+	}
+	return spans, nil, nil
+}
+
+// readOTLPLinesEach is readOTLPLines handing the spans of each line to fn
+// (with the line) as they are decoded, until fn returns false or an error.
+func readOTLPLinesEach(file string, br *bufio.Reader, fn func(spans []*Span, line int) (bool, error)) ([]byte, error) {
 	var buf []byte
 	decided := false
 	for line := 1; ; line++ {
@@ -245,24 +258,26 @@ func readOTLPLines(file string, br *bufio.Reader) ([]*Span, []byte, error) {
 			buf = append(buf, chunk...)
 		}
 		if err != nil && err != io.EOF {
-			return nil, nil, errAt(file, line, "cannot read: %v", err)
+			return nil, errAt(file, line, "cannot read: %v", err)
 		}
 		doc := bytes.TrimSpace(buf)
 		if len(doc) > 0 {
 			if !decided {
 				decided = true
 				if !json.Valid(doc) {
-					return nil, append([]byte(nil), buf...), nil
+					return append([]byte(nil), buf...), nil
 				}
 			}
 			got, derr := decodeOTLPDoc(file, doc, line)
 			if derr != nil {
-				return nil, nil, derr
+				return nil, derr
 			}
-			spans = append(spans, got...)
+			if more, ferr := fn(got, line); !more || ferr != nil {
+				return nil, ferr
+			}
 		}
 		if err == io.EOF {
-			return spans, nil, nil
+			return nil, nil
 		}
 	}
 }

@@ -1,0 +1,222 @@
+package otelspans
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"io"
+)
+
+// Stream is Read handing each trace to fn as soon as it is complete, in
+// the same order and with the same spans as Read; it stops when fn
+// returns false. A trace is complete when no later line of the file
+// holds one of its spans: reopen, when not nil, opens the file again for
+// a first, cheap pass that finds the last line of each trace id (OTLP
+// JSON lines only). Without it, or for other formats, every trace is
+// held until the file is read, as Read does.
+func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, error), fn func(*Trace) bool) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if f == Auto {
+		head, _ := br.Peek(16 << 10)
+		f = Sniff(head)
+	}
+	if f != OTLPJSON || reopen == nil {
+		traces, err := Read(file, br, f)
+		if err != nil {
+			return err
+		}
+		for _, t := range traces {
+			if !fn(t) {
+				return nil
+			}
+		}
+		return nil
+	}
+	idx, err := indexTraceLines(reopen)
+	if err != nil {
+		return errAt(file, 0, "cannot read: %v", err)
+	}
+	g := &streamGroup{file: file, noID: Stem(file), idx: idx, byID: map[string]*Trace{}, done: map[string]bool{}, fn: fn}
+	whole, err := readOTLPLinesEach(file, br, g.add)
+	if err != nil || g.stopped {
+		return err
+	}
+	if whole != nil {
+		// Not JSON lines: one document, held whole as Read holds it.
+		data, err := io.ReadAll(io.MultiReader(bytes.NewReader(whole), br))
+		if err != nil {
+			return errAt(file, 0, "cannot read: %v", err)
+		}
+		traces, err := Decode(file, data, f)
+		if err != nil {
+			return err
+		}
+		for _, t := range traces {
+			if !fn(t) {
+				return nil
+			}
+		}
+		return nil
+	}
+	g.flush(-1)
+	return nil
+}
+
+// streamGroup is Group over lines read one after another: the traces not
+// yet handed over, in order of first appearance.
+type streamGroup struct {
+	file    string
+	noID    string
+	idx     traceLines
+	open    []*Trace
+	byID    map[string]*Trace // the open traces
+	done    map[string]bool   // the ids of the traces handed over
+	fn      func(*Trace) bool
+	stopped bool
+}
+
+// add groups the spans of one line, then hands over the complete traces
+// at the head of the order. A span of a trace already handed over (the
+// file changed between the two passes) is an error.
+func (g *streamGroup) add(spans []*Span, line int) (bool, error) {
+	for _, s := range spans {
+		id := s.TraceID
+		if id == "" {
+			id = g.noID
+		}
+		t := g.byID[id]
+		if t == nil {
+			if g.done[id] {
+				return false, errAt(g.file, line, "a span of trace %s after the trace was read: the file changed while it was read", id)
+			}
+			t = &Trace{RunID: id, File: g.file, Line: s.Line}
+			g.byID[id] = t
+			g.open = append(g.open, t)
+		}
+		if t.ScenarioID == "" {
+			t.ScenarioID = s.ResourceStr(ScenarioAttr)
+		}
+		t.Spans = append(t.Spans, s)
+	}
+	return g.flush(line), nil
+}
+
+// flush hands over the open traces, in order, while the first is complete
+// after line (-1: the end of the file).
+func (g *streamGroup) flush(line int) bool {
+	n := 0
+	for _, t := range g.open {
+		if line >= 0 && !g.idx.doneAfter(t, line, g.noID) {
+			break
+		}
+		n++
+		delete(g.byID, t.RunID)
+		g.done[t.RunID] = true
+		if t.ScenarioID == "" {
+			t.ScenarioID = t.RunID
+		}
+		if !g.fn(t) {
+			g.stopped = true
+			return false
+		}
+	}
+	clear(g.open[:n])
+	g.open = g.open[n:]
+	return true
+}
+
+// traceLines is what the first pass learnt: the last line holding each
+// trace id, and the last line it could not read with certainty (every
+// trace is held past it).
+type traceLines struct {
+	last      map[string]int
+	uncertain int
+}
+
+// doneAfter tells whether no line after line holds a span of t. A trace
+// named after the file (spans without a trace id) or whose id the first
+// pass did not find is held to the end.
+func (x traceLines) doneAfter(t *Trace, line int, noID string) bool {
+	if line < x.uncertain || t.RunID == noID {
+		return false
+	}
+	last, ok := x.last[t.RunID]
+	return ok && line >= last
+}
+
+// indexTraceLines reads the file once more, line by line as
+// readOTLPLines does, and finds where each trace id last appears, from
+// the bytes alone: a line's ids are the values of its "traceId" keys. A
+// line where "traceId" or "trace_id" appears other than as such a key
+// followed by 32 hex digits (spaced JSON, quoted text, the snake_case
+// name, an id of another length, a printable ASCII character written as
+// a \u escape, which a key could hide behind) is uncertain: nothing is
+// handed over before it is read. Extra ids only hold traces longer.
+func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
+	x := traceLines{last: map[string]int{}}
+	rc, err := reopen()
+	if err != nil {
+		return x, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 256<<10)
+	key := []byte(`"traceId":"`)
+	var buf []byte
+	var raw [16]byte
+	var id [32]byte
+	for line := 1; ; line++ {
+		chunk, err := br.ReadSlice('\n')
+		doc := chunk
+		if err == bufio.ErrBufferFull {
+			buf = append(buf[:0], chunk...)
+			for err == bufio.ErrBufferFull {
+				chunk, err = br.ReadSlice('\n')
+				buf = append(buf, chunk...)
+			}
+			doc = buf
+		}
+		if err != nil && err != io.EOF {
+			return x, err
+		}
+		found := 0
+		for rest := doc; ; {
+			i := bytes.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(key):]
+			if len(rest) < 33 || rest[32] != '"' {
+				break
+			}
+			if _, herr := hex.Decode(raw[:], rest[:32]); herr != nil {
+				break
+			}
+			found++
+			hex.Encode(id[:], raw[:])
+			x.last[string(id[:])] = line
+			rest = rest[33:]
+		}
+		if found != bytes.Count(doc, []byte("traceId")) || bytes.Contains(doc, []byte("trace_id")) || asciiEscape(doc) {
+			x.uncertain = line
+		}
+		if err == io.EOF {
+			return x, nil
+		}
+	}
+}
+
+// asciiEscape tells whether doc writes a printable ASCII character as a
+// \u00XX escape (JSON encoders escape only control characters, and
+// some everything above 0x7f).
+func asciiEscape(doc []byte) bool {
+	for {
+		i := bytes.Index(doc, []byte(`\u00`))
+		if i < 0 || i+6 > len(doc) {
+			return false
+		}
+		if c := doc[i+4]; c >= '2' && c <= '7' {
+			return true
+		}
+		doc = doc[i+4:]
+	}
+}
