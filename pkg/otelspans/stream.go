@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"io"
+	"sync"
 )
+
+var errStopped = errors.New("stopped")
 
 // Stream is Read handing each trace to fn as soon as it is complete, in
 // the same order and with the same spans as Read; it stops when fn
@@ -32,14 +36,66 @@ func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, er
 		}
 		return nil
 	}
-	idx, err := indexTraceLines(reopen)
-	if err != nil {
-		return errAt(file, 0, "cannot read: %v", err)
+	// Three goroutines: the first pass, the decoding of the lines, and
+	// this one grouping them and handing the traces over.
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	idxc := make(chan traceLines, 1)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if x, err := indexTraceLines(reopen, quit); err == nil {
+			idxc <- x // else every trace is held to the end
+		}
+	}()
+	type lineSpans struct {
+		spans []*Span
+		line  int
 	}
-	g := &streamGroup{file: file, noID: Stem(file), idx: idx, byID: map[string]*Trace{}, done: map[string]bool{}, fn: fn}
-	whole, err := readOTLPLinesEach(file, br, g.add)
-	if err != nil || g.stopped {
-		return err
+	lines := make(chan lineSpans, 16)
+	var whole []byte
+	var rerr error
+	go func() {
+		defer wg.Done()
+		defer close(lines)
+		whole, rerr = readOTLPLinesEach(file, br, func(spans []*Span, line int) (bool, error) {
+			select {
+			case lines <- lineSpans{spans, line}:
+				return true, nil
+			case <-quit:
+				return false, nil
+			}
+		})
+	}()
+	defer func() {
+		close(quit)
+		for range lines {
+		}
+		wg.Wait()
+	}()
+	g := &streamGroup{file: file, noID: Stem(file), byID: map[string]*Trace{}, done: map[string]bool{}, fn: fn}
+	for idx := idxc; ; {
+		select {
+		case g.idx = <-idx:
+			// Traces complete up to the last line read go now.
+			g.ready, idx = true, nil
+			if g.last > 0 && !g.flush(g.last) {
+				return nil
+			}
+			continue
+		case ls, ok := <-lines:
+			if !ok {
+				break
+			}
+			if more, err := g.add(ls.spans, ls.line); !more || err != nil {
+				return err
+			}
+			continue
+		}
+		break
+	}
+	if rerr != nil {
+		return rerr
 	}
 	if whole != nil {
 		// Not JSON lines: one document, held whole as Read holds it.
@@ -65,14 +121,15 @@ func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, er
 // streamGroup is Group over lines read one after another: the traces not
 // yet handed over, in order of first appearance.
 type streamGroup struct {
-	file    string
-	noID    string
-	idx     traceLines
-	open    []*Trace
-	byID    map[string]*Trace // the open traces
-	done    map[string]bool   // the ids of the traces handed over
-	fn      func(*Trace) bool
-	stopped bool
+	file  string
+	noID  string
+	idx   traceLines
+	ready bool // idx is there: until then every trace is held
+	last  int  // the last line added
+	open  []*Trace
+	byID  map[string]*Trace // the open traces
+	done  map[string]bool   // the ids of the traces handed over
+	fn    func(*Trace) bool
 }
 
 // add groups the spans of one line, then hands over the complete traces
@@ -98,6 +155,7 @@ func (g *streamGroup) add(spans []*Span, line int) (bool, error) {
 		}
 		t.Spans = append(t.Spans, s)
 	}
+	g.last = line
 	return g.flush(line), nil
 }
 
@@ -106,7 +164,7 @@ func (g *streamGroup) add(spans []*Span, line int) (bool, error) {
 func (g *streamGroup) flush(line int) bool {
 	n := 0
 	for _, t := range g.open {
-		if line >= 0 && !g.idx.doneAfter(t, line, g.noID) {
+		if line >= 0 && (!g.ready || !g.idx.doneAfter(t, line, g.noID)) {
 			break
 		}
 		n++
@@ -116,7 +174,6 @@ func (g *streamGroup) flush(line int) bool {
 			t.ScenarioID = t.RunID
 		}
 		if !g.fn(t) {
-			g.stopped = true
 			return false
 		}
 	}
@@ -152,7 +209,8 @@ func (x traceLines) doneAfter(t *Trace, line int, noID string) bool {
 // name, an id of another length, a printable ASCII character written as
 // a \u escape, which a key could hide behind) is uncertain: nothing is
 // handed over before it is read. Extra ids only hold traces longer.
-func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
+// It stops, with an error, when quit is closed.
+func indexTraceLines(reopen func() (io.ReadCloser, error), quit <-chan struct{}) (traceLines, error) {
 	x := traceLines{last: map[string]int{}}
 	rc, err := reopen()
 	if err != nil {
@@ -160,11 +218,13 @@ func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
 	}
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, 256<<10)
-	key := []byte(`"traceId":"`)
 	var buf []byte
-	var raw [16]byte
-	var id [32]byte
 	for line := 1; ; line++ {
+		select {
+		case <-quit:
+			return x, errStopped
+		default:
+		}
 		chunk, err := br.ReadSlice('\n')
 		doc := chunk
 		if err == bufio.ErrBufferFull {
@@ -178,31 +238,46 @@ func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
 		if err != nil && err != io.EOF {
 			return x, err
 		}
-		found := 0
-		for rest := doc; ; {
-			i := bytes.Index(rest, key)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(key):]
-			if len(rest) < 33 || rest[32] != '"' {
-				break
-			}
-			if _, herr := hex.Decode(raw[:], rest[:32]); herr != nil {
-				break
-			}
-			found++
-			hex.Encode(id[:], raw[:])
-			x.last[string(id[:])] = line
-			rest = rest[33:]
-		}
-		if found != bytes.Count(doc, []byte("traceId")) || bytes.Contains(doc, []byte("trace_id")) || asciiEscape(doc) {
+		if !lineTraceIDs(doc, line, &x) {
 			x.uncertain = line
 		}
 		if err == io.EOF {
 			return x, nil
 		}
 	}
+}
+
+// lineTraceIDs notes the line as the last of the trace ids of its
+// "traceId" keys, in one pass over it; false when it is not sure of them.
+func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
+	var raw [16]byte
+	var id [32]byte
+	for rest := doc; ; {
+		i := bytes.Index(rest, []byte("trace"))
+		if i < 0 {
+			break
+		}
+		head := rest[:i]
+		rest = rest[i+len("trace"):]
+		switch {
+		case bytes.HasPrefix(rest, []byte("_id")):
+			return false
+		case !bytes.HasPrefix(rest, []byte("Id")):
+			continue
+		}
+		// "traceId":"<32 hex digits>"
+		if len(head) == 0 || head[len(head)-1] != '"' || len(rest) < 2+3+32+1 ||
+			string(rest[:5]) != `Id":"` || rest[5+32] != '"' {
+			return false
+		}
+		if _, err := hex.Decode(raw[:], rest[5:5+32]); err != nil {
+			return false
+		}
+		hex.Encode(id[:], raw[:])
+		x.last[string(id[:])] = line
+		rest = rest[5+32+1:]
+	}
+	return !asciiEscape(doc)
 }
 
 // asciiEscape tells whether doc writes a printable ASCII character as a
