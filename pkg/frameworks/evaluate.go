@@ -26,12 +26,12 @@ var Statuses = []Status{Met, Partial, Gap, NoData}
 
 // Scorer is one risk scorer behind a requirement, as the overview scored it.
 type Scorer struct {
-	Key    string         `json:"key"`
-	Domain string         `json:"domain"`
-	Level  risk.Level     `json:"level"`
-	Score  *float64       `json:"score"`
-	Runs   []risk.RunRef  `json:"runs"`
-	Above  bool           `json:"above_met_at"`
+	Key    string        `json:"key"`
+	Domain string        `json:"domain"`
+	Level  risk.Level    `json:"level"`
+	Score  *float64      `json:"score"`
+	Runs   []risk.RunRef `json:"runs"`
+	Above  bool          `json:"above_met_at"`
 }
 
 // RequirementResult is one requirement with its status and the scorers
