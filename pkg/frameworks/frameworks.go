@@ -46,7 +46,7 @@ type Evidence struct {
 // File is the file kind of compliance frameworks.
 var File = kind.Kind[Framework, struct{}]{
 	Name:        "frameworks",
-	Description: "a compliance frameworks file (read by `lf overview compliance`)",
+	Description: "a compliance frameworks file (use `lf overview compliance`)",
 	Schema:      "frameworks",
 	List:        "frameworks",
 	NotMapping:  "expected a mapping with a frameworks list, e.g. frameworks: [{key: owasp-llm, name: ..., requirements: [...]}]",
