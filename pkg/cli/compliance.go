@@ -91,25 +91,31 @@ func writeCompliance(env *Env, format string, r frameworks.Report) error {
 }
 
 // loadFrameworks reads the frameworks files among paths (default: the
-// project folder, where files of other kinds are passed over; a file given
-// by name must be a frameworks file). Every problem is reported at once.
+// project folder; in a folder, files of other kinds are passed over, while
+// a file given by name must be a frameworks file). Every problem is reported at once.
 // frameworksKey finds the files that may be frameworks files before they
 // are parsed: a top-level frameworks key.
 var frameworksKey = regexp.MustCompile(`(?m)^["']?frameworks["']?\s*:`)
 
 func loadFrameworks(env *Env, paths []string) (frameworks.Set, error) {
 	root := env.ProjectDir()
-	named := len(paths) > 0
-	if !named {
+	if len(paths) == 0 {
 		paths = []string{root}
 	}
 	files, err := project.ExpandPaths(paths)
 	if err != nil {
 		return nil, err
 	}
+	byName := map[string]bool{} // files named one by one, not found in a folder
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			byName[p] = true
+		}
+	}
 	var set frameworks.Set
 	var ds diag.List
 	for _, p := range files {
+		named := byName[p]
 		data, err := os.ReadFile(p)
 		if err != nil {
 			ds = append(ds, diag.Diagnostic{File: diag.Rel(root, p), Msg: fmt.Sprintf("cannot read: %v", err)})
