@@ -63,8 +63,10 @@ func (r Report) Checks() output.Suite {
 			c := output.Check{
 				Class: f.Key, Name: q.Key, Level: string(q.Status), Failed: r.Gate.Fails(q),
 				Columns: []output.Cell{
-					{Name: "Framework", Value: f.Key}, {Name: "Title", Value: q.Title},
-					{Name: "Met at", Value: string(q.MetAt)}, {Name: "Evidence", Value: evidenceText(q.Evidence)},
+					{Name: "Framework", Value: f.Key},
+					{Name: "Title", Value: q.Title},
+					{Name: "Met at", Value: string(q.MetAt)},
+					{Name: "Evidence", Value: evidenceText(q.Evidence)},
 				},
 			}
 			if c.Failed {
