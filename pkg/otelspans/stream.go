@@ -4,12 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"io"
-	"sync"
 )
-
-var errStopped = errors.New("stopped")
 
 // Stream is Read handing each trace to fn as soon as it is complete, in
 // the same order and with the same spans as Read; it stops when fn
@@ -36,66 +32,14 @@ func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, er
 		}
 		return nil
 	}
-	// Three goroutines: the first pass, the decoding of the lines, and
-	// this one grouping them and handing the traces over.
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	idxc := make(chan traceLines, 1)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		if x, err := indexTraceLines(reopen, quit); err == nil {
-			idxc <- x // else every trace is held to the end
-		}
-	}()
-	type lineSpans struct {
-		spans []*Span
-		line  int
-	}
-	lines := make(chan lineSpans, 16)
-	var whole []byte
-	var rerr error
-	go func() {
-		defer wg.Done()
-		defer close(lines)
-		whole, rerr = readOTLPLinesEach(file, br, func(spans []*Span, line int) (bool, error) {
-			select {
-			case lines <- lineSpans{spans, line}:
-				return true, nil
-			case <-quit:
-				return false, nil
-			}
-		})
-	}()
-	defer func() {
-		close(quit)
-		for range lines {
-		}
-		wg.Wait()
-	}()
 	g := &streamGroup{file: file, noID: Stem(file), byID: map[string]*Trace{}, done: map[string]bool{}, fn: fn}
-	for idx := idxc; ; {
-		select {
-		case g.idx = <-idx:
-			// Traces complete up to the last line read go now.
-			g.ready, idx = true, nil
-			if g.last > 0 && !g.flush(g.last) {
-				return nil
-			}
-			continue
-		case ls, ok := <-lines:
-			if !ok {
-				break
-			}
-			if more, err := g.add(ls.spans, ls.line); !more || err != nil {
-				return err
-			}
-			continue
-		}
-		break
-	}
-	if rerr != nil {
-		return rerr
+	// Without the first pass (the file cannot be opened again) every
+	// trace is held to the end.
+	idx, ierr := indexTraceLines(reopen)
+	g.idx, g.ready = idx, ierr == nil
+	whole, err := readOTLPLinesEach(file, br, g.add)
+	if err != nil || g.stopped {
+		return err
 	}
 	if whole != nil {
 		// Not JSON lines: one document, held whole as Read holds it.
@@ -121,15 +65,15 @@ func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, er
 // streamGroup is Group over lines read one after another: the traces not
 // yet handed over, in order of first appearance.
 type streamGroup struct {
-	file  string
-	noID  string
-	idx   traceLines
-	ready bool // idx is there: until then every trace is held
-	last  int  // the last line added
-	open  []*Trace
-	byID  map[string]*Trace // the open traces
-	done  map[string]bool   // the ids of the traces handed over
-	fn    func(*Trace) bool
+	file    string
+	noID    string
+	idx     traceLines
+	ready   bool // the first pass was made: without it every trace is held
+	stopped bool // fn said stop
+	open    []*Trace
+	byID    map[string]*Trace // the open traces
+	done    map[string]bool   // the ids of the traces handed over
+	fn      func(*Trace) bool
 }
 
 // add groups the spans of one line, then hands over the complete traces
@@ -155,7 +99,6 @@ func (g *streamGroup) add(spans []*Span, line int) (bool, error) {
 		}
 		t.Spans = append(t.Spans, s)
 	}
-	g.last = line
 	return g.flush(line), nil
 }
 
@@ -174,6 +117,7 @@ func (g *streamGroup) flush(line int) bool {
 			t.ScenarioID = t.RunID
 		}
 		if !g.fn(t) {
+			g.stopped = true
 			return false
 		}
 	}
@@ -209,8 +153,7 @@ func (x traceLines) doneAfter(t *Trace, line int, noID string) bool {
 // name, an id of another length, a printable ASCII character written as
 // a \u escape, which a key could hide behind) is uncertain: nothing is
 // handed over before it is read. Extra ids only hold traces longer.
-// It stops, with an error, when quit is closed.
-func indexTraceLines(reopen func() (io.ReadCloser, error), quit <-chan struct{}) (traceLines, error) {
+func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
 	x := traceLines{last: map[string]int{}}
 	rc, err := reopen()
 	if err != nil {
@@ -220,11 +163,6 @@ func indexTraceLines(reopen func() (io.ReadCloser, error), quit <-chan struct{})
 	br := bufio.NewReaderSize(rc, 256<<10)
 	var buf []byte
 	for line := 1; ; line++ {
-		select {
-		case <-quit:
-			return x, errStopped
-		default:
-		}
 		chunk, err := br.ReadSlice('\n')
 		doc := chunk
 		if err == bufio.ErrBufferFull {

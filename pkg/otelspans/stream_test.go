@@ -156,7 +156,7 @@ func TestStreamStops(t *testing.T) {
 func TestIndexTraceLines(t *testing.T) {
 	lines := streamLines(t)
 	data := strings.Join(lines, "\n") + "\n" + `{"note":"traceId"}` + "\n" + lines[3]
-	x, err := indexTraceLines(func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }, nil)
+	x, err := indexTraceLines(func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
