@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
@@ -63,7 +64,7 @@ func spanInput(r io.Reader, opt SpanOptions) (io.Reader, otelspans.Format) {
 }
 
 // spanTraces reads a span file and hands its traces to fn in order.
-func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace) bool) bool {
+func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *tracefile.RawTrace) bool) bool {
 	traces, err := otelspans.Read(in.Display, r, f)
 	if err != nil {
 		var oe *otelspans.Error
@@ -72,10 +73,10 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace)
 		} else {
 			err = diag.Invalidf("%s: %v", in.Display, err)
 		}
-		return fn(&rawTrace{file: in.Display, err: err})
+		return fn(&tracefile.RawTrace{File: in.Display, Err: err})
 	}
 	for _, st := range traces {
-		if !fn(&rawTrace{file: in.Display, t: TraceFromSpans(st, in.Spans.Mapping)}) {
+		if !fn(&tracefile.RawTrace{File: in.Display, T: TraceFromSpans(st, in.Spans.Mapping)}) {
 			return false
 		}
 	}
