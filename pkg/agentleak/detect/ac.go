@@ -28,6 +28,8 @@ type edge struct {
 	next int32
 }
 
+// NewMatcher builds the automaton of patterns; a match reports the
+// pattern's index in patterns as its id.
 func NewMatcher(patterns []string) *Matcher {
 	m := &Matcher{edges: [][]edge{nil}, fail: []int32{0}, out: [][]int32{nil}}
 	for id, p := range patterns {
@@ -176,7 +178,7 @@ func (m *Matcher) addEdge(s int32, b byte, n int32) {
 	m.edges[s] = es
 }
 
-// each calls fn(id, start, end) for every occurrence of every pattern in text.
+// Each calls fn(id, start, end) for every occurrence of every pattern in text.
 func (m *Matcher) Each(text []byte, fn func(id, start, end int)) {
 	if m == nil || len(m.edges) == 1 {
 		return

@@ -13,6 +13,7 @@ type PatternSet struct {
 	state  *ruleState   // per-event scratch of the rules
 }
 
+// NewPatternSet is the built-in detectors of the enabled families.
 func NewPatternSet(enabled map[string]bool) *PatternSet {
 	e := builtin()
 	on := make([]bool, len(e.rules))
@@ -29,7 +30,7 @@ func NewPatternSet(enabled map[string]bool) *PatternSet {
 			src[i] = int8(r.starts)
 		}
 	}
-	return &PatternSet{ruleEngine: e, fam: enabled, on: on, src: src, trigOn: trigOn(e, on), state: NewRuleState(len(e.rules))}
+	return &PatternSet{ruleEngine: e, fam: enabled, on: on, src: src, trigOn: trigOn(e, on), state: newRuleState(len(e.rules))}
 }
 
 // Sources of a rule's starts besides its start class (PatternSet.src).
@@ -72,6 +73,6 @@ func rightBound(t string, e int) bool { return e >= len(t) || !isWordByte(t[e]) 
 // the compiled rules (read-only) with p.
 func (p *PatternSet) Clone() *PatternSet {
 	c := *p
-	c.state = NewRuleState(len(c.rules))
+	c.state = newRuleState(len(c.rules))
 	return &c
 }

@@ -32,7 +32,7 @@ func fastRules(fam map[string]bool, text string) []string {
 
 func plainRulesList(fam map[string]bool, text string) []string {
 	var got []string
-	NewPatternSet(fam).runPlain(text, func(info *ReportInfo, v string) {
+	NewPatternSet(fam).RunPlain(text, func(info *ReportInfo, v string) {
 		got = append(got, reportString(info)+"="+v)
 	})
 	return got

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// runRules runs the enabled rules over text the way Python's finditer does:
+// RunRules runs the enabled rules over text the way Python's finditer does:
 // left to right, each match starting at or after the end of the previous
 // one. Each rule is tried only where it can start (a character class or a
 // trigger word, both found in one pass over the text), anchored there,
@@ -20,7 +20,7 @@ func (ps *PatternSet) RunRules(text string, emit EmitFunc) {
 	if ps.findStarts(text) {
 		// The text holds a character that folds to an ASCII letter
 		// (foldsToASCII).
-		ps.runPlain(text, emit)
+		ps.RunPlain(text, emit)
 		return
 	}
 	st.screenStarts(text)
@@ -267,13 +267,13 @@ func foldsToASCII(t string) bool {
 	return strings.Contains(t, "\u212a") || strings.Contains(t, "\u017f")
 }
 
-// runPlain is the reference path: every enabled rule's own regular
+// RunPlain is the reference path, the readable specification of RunRules: every enabled rule's own regular
 // expression searched over the whole text, left to right, the way Python's
 // finditer walks it (a match that a lookaround or a check refuses lets the
 // search go on one character later); no trigger words, character classes,
 // windows or necessary checks. The fast path is held to it by a differential
 // test, and it serves the rare texts the fast path does not handle.
-func (ps *PatternSet) runPlain(text string, emit EmitFunc) {
+func (ps *PatternSet) RunPlain(text string, emit EmitFunc) {
 	for i := range ps.rules {
 		r := &ps.rules[i]
 		if !ps.on[i] {
@@ -357,7 +357,7 @@ type ruleState struct {
 	scrRules []uint64
 }
 
-func NewRuleState(rules int) *ruleState {
+func newRuleState(rules int) *ruleState {
 	return &ruleState{cands: make([][]int, rules), trig: make([]uint64, (rules+63)/64)}
 }
 

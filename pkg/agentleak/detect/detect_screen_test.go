@@ -7,7 +7,7 @@ import (
 // screenSet is the set of slots (bit k for slot k) whose lists the screen
 // of class c files p in.
 func screenSet(c byte, t string, p int) uint16 {
-	st := NewRuleState(0)
+	st := newRuleState(0)
 	switch c {
 	case startDigit:
 		st.screenDigits(t, []int{p})

@@ -113,12 +113,12 @@ type RawTrace struct {
 	Err  error
 }
 
-// decode returns the trace; events is a scratch list for the fast decoder.
+// Decode returns the trace; events is a scratch list for the fast decoder.
 func (rt *RawTrace) Decode(events *[]Event) (*Trace, error) {
 	return rt.DecodeInto(nil, events)
 }
 
-// decodeInto is decode into t, a trace the caller reuses (nil: a new one).
+// DecodeInto is decode into t, a trace the caller reuses (nil: a new one).
 func (rt *RawTrace) DecodeInto(t *Trace, events *[]Event) (*Trace, error) {
 	if rt.Data == nil {
 		return rt.T, rt.Err
@@ -129,7 +129,7 @@ func (rt *RawTrace) DecodeInto(t *Trace, events *[]Event) (*Trace, error) {
 	return decodeTraceInto(t, rt.File, rt.Line, rt.Data, events)
 }
 
-// nextRaw returns the next trace without decoding a JSONL line, or io.EOF
+// NextRaw returns the next trace without decoding a JSONL line, or io.EOF
 // at the end; every other problem is in the RawTrace.
 func (tr *TraceReader) NextRaw() (RawTrace, error) {
 	if tr.done {
@@ -307,8 +307,11 @@ type TraceError struct {
 	Diag diag.Diagnostic
 }
 
+// Error is the located message.
 func (e *TraceError) Error() string { return e.Diag.String() }
 
+// TraceErrorf is a located problem with one trace: the file, its line,
+// the event (-1: the trace itself) and a JSON pointer in the trace.
 func TraceErrorf(file string, line int, event int, ptr, format string, args ...any) *TraceError {
 	msg := fmt.Sprintf(format, args...)
 	if event >= 0 {

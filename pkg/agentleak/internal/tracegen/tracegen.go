@@ -176,6 +176,8 @@ func genMetadata(rng *rand.Rand) string {
 	return string(m)
 }
 
+// Trace is one generated trace document: recorder-shaped events, unknown
+// keys, odd spacing and adversarial strings.
 func Trace(rng *rand.Rand) []byte {
 	var parts []string
 	for n := rng.Intn(7); n > 0; n-- {
