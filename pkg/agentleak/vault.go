@@ -66,7 +66,7 @@ type vaultField struct {
 
 type canary struct {
 	text, tier, tierName string
-	probe                canaryProbe // where containsCanary starts its search
+	probe                detect.CanaryProbe // where containsCanary starts its search
 }
 
 // Vaults indexes vaults by key.
@@ -224,7 +224,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 func (v *Vault) addCanaries(t int, items []string) {
 	for _, c := range items {
 		if c != "" {
-			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier, newCanaryProbe(c)})
+			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier, detect.NewCanaryProbe(c)})
 		}
 	}
 }
