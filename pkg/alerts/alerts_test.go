@@ -274,6 +274,11 @@ func TestSlowWebhookDoesNotBlockEnqueue(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
+	// The rule is stored, as every rule that fires is: the outbox sweeper
+	// drops (and records as failed) an alert whose rule is gone.
+	if err := PutRule(context.Background(), st, webhookAlert(srv.URL).Rule); err != nil {
+		t.Fatal(err)
+	}
 	d := NewDispatcher(st, local(Options{QueueSize: 4, Workers: 1}))
 	start := time.Now()
 	for i := range 10 { // more than the queue holds: the rest wait in the outbox

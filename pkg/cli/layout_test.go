@@ -102,7 +102,7 @@ var floors = [][]string{
 	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/sqlstore", "pkg/store/storetest"},
 	{"pkg/kind", "pkg/store/sqlite", "pkg/store/postgres"},
 	{"pkg/store", "pkg/store/postgres/pgtest"},
-	{"pkg/evaluation", "pkg/project"},
+	{"pkg/evaluation", "pkg/project", "pkg/frameworks"},
 	{"pkg/agentleak", "pkg/agentrisk", "pkg/alerts", "pkg/importers"},
 	{"pkg/eventstream", "pkg/report", "pkg/runfile", "cmd/lfgen/benchgen"},
 	{"pkg/server"},

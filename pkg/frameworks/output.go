@@ -1,0 +1,107 @@
+package frameworks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lfcli/lf/pkg/output"
+)
+
+// Report is the result of `lf overview compliance`, for every pkg/output
+// format: the frameworks' results and the gate the CI formats fail on.
+type Report struct {
+	Results []Result
+	Gate    Gate
+}
+
+// Data is what -o json and yaml write.
+func (r Report) Data() any {
+	return output.Fields{{Key: "frameworks", Value: r.Results}}
+}
+
+// View is the table: one row per requirement.
+func (r Report) View() any {
+	rows := [][]string{}
+	for _, f := range r.Results {
+		for _, q := range f.Requirements {
+			rows = append(rows, []string{f.Key, q.Key, q.Title, string(q.Status), string(q.MetAt), evidenceText(q.Evidence)})
+		}
+	}
+	return &output.TableView{Header: []string{"FRAMEWORK", "REQUIREMENT", "TITLE", "STATUS", "MET_AT", "EVIDENCE"}, Rows: rows}
+}
+
+func evidenceText(ev []Scorer) string {
+	if len(ev) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(ev))
+	for _, e := range ev {
+		parts = append(parts, e.Key+"="+string(e.Level))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func runsText(ev []Scorer) string {
+	var runs []string
+	for _, e := range ev {
+		for _, r := range e.Runs {
+			runs = append(runs, r.EvaluationKey+"/"+r.ID)
+		}
+	}
+	if len(runs) == 0 {
+		return "-"
+	}
+	return strings.Join(runs, ", ")
+}
+
+// Checks gives one check per requirement (JUnit, Markdown), failing those
+// that trip the gate.
+func (r Report) Checks() output.Suite {
+	s := output.Suite{Name: "lf overview compliance"}
+	for _, f := range r.Results {
+		for _, q := range f.Requirements {
+			c := output.Check{
+				Class: f.Key, Name: q.Key, Level: string(q.Status), Failed: r.Gate.Fails(q),
+				Columns: []output.Cell{
+					{Name: "Framework", Value: f.Key},
+					{Name: "Title", Value: q.Title},
+					{Name: "Met at", Value: string(q.MetAt)},
+					{Name: "Evidence", Value: evidenceText(q.Evidence)},
+				},
+			}
+			if c.Failed {
+				c.Message = message(f, q)
+				c.Detail = "runs: " + runsText(q.Evidence)
+			}
+			s.Checks = append(s.Checks, c)
+		}
+	}
+	return s
+}
+
+func message(f Result, q RequirementResult) string {
+	return fmt.Sprintf("requirement %s/%s (%s) is %s: evidence %s, met at %s or below", f.Key, q.Key, q.Title, q.Status, evidenceText(q.Evidence), q.MetAt)
+}
+
+// Findings gives one SARIF result per requirement that is not met, located
+// at its declaration: an error when it trips the gate, else a warning.
+func (r Report) Findings() []output.Finding {
+	var out []output.Finding
+	for _, f := range r.Results {
+		for _, q := range f.Requirements {
+			if q.Status == Met {
+				continue
+			}
+			level := "warning"
+			if r.Gate.Fails(q) {
+				level = "error"
+			}
+			out = append(out, output.Finding{
+				RuleID: "compliance/" + f.Key + "/" + q.Key, RuleName: q.Title, Description: f.Name + ": " + q.Title,
+				Level: level, Message: message(f, q), URI: q.File, Line: q.Line,
+				Properties: map[string]any{"status": string(q.Status), "metAt": string(q.MetAt), "framework": f.Key, "runs": runsText(q.Evidence)},
+			})
+		}
+	}
+	return out
+}
