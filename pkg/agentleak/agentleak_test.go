@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lfcli/lf/pkg/agentleak/detect"
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 )
 
 func scanAll(t *testing.T, cfg *Config, vs *Vaults, input string) []*Result {
@@ -75,9 +78,9 @@ func TestEventText(t *testing.T) {
 		{`["a", "b", {"k_1": "v"}]`, "a | b | k 1: v"},
 		{`null`, ""},
 	} {
-		got, err := eventText(json.RawMessage(c.in), nil)
+		got, err := tracefile.EventText(json.RawMessage(c.in), nil)
 		if err != nil || got != c.want {
-			t.Errorf("eventText(%s) = %q, %v; want %q", c.in, got, err, c.want)
+			t.Errorf("tracefile.EventText(%s) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 }
@@ -128,10 +131,10 @@ func TestDetectors(t *testing.T) {
 		// An Arabic-Indic digit is a \d: it starts the country code.
 		{"call ٣555-123-4567 or ٣+1 555.123.4567", []string{"phone_number=٣555-123-4567", "phone_number=1 555.123.4567"}},
 	}
-	ps := newPatternSet(DefaultConfig().Detectors)
+	ps := detect.NewPatternSet(DefaultConfig().Detectors)
 	for _, c := range cases {
 		var got []string
-		ps.runRules(c.text, func(info *reportInfo, v string) { got = append(got, info.dt+"="+v) })
+		ps.RunRules(c.text, func(info *detect.ReportInfo, v string) { got = append(got, info.DT+"="+v) })
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
 		}
@@ -242,47 +245,6 @@ func TestReaderModes(t *testing.T) {
 			t.Errorf("%s: %d traces, want %d", name, n, c.n)
 		}
 	}
-}
-
-// The hand-written decoder and encoding/json agree on every trace they both
-// accept.
-func FuzzDecodeTrace(f *testing.F) {
-	f.Add([]byte(`{"run_id": "a", "scenario_id": "s", "events": [{"channel": "log", "content": {"k": [1, "x\n"]}, "metadata": {}}]}`))
-	f.Add([]byte(`{"run_id": "a\u00e9", "events": [{"event_id": 7}]}`))
-	f.Add([]byte(`{"events": null, "x": [true, false, null, -1.5e3]}`))
-	f.Add([]byte("{\"run_id\": \"a\xff\xfe\", \"scenario_id\": \"\\u00e9\xc3\"}"))
-	if data, err := os.ReadFile("../../project/agentleak/traces.jsonl"); err == nil {
-		for _, l := range bytes.Split(data, []byte("\n"))[:3] {
-			f.Add(l)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast Trace
-		ok := fastDecodeTrace(append([]byte(nil), data...), &fast, &[]Event{{EventID: "stale"}})
-		var slow Trace
-		err := json.Unmarshal(data, &slow)
-		if ok && err != nil {
-			t.Fatalf("fast decoder accepted what encoding/json rejects (%v): %q", err, data)
-		}
-		if ok {
-			if fast.RunID != slow.RunID || fast.ScenarioID != slow.ScenarioID || len(fast.Events) != len(slow.Events) {
-				t.Fatalf("decoders disagree on %q: %+v vs %+v", data, fast, slow)
-			}
-			for i := range fast.Events {
-				a, b := fast.Events[i], slow.Events[i]
-				if a.Channel != b.Channel || a.EventID != b.EventID || !bytes.Equal(a.Content, b.Content) {
-					t.Fatalf("event %d differs: %+v vs %+v", i, a, b)
-				}
-			}
-		}
-		// Whatever the input, reading never panics.
-		tr := NewTraceReader("f", bytes.NewReader(data))
-		for i := 0; i < 10; i++ {
-			if _, err := tr.Next(); err == io.EOF {
-				break
-			}
-		}
-	})
 }
 
 var testNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)

@@ -4,36 +4,17 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak/detect"
 )
 
 // checkCanary fails t unless the scan's canary search agrees with
 // strings.Contains on text s and canary c.
 func checkCanary(t *testing.T, s, c string) {
 	t.Helper()
-	v := &Vault{canaryList: []canary{{text: c, probe: newCanaryProbe(c)}}}
+	v := &Vault{canaryList: []canary{{text: c, probe: detect.NewCanaryProbe(c)}}}
 	if got, want := v.canaryHits(s) == 1, strings.Contains(s, c); got != want {
 		t.Fatalf("canaryHits(%q) for canary %q: %v, strings.Contains says %v (probe %+v)", s, c, got, want, v.canaryList[0].probe)
-	}
-}
-
-// TestCanaryProbeBytes checks the probe picks the canary's bytes it says it
-// picks, and that commonBytes ranks each byte once.
-func TestCanaryProbeBytes(t *testing.T) {
-	seen := map[byte]bool{}
-	for i := 0; i < len(commonBytes); i++ {
-		if seen[commonBytes[i]] {
-			t.Errorf("commonBytes lists %q twice", commonBytes[i])
-		}
-		seen[commonBytes[i]] = true
-	}
-	for _, c := range []string{"a", "ab", "pizza", "spotify", "to spotify", "Émile", "x\x00y", "zzzz"} {
-		p := newCanaryProbe(c)
-		if c[p.at] != p.rare || c[p.at2] != p.rare2 || len(c) > 1 && p.at == p.at2 {
-			t.Errorf("newCanaryProbe(%q) = %+v", c, p)
-		}
-	}
-	if p := newCanaryProbe("pizza"); p.rare != 'z' {
-		t.Errorf("pizza's rarest byte: %q, want 'z'", p.rare)
 	}
 }
 

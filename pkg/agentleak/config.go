@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lfcli/lf/pkg/agentleak/detect"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
@@ -195,7 +196,7 @@ func ParseConfig(file string, data []byte) (*Config, diag.List, error) {
 			d.DataType = d.Name
 		}
 		if d.Level == 0 {
-			d.Level = levelForSeverity(d.Severity)
+			d.Level = detect.LevelForSeverity(d.Severity)
 		}
 		c.Custom = append(c.Custom, d)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
 
@@ -87,13 +88,13 @@ func otelPackTraces(t *testing.T, dir string, m otelspans.Mapping) []*Trace {
 		inputs = append(inputs, Input{Path: f, Display: filepath.Base(f), Spans: SpanOptions{Mapping: m}})
 	}
 	var out []*Trace
-	rawTraces(inputs, false, func(rt *rawTrace) bool {
-		tr, err := rt.decode(nil)
+	rawTraces(inputs, false, func(rt *tracefile.RawTrace) bool {
+		tr, err := rt.Decode(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rt.data != nil {
-			t.Fatalf("%s: read as an AgentLeak trace, not as spans", rt.file)
+		if rt.Data != nil {
+			t.Fatalf("%s: read as an AgentLeak trace, not as spans", rt.File)
 		}
 		out = append(out, tr)
 		return true

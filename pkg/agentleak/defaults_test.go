@@ -3,6 +3,8 @@ package agentleak
 import (
 	"reflect"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak/detect"
 )
 
 // TestDefaultsFromSchema: the defaults of an AgentLeak config are the
@@ -25,18 +27,18 @@ func TestDefaultsFromSchema(t *testing.T) {
 		t.Errorf("DefaultConfig is not the schema's defaults (an empty file)\n got %+v\nwant %+v", got, empty)
 	}
 	a := DefaultConfig()
-	a.Detectors[famPII] = false
-	if !DefaultConfig().Detectors[famPII] {
+	a.Detectors["pii"] = false
+	if !DefaultConfig().Detectors["pii"] {
 		t.Error("defaults shared between configs")
 	}
 	c, ds, err := ParseConfig("c.yaml", []byte("detectors: {hr: false}\nscoring: {fail_below: 10}\ncustom_detectors: [{name: x, pattern: 'x+'}]\n"))
 	if err != nil {
 		t.Fatal(ds)
 	}
-	if c.Detectors["hr"] || !c.Detectors[famPII] || c.Scoring.FailBelow != 10 || !c.Scoring.BlockOnCritical || c.Scoring.Weights != want.Scoring.Weights {
+	if c.Detectors["hr"] || !c.Detectors["pii"] || c.Scoring.FailBelow != 10 || !c.Scoring.BlockOnCritical || c.Scoring.Weights != want.Scoring.Weights {
 		t.Errorf("partial config: %+v", c)
 	}
-	if d := c.Custom[0]; d.Severity != "medium" || d.Confidence != 0.8 || d.DataType != "x" || d.Level != levelForSeverity("medium") {
+	if d := c.Custom[0]; d.Severity != "medium" || d.Confidence != 0.8 || d.DataType != "x" || d.Level != detect.LevelForSeverity("medium") {
 		t.Errorf("custom detector defaults: %+v", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
@@ -203,7 +204,7 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 		}
 		j.Scanner.transient = j.Transient
 		defer func() { j.Scanner.transient = false }()
-		rawTraces(inputs, j.Transient, func(rt *rawTrace) bool {
+		rawTraces(inputs, j.Transient, func(rt *tracefile.RawTrace) bool {
 			start := events
 			it := j.process(j.Scanner, rt, into, &events, out[:0])
 			if it.res != nil && j.Render != nil {
@@ -211,7 +212,7 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 			}
 			ok := handle(it)
 			if j.Transient {
-				events = rewind(start, events)
+				events = tracefile.Rewind(start, events)
 			}
 			return ok
 		})
@@ -225,19 +226,6 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 	return sum, nil
 }
 
-// rewind gives back the slab events a trace took, once nothing refers to
-// them: start is the slab before the trace was decoded, now after. Taken
-// events are zeroed (the decoder's slab holds zero events past its
-// length); a trace that moved to a new slab leaves the old one behind.
-func rewind(start, now []Event) []Event {
-	c, n := cap(start), cap(now)
-	if c == 0 || n == 0 || n > c || &start[:c][c-1] != &now[:n][n-1] {
-		return now
-	}
-	clear(start[:c-n])
-	return start
-}
-
 // item is one trace's outcome: a result, or the error that stopped it.
 type item struct {
 	res  *Result
@@ -247,31 +235,31 @@ type item struct {
 
 // process decodes (into the trace into, when not nil), scans and renders
 // one trace (rendered into dst).
-func (j *Job) process(sc *Scanner, rt *rawTrace, into *Trace, events *[]Event, dst []byte) item {
-	t, err := rt.decodeInto(into, events)
+func (j *Job) process(sc *Scanner, rt *tracefile.RawTrace, into *Trace, events *[]Event, dst []byte) item {
+	t, err := rt.DecodeInto(into, events)
 	if err != nil {
-		return item{err: err, file: rt.file}
+		return item{err: err, file: rt.File}
 	}
 	res, err := sc.Scan(t)
 	if err != nil {
-		return item{err: err, file: rt.file}
+		return item{err: err, file: rt.File}
 	}
 	if j.Render != nil {
 		res.Output = j.Render(res, dst)
 	}
-	return item{res: res, file: rt.file}
+	return item{res: res, file: rt.File}
 }
 
 // rawTraces calls fn for every trace (or error) of the inputs, in order,
 // until fn returns false. JSONL lines are handed over undecoded; with
 // reuse, a line's bytes are valid only until fn returns.
-func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
+func rawTraces(inputs []Input, reuse bool, fn func(rt *tracefile.RawTrace) bool) {
 	for _, in := range inputs {
 		r := in.Reader
 		if in.Path != "-" {
 			f, err := os.Open(in.Path)
 			if err != nil {
-				fn(&rawTrace{file: in.Display, err: diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err))})
+				fn(&tracefile.RawTrace{File: in.Display, Err: diag.Invalidf("%s: %v", in.Display, errors.Unwrap(err))})
 				return
 			}
 			r = f
@@ -285,13 +273,13 @@ func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
 			continue
 		}
 		tr := NewTraceReader(in.Display, r)
-		tr.br.reuse = reuse
-		// One rawTrace for the file, not one on the heap per trace: fn
+		tr.SetReuse(reuse)
+		// One tracefile.RawTrace for the file, not one on the heap per trace: fn
 		// keeps no pointer to it (parallel copies it into its batch).
-		var rt rawTrace
+		var rt tracefile.RawTrace
 		for {
 			var err error
-			rt, err = tr.nextRaw()
+			rt, err = tr.NextRaw()
 			if err == io.EOF {
 				break
 			}
@@ -306,7 +294,7 @@ func rawTraces(inputs []Input, reuse bool, fn func(rt *rawTrace) bool) {
 // operation per batch instead of per trace, and a whole trace file's lines
 // decoded in parallel rather than by the reading goroutine.
 type batch struct {
-	raws  []rawTrace
+	raws  []tracefile.RawTrace
 	items []item
 	out   []byte        // the batch's rendered results, one after another
 	done  chan struct{} // closed when items are ready
@@ -345,13 +333,13 @@ func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bo
 			case <-ctx.Done():
 				return false
 			}
-			b, size = &batch{raws: make([]rawTrace, 0, batchTraces)}, 0
+			b, size = &batch{raws: make([]tracefile.RawTrace, 0, batchTraces)}, 0
 			return true
 		}
 		ok := true
-		rawTraces(inputs, false, func(rt *rawTrace) bool {
+		rawTraces(inputs, false, func(rt *tracefile.RawTrace) bool {
 			b.raws = append(b.raws, *rt)
-			size += len(rt.data)
+			size += len(rt.Data)
 			if len(b.raws) >= batchTraces || size >= batchBytes {
 				ok = send()
 			}
@@ -430,7 +418,7 @@ func Metrics(r *Result) map[string]float64 {
 		m["blocked"] = 1
 	}
 	for _, ch := range Channels {
-		if !isBaseline(ch) {
+		if !tracefile.IsBaseline(ch) {
 			m["leak_rate_"+ch] = 0
 		}
 	}

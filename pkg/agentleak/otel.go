@@ -6,9 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
-	"unicode/utf8"
-	"unsafe"
 
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
@@ -54,25 +53,9 @@ func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 		o := len(buf)
 		buf = appendJSONString(buf, e.Content)
 		t.Events[i] = Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target, Content: buf[o:len(buf):len(buf)]}
-		noteText(&t.Events[i], e.Content)
+		t.Events[i].NoteText(e.Content)
 	}
 	return t
-}
-
-// noteText tells the scanner what it would otherwise learn by unquoting
-// the event's content again (see Event.text): content is the text that
-// Content quotes. Quoting adds no escape only to valid UTF-8 without
-// quotes, backslashes or control characters (an invalid byte is written
-// as \ufffd), so such content is its own text; content with escapes is
-// the text when it is valid UTF-8. No UTF-8 check is left to do in either
-// case (contentHigh unset).
-func noteText(e *Event, content string) {
-	if len(e.Content) == len(content)+2 {
-		e.text = contentStr
-	} else if content != "" && uint64(len(content)) < 1<<32 && utf8.ValidString(content) {
-		e.text = contentStr | contentEsc | contentDec
-		e.dec, e.decN = unsafe.Pointer(unsafe.StringData(content)), uint32(len(content))
-	}
 }
 
 // sniffSize is how much of an input is looked at to tell spans from
@@ -93,14 +76,14 @@ func spanInput(r io.Reader, opt SpanOptions) (io.Reader, otelspans.Format) {
 // spanTraces reads a span file and hands its traces to fn in order, each
 // as soon as it is complete (a named file is read twice for that: see
 // otelspans.Stream).
-func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace) bool) bool {
+func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *tracefile.RawTrace) bool) bool {
 	var reopen func() (io.ReadCloser, error)
 	if in.Path != "-" && in.Path != "" {
 		reopen = func() (io.ReadCloser, error) { return os.Open(in.Path) }
 	}
 	more := true
 	err := otelspans.Stream(in.Display, r, f, reopen, func(st *otelspans.Trace) bool {
-		more = fn(&rawTrace{file: in.Display, t: TraceFromSpans(st, in.Spans.Mapping)})
+		more = fn(&tracefile.RawTrace{File: in.Display, T: TraceFromSpans(st, in.Spans.Mapping)})
 		return more
 	})
 	if err != nil {
@@ -110,7 +93,7 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *rawTrace)
 		} else {
 			err = diag.Invalidf("%s: %v", in.Display, err)
 		}
-		return fn(&rawTrace{file: in.Display, err: err})
+		return fn(&tracefile.RawTrace{File: in.Display, Err: err})
 	}
 	return more
 }

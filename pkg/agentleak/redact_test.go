@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak/detect"
 )
 
 // TestIsASCIIEveryPosition: a byte above 0x7f at any position of strings
@@ -12,15 +14,15 @@ import (
 func TestIsASCIIEveryPosition(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		base := []byte(strings.Repeat("\x7fa~ 0", 9)[:n])
-		if !isASCII(string(base)) {
-			t.Errorf("isASCII(%q) = false", base)
+		if !detect.IsASCII(string(base)) {
+			t.Errorf("detect.IsASCII(%q) = false", base)
 		}
 		for p := 0; p < n; p++ {
 			for _, c := range []byte{0x80, 0xc3, 0xff} {
 				b := append([]byte(nil), base...)
 				b[p] = c
-				if isASCII(string(b)) {
-					t.Errorf("isASCII(%q) = true (byte %d is %#x)", b, p, c)
+				if detect.IsASCII(string(b)) {
+					t.Errorf("detect.IsASCII(%q) = true (byte %d is %#x)", b, p, c)
 				}
 			}
 		}

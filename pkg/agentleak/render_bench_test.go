@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 )
 
 // BenchmarkRenderFile renders the results of the benchmark trace file as
@@ -71,7 +73,7 @@ func benchResults(b *testing.B) []*Result {
 	sc := NewScanner(nil, vs)
 	var results []*Result
 	for _, l := range benchLines(data) {
-		t, err := decodeTrace("f", 1, l, nil)
+		t, err := (&tracefile.RawTrace{File: "f", Line: 1, Data: l}).Decode(nil)
 		if err != nil {
 			b.Fatal(err)
 		}

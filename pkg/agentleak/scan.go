@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
+	"github.com/lfcli/lf/pkg/agentleak/detect"
+	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 )
 
 // Finding is one detection in one event.
@@ -134,7 +136,7 @@ func verdictFor(score int) string {
 type Scanner struct {
 	cfg    *Config
 	vaults *Vaults
-	ps     *patternSet
+	ps     *detect.PatternSet
 	// VaultKey, when set, names the vault used for every trace instead of
 	// the trace's scenario id.
 	VaultKey string
@@ -185,11 +187,11 @@ type Scanner struct {
 	vaultHit   idSet // the vault's fields that leaked
 	canaryHit  idSet // the vault's canaries that leaked
 	vaultChans map[string]int
-	emitFn     emitFunc
+	emitFn     detect.EmitFunc
 	canaryFn   func(id, s, e int)
 	collectFn  func(id, s, e int)
-	combined   map[*Vault]*matcher // the vault's values, one pass
-	vhits      []hit
+	combined   map[*Vault]*detect.Matcher // the vault's values, one pass
+	vhits      []detect.Hit
 }
 
 type findingKey struct{ dt, value string }
@@ -209,7 +211,7 @@ func NewScanner(cfg *Config, vaults *Vaults) *Scanner {
 		cfg = DefaultConfig()
 	}
 	sc := &Scanner{
-		cfg: cfg, vaults: vaults, ps: newPatternSet(cfg.Detectors),
+		cfg: cfg, vaults: vaults, ps: detect.NewPatternSet(cfg.Detectors),
 		secrets: map[findingKey]int32{}, vaultChans: map[string]int{},
 	}
 	sc.init()
@@ -221,17 +223,17 @@ func (sc *Scanner) init() {
 	sc.emitFn = sc.emitPattern
 	sc.canaryFn = sc.emitCanary
 	sc.collectFn = sc.collect
-	sc.combined = map[*Vault]*matcher{}
+	sc.combined = map[*Vault]*detect.Matcher{}
 }
 
 // collect keeps a match of a vault's values, reported after the pass.
 func (sc *Scanner) collect(id, s, e int) {
-	sc.vhits = append(sc.vhits, hit{int32(id), int32(s), int32(e)})
+	sc.vhits = append(sc.vhits, detect.Hit{ID: int32(id), S: int32(s), E: int32(e)})
 }
 
 // combinedFor returns the automaton of v's values (built once per vault
 // and scanner).
-func (sc *Scanner) combinedFor(v *Vault) *matcher {
+func (sc *Scanner) combinedFor(v *Vault) *detect.Matcher {
 	if m, ok := sc.combined[v]; ok {
 		return m
 	}
@@ -239,7 +241,7 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 	for i := range v.fields {
 		pats = append(pats, v.fields[i].lower)
 	}
-	m := newMatcher(pats)
+	m := detect.NewMatcher(pats)
 	if len(sc.combined) > 64 {
 		clear(sc.combined) // many vaults: keep memory bounded
 	}
@@ -250,10 +252,8 @@ func (sc *Scanner) combinedFor(v *Vault) *matcher {
 // clone returns a scanner sharing sc's config, vaults and compiled
 // detectors (all read-only) with its own per-trace state.
 func (sc *Scanner) clone() *Scanner {
-	ps := *sc.ps
-	ps.state = newRuleState(len(ps.rules)) // the rules' scratch is per scanner
 	c := &Scanner{
-		cfg: sc.cfg, vaults: sc.vaults, ps: &ps, VaultKey: sc.VaultKey, Compliance: sc.Compliance, ReportTime: sc.ReportTime,
+		cfg: sc.cfg, vaults: sc.vaults, ps: sc.ps.Clone(), VaultKey: sc.VaultKey, Compliance: sc.Compliance, ReportTime: sc.ReportTime,
 		secrets: map[findingKey]int32{}, vaultChans: map[string]int{},
 	}
 	c.init()
@@ -380,8 +380,8 @@ func (sc *Scanner) seenInEvent(fk findingKey) bool {
 	return false
 }
 
-func (sc *Scanner) emitPattern(info *reportInfo, value string) {
-	sc.add(info.dt, value, info.level, info.severity, info.conf, info.detector, "regex", nil)
+func (sc *Scanner) emitPattern(info *detect.ReportInfo, value string) {
+	sc.add(info.DT, value, info.Level, info.Severity, info.Conf, info.Detector, "regex", nil)
 }
 
 func (sc *Scanner) emitCanary(id, _, _ int) {
@@ -399,7 +399,7 @@ func (sc *Scanner) emitVault(id, s, end int) {
 			return
 		}
 	}
-	sc.add(f.name, sc.txt[s:end], f.level, severityFor(f.level), 1.0, "vault", "vault", &f.key)
+	sc.add(f.name, sc.txt[s:end], f.level, detect.SeverityFor(f.level), 1.0, "vault", "vault", &f.key)
 	sc.vaultHit.add(id)
 	sc.vaultChans[sc.ev.Channel]++
 }
@@ -459,31 +459,32 @@ func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 
 // eventText is the text of an event's content (see eventText); a JSON
 // string with escapes is decoded into the scanner's reused buffer, unless
-// the decoder did it (contentDec). What the decoder noted of the string
+// the decoder did it (tracefile.ContentDec). What the decoder noted of the string
 // (e.text) spares searching it for a backslash and, when it is ASCII,
 // checking its UTF-8: ASCII escaped by JSON unquotes to valid UTF-8 (a
 // lone surrogate becomes U+FFFD).
 func (sc *Scanner) eventText(e *Event) (string, error) {
 	sc.scratch = false
 	raw := e.Content
-	if fl := e.text; fl&contentStr != 0 {
-		if fl&contentEsc == 0 {
-			if fl&contentHigh == 0 || utf8.Valid(raw) {
+	if fl := e.Known(); fl&tracefile.ContentStr != 0 {
+		if fl&tracefile.ContentEsc == 0 {
+			if fl&tracefile.ContentHigh == 0 || utf8.Valid(raw) {
 				return unsafe.String(&raw[1], len(raw)-2), nil
 			}
-		} else if fl&contentDec != 0 {
+		} else if fl&tracefile.ContentDec != 0 {
 			// Decoded already, into the decoder's buffer, which the next
 			// trace's texts reuse: a finding copies its value, as from
 			// sc.text.
-			if out := unsafe.Slice((*byte)(e.dec), e.decN); fl&contentHigh == 0 || utf8.Valid(out) {
+			dec, decN := e.Decoded()
+			if out := unsafe.Slice((*byte)(dec), decN); fl&tracefile.ContentHigh == 0 || utf8.Valid(out) {
 				sc.scratch = true
-				return unsafe.String((*byte)(e.dec), len(out)), nil
+				return unsafe.String((*byte)(dec), len(out)), nil
 			}
-		} else if out, ok := unquoteTo(sc.text[:0], raw); ok && (fl&contentHigh == 0 || utf8.Valid(out)) {
+		} else if out, ok := tracefile.UnquoteTo(sc.text[:0], raw); ok && (fl&tracefile.ContentHigh == 0 || utf8.Valid(out)) {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
-		return eventText(raw, nil)
+		return tracefile.EventText(raw, nil)
 	}
 	if len(raw) > 1 && raw[0] == '"' {
 		if bytes.IndexByte(raw, '\\') < 0 {
@@ -492,18 +493,18 @@ func (sc *Scanner) eventText(e *Event) (string, error) {
 				// backslash.
 				return unsafe.String(&raw[1], len(raw)-2), nil
 			}
-		} else if out, ok := unquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
+		} else if out, ok := tracefile.UnquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
 	}
 	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
-		if out, ok := appendValueText(sc.text[:0], raw); ok {
+		if out, ok := tracefile.AppendValueText(sc.text[:0], raw); ok {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
 	}
-	return eventText(raw, nil)
+	return tracefile.EventText(raw, nil)
 }
 
 // readUserText keeps the lowercased text of the user's requests: vault
@@ -515,11 +516,11 @@ func (sc *Scanner) readUserText(t *Trace) error {
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Channel == "user_input" && sc.cfg.channelOn(e.Channel) {
-			txt, err := eventText(e.Content, nil)
+			txt, err := tracefile.EventText(e.Content, nil)
 			if err != nil {
-				return traceErr(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
+				return tracefile.TraceErrorf(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
 			}
-			sc.userText = append(sc.userText, lowerASCII(nil, txt))
+			sc.userText = append(sc.userText, detect.LowerASCII(nil, txt))
 		}
 	}
 	return nil
@@ -535,19 +536,19 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 	}
 	txt, err := sc.eventText(e)
 	if err != nil {
-		return traceErr(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
+		return tracefile.TraceErrorf(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
 	}
 	if txt == "" {
 		return nil
 	}
 	{
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
-		sc.baseline = isBaseline(e.Channel)
+		sc.baseline = tracefile.IsBaseline(e.Channel)
 		sc.chanBit = channelBit(e.Channel)
 		sc.evStart, sc.seenOn = len(sc.res.Findings), false
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {
-				v.canaries.each(unsafe.Slice(unsafe.StringData(txt), len(txt)), sc.canaryFn)
+				v.canaries.Each(unsafe.Slice(unsafe.StringData(txt), len(txt)), sc.canaryFn)
 			} else {
 				// A few canaries: the runtime's byte search for each one's
 				// rarest byte beats an automaton walk.
@@ -561,14 +562,14 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 		if v != nil && v.values != nil && !sc.baseline {
 			// Vault values match in any ASCII case: one pass over the
 			// lowered text.
-			sc.lower = lowerASCII(sc.lower, txt)
+			sc.lower = detect.LowerASCII(sc.lower, txt)
 			sc.vhits = sc.vhits[:0]
-			sc.combinedFor(v).each(sc.lower, sc.collectFn)
+			sc.combinedFor(v).Each(sc.lower, sc.collectFn)
 			for _, h := range sc.vhits {
-				sc.emitVault(int(h.id), int(h.s), int(h.e))
+				sc.emitVault(int(h.ID), int(h.S), int(h.E))
 			}
 		}
-		sc.ps.runRules(txt, sc.emitFn)
+		sc.ps.RunRules(txt, sc.emitFn)
 		for ci := range cfg.Custom {
 			cd := &cfg.Custom[ci]
 			for _, m := range cd.re.FindAllString(txt, -1) {
@@ -803,7 +804,7 @@ func round4Text(x float64) float64 {
 
 // Redact keeps the first two and last two characters of a value.
 func Redact(v string) string {
-	if n := len(v); isASCII(v) {
+	if n := len(v); detect.IsASCII(v) {
 		if n <= 4 {
 			return stars[:n]
 		}
@@ -830,23 +831,6 @@ func appendRedacted(b []byte, v string) []byte {
 
 const stars = "****************************************************************"
 
-// isASCII reports whether s holds no byte above 0x7f, eight bytes at a
-// time.
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if load64(s, i)&swarHigh != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // RedactFindings fills Redacted and, unless keep, clears raw values. The
 // redacted ASCII values of a result share one allocation.
 func RedactFindings(res *Result, keep bool) {
@@ -866,7 +850,7 @@ func RedactFindings(res *Result, keep bool) {
 	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		if v := f.Value; len(v) > 4 && isASCII(v) {
+		if v := f.Value; len(v) > 4 && detect.IsASCII(v) {
 			k := len(buf)
 			buf = appendRedacted(buf, v)
 			f.Redacted = unsafe.String(&buf[k], len(v))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/agentleak/internal/tracegen"
 )
 
 // TestTransientScanMatchesKept: a one-worker transient scan gives its
@@ -66,7 +68,7 @@ func TestTransientScanMatchesKept(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(3))
 	for n := 0; n < iterations(3000); n++ {
-		in.Write(genTrace(rng))
+		in.Write(tracegen.Trace(rng))
 		in.WriteByte('\n')
 	}
 	data := in.Bytes()

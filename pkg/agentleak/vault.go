@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/lfcli/lf/pkg/agentleak/detect"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/yamlsrc"
@@ -20,9 +21,9 @@ type Vault struct {
 	fields     []vaultField
 	fieldKey   map[findingKey]int // secret (name, value) -> level
 	levels     [4]int             // number of fields per level
-	values     *matcher           // lowercased field values
+	values     *detect.Matcher    // lowercased field values
 	canaryList []canary
-	canaries   *matcher // case-sensitive canaries
+	canaries   *detect.Matcher // case-sensitive canaries
 	// lines are the canary lines of a vault read by indexVaults, read into
 	// canaryList when a trace first uses the vault.
 	lines string
@@ -45,14 +46,14 @@ func (v *Vault) prepare() {
 			for i, f := range v.fields {
 				pats[i] = f.lower
 			}
-			v.values = newMatcher(pats)
+			v.values = detect.NewMatcher(pats)
 		}
 		if len(v.canaryList) > fewCanaries {
 			pats := make([]string, len(v.canaryList))
 			for i, c := range v.canaryList {
 				pats[i] = c.text
 			}
-			v.canaries = newMatcher(pats)
+			v.canaries = detect.NewMatcher(pats)
 		}
 	})
 }
@@ -65,7 +66,7 @@ type vaultField struct {
 
 type canary struct {
 	text, tier, tierName string
-	probe                canaryProbe // where containsCanary starts its search
+	probe                detect.CanaryProbe // where containsCanary starts its search
 }
 
 // Vaults indexes vaults by key.
@@ -208,7 +209,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 				}
 				v.fieldKey[key] = level
 				v.levels[level-1]++
-				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(lowerASCII(nil, val)), key: key, level: level})
+				v.fields = append(v.fields, vaultField{name: n, value: val, lower: string(detect.LowerASCII(nil, val)), key: key, level: level})
 			}
 		}
 		for t, tier := range canaryTiers {
@@ -223,7 +224,7 @@ func (vs *Vaults) add(file string, data []byte) diag.List {
 func (v *Vault) addCanaries(t int, items []string) {
 	for _, c := range items {
 		if c != "" {
-			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier, newCanaryProbe(c)})
+			v.canaryList = append(v.canaryList, canary{c, canaryTiers[t].name, canaryTiers[t].tier, detect.NewCanaryProbe(c)})
 		}
 	}
 }
@@ -241,11 +242,11 @@ const fewCanaries = 8
 func fieldValue(x any, name string) (string, int, bool) {
 	switch v := x.(type) {
 	case string:
-		return v, defaultLevel(name), true
+		return v, detect.DefaultLevel(name), true
 	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), defaultLevel(name), true
+		return strconv.FormatFloat(v, 'f', -1, 64), detect.DefaultLevel(name), true
 	case int64:
-		return strconv.FormatInt(v, 10), defaultLevel(name), true
+		return strconv.FormatInt(v, 10), detect.DefaultLevel(name), true
 	case map[string]any:
 		s, lv, ok := fieldValue(v["value"], name)
 		if !ok {

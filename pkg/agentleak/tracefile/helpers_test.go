@@ -1,0 +1,91 @@
+package tracefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// sharedDir finds ../shared next to the repository root (or $LF_SHARED).
+func sharedDir(t testing.TB) string {
+	if d := os.Getenv("LF_SHARED"); d != "" {
+		return d
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(d), "shared")
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// repoRoot is the folder of the module's go.mod.
+func repoRoot(t testing.TB) string {
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			t.Fatal("no go.mod above the test")
+		}
+	}
+}
+
+// syntheticTraces is nTraces generated traces of eight events each, on
+// every channel, as JSONL; seed makes them reproducible.
+func syntheticTraces(nTraces int, seed int64) []byte {
+	rng := rand.New(rand.NewSource(seed))
+	words := []string{"alpha", "bravo", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel", "lumen", "marlow", "nectar", "onyx", "pylon", "quartz", "raven", "sable", "tundra"}
+	var tb bytes.Buffer
+	enc := json.NewEncoder(&tb)
+	for t := 0; t < nTraces; t++ {
+		tr := map[string]any{"run_id": fmt.Sprintf("syn_%05d", t), "agent_name": "synthetic", "scenario_id": "synthetic"}
+		var evs []map[string]any
+		for e := 0; e < 8; e++ {
+			var sb bytes.Buffer
+			for w := 0; w < 40; w++ {
+				sb.WriteString(words[rng.Intn(len(words))])
+				sb.WriteByte(' ')
+				if rng.Intn(25) == 0 {
+					fmt.Fprintf(&sb, "%s-%s-%05d \"q\"\n caf\u00e9 ", words[rng.Intn(len(words))], words[rng.Intn(len(words))], rng.Intn(50))
+				}
+			}
+			evs = append(evs, map[string]any{"event_id": fmt.Sprintf("evt_%03d", e+1), "channel": Channels[e%len(Channels)], "source": "a", "target": "b", "content": sb.String()})
+		}
+		tr["events"] = evs
+		_ = enc.Encode(tr)
+	}
+	return tb.Bytes()
+}
+
+// noteText is the text of e read the way the AgentLeak scanner reads it
+// (agentleak's Scanner.eventText, whose own test holds it to this): it
+// trusts the decoder's note (Known, Decoded) instead of searching Content.
+func noteText(e *Event) (string, error) {
+	raw := e.Content
+	if fl := e.Known(); fl&ContentStr != 0 {
+		if fl&ContentEsc == 0 {
+			if fl&ContentHigh == 0 || utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+		} else if fl&ContentDec != 0 {
+			dec, decN := e.Decoded()
+			if out := unsafe.Slice((*byte)(dec), decN); fl&ContentHigh == 0 || utf8.Valid(out) {
+				return string(out), nil
+			}
+		} else if out, ok := UnquoteTo(nil, raw); ok && (fl&ContentHigh == 0 || utf8.Valid(out)) {
+			return string(out), nil
+		}
+	}
+	return EventText(raw, nil)
+}
