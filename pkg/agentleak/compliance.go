@@ -169,12 +169,13 @@ func (c *ComplianceResult) appendSummary(dst []byte) []byte {
 	dst = append(dst, `,"controls_at_risk":`...)
 	dst = strconv.AppendInt(dst, int64(a.ControlsAtRisk), 10)
 	dst = append(dst, `,"frameworks_at_risk":[`...)
-	for i, id := range a.FailedFrameworks() {
-		if i > 0 {
+	var buf [16]int
+	for k, i := range a.AppendFailed(buf[:0]) {
+		if k > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '"')
-		dst = append(dst, id...)
+		dst = append(dst, compliance.Frameworks[i].ID...)
 		dst = append(dst, '"')
 	}
 	return append(dst, "]}"...)

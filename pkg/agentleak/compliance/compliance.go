@@ -62,7 +62,7 @@ type FrameworkSpec struct {
 type ControlSpec struct {
 	ID, Name  string
 	Rationale string
-	rule      func(*context) evidence
+	rule      func(context) evidence
 	needs     []string
 	info      bool
 }
@@ -178,21 +178,21 @@ func typeMask(names []string) uint64 {
 
 // The rules, one shape each.
 
-func channelsIn(names []string) func(*context) evidence {
+func channelsIn(names []string) func(context) evidence {
 	m := chanMask(names)
-	return func(c *context) evidence { return evidence{chans: c.chans & m} }
+	return func(c context) evidence { return evidence{chans: c.chans & m} }
 }
 
-func allChannels(c *context) evidence { return evidence{chans: c.chans} }
+func allChannels(c context) evidence { return evidence{chans: c.chans} }
 
-func typesIn(names []string) func(*context) evidence {
+func typesIn(names []string) func(context) evidence {
 	m := typeMask(names)
-	return func(c *context) evidence { return evidence{types: c.types & m} }
+	return func(c context) evidence { return evidence{types: c.types & m} }
 }
 
-func typesInWhenChannels(types, chans []string) func(*context) evidence {
+func typesInWhenChannels(types, chans []string) func(context) evidence {
 	tm, cm := typeMask(types), chanMask(chans)
-	return func(c *context) evidence {
+	return func(c context) evidence {
 		if c.chans&cm == 0 {
 			return evidence{}
 		}
@@ -202,12 +202,12 @@ func typesInWhenChannels(types, chans []string) func(*context) evidence {
 
 // channelsWhenTypes: the channels (all of them when chans is nil, else
 // those listed) once a type of the group leaked.
-func channelsWhenTypes(chans, types []string) func(*context) evidence {
+func channelsWhenTypes(chans, types []string) func(context) evidence {
 	cm, tm := ^uint16(0), typeMask(types)
 	if chans != nil {
 		cm = chanMask(chans)
 	}
-	return func(c *context) evidence {
+	return func(c context) evidence {
 		if c.types&tm == 0 {
 			return evidence{}
 		}
@@ -220,25 +220,25 @@ var (
 	piiIDMask  = typeMask(piiIDTypes)
 )
 
-func healthWithIdentity(c *context) evidence {
+func healthWithIdentity(c context) evidence {
 	if c.types&healthMask == 0 || c.types&piiIDMask == 0 {
 		return evidence{}
 	}
 	return evidence{types: c.types & (healthMask | piiIDMask)}
 }
 
-func sensitiveLevels(c *context) evidence { return evidence{levels: c.levels & (1<<3 | 1<<4)} }
+func sensitiveLevels(c context) evidence { return evidence{levels: c.levels & (1<<3 | 1<<4)} }
 
-func privacyEnhanced(c *context) evidence {
+func privacyEnhanced(c context) evidence {
 	return evidence{ri: c.ri >= 0.4, levels: c.levels & (1 << 4)}
 }
 
-func blockedRun(c *context) evidence { return evidence{block: c.blocked} }
+func blockedRun(c context) evidence { return evidence{block: c.blocked} }
 
-func nothing(*context) evidence { return evidence{} }
+func nothing(context) evidence { return evidence{} }
 
-func policyRules(rules ...string) func(*context) evidence {
-	return func(c *context) evidence {
+func policyRules(rules ...string) func(context) evidence {
+	return func(c context) evidence {
 		var out []string
 		for _, v := range c.policy.Violations {
 			for _, r := range rules {
@@ -311,15 +311,31 @@ type Assessment struct {
 // FailedFrameworks returns the ids of the frameworks at risk, most controls
 // at risk first, ties in report order (the posture's order).
 func (a Assessment) FailedFrameworks() []string {
-	out := make([]string, 0, a.FrameworksAtRisk)
-	for n := 16; n > 0; n-- {
+	var buf [16]int
+	idx := a.AppendFailed(buf[:0])
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = Frameworks[i].ID
+	}
+	return out
+}
+
+// AppendFailed appends to dst the indexes in Frameworks of the frameworks
+// at risk, in the posture's order; with a stack buffer it allocates
+// nothing (the summary of every scanned trace lists them).
+func (a Assessment) AppendFailed(dst []int) []int {
+	top := uint8(0)
+	for i := range Frameworks {
+		top = max(top, a.perFramework[i])
+	}
+	for n := top; n > 0; n-- {
 		for i := range Frameworks {
-			if int(a.perFramework[i]) == n {
-				out = append(out, Frameworks[i].ID)
+			if a.perFramework[i] == n {
+				dst = append(dst, i)
 			}
 		}
 	}
-	return out
+	return dst
 }
 
 // ControlsAtRiskIn is the number of framework i's controls at risk.
@@ -341,7 +357,7 @@ func Assess(in *Input) Assessment {
 		n := 0
 		for j := range f.Controls {
 			s := &f.Controls[j]
-			switch s.status(&in.Policy, s.rule(&c)) {
+			switch s.status(&in.Policy, s.rule(c)) {
 			case AtRisk:
 				n++
 				a.Controls |= 1 << uint(bit)

@@ -138,7 +138,7 @@ func Evaluate(in *Input) *Report {
 		fw := Framework{ID: spec.ID, Name: spec.Name, URL: spec.URL, Controls: make([]Control, len(spec.Controls))}
 		for j := range spec.Controls {
 			cs := &spec.Controls[j]
-			ev := cs.rule(&c)
+			ev := cs.rule(c)
 			ctl := Control{ID: cs.ID, Name: cs.Name, Rationale: cs.Rationale, Status: cs.status(&in.Policy, ev), Evidence: ev.strings(in.RiskIndex), AssessmentBasis: "trace_observation"}
 			if len(cs.needs) > 0 {
 				ctl.AssessmentBasis = "trace_and_policy"
