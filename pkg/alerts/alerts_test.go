@@ -179,7 +179,7 @@ func TestWebhookSignedWithRetries(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := NewDispatcher(st, local(Options{BaseBackoff: 5 * time.Millisecond}))
-	d.Enqueue(webhookAlert(srv.URL + "/hook"))
+	enqueue(t, st, d, webhookAlert(srv.URL + "/hook"))
 	settle(t, d)
 	if calls.Load() != 3 {
 		t.Fatalf("calls = %d, want 3", calls.Load())
@@ -225,7 +225,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := NewDispatcher(st, local(Options{BaseBackoff: time.Millisecond, MaxAttempts: 3}))
-	d.Enqueue(webhookAlert(srv.URL))
+	enqueue(t, st, d, webhookAlert(srv.URL))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	if len(ds) != 3 || ds[0].Status != StatusFailed || ds[0].Attempt != 3 || ds[1].Status != StatusRetrying {
@@ -238,7 +238,7 @@ func TestWebhookGivesUpAfterMaxAttempts(t *testing.T) {
 	defer srv4.Close()
 	st2 := openStore(t)
 	d = NewDispatcher(st2, local(Options{BaseBackoff: time.Millisecond}))
-	d.Enqueue(webhookAlert(srv4.URL))
+	enqueue(t, st2, d, webhookAlert(srv4.URL))
 	settle(t, d)
 	ds, _ = ListDeliveries(ctx, st2, "", 0)
 	if len(ds) != 1 || ds[0].Status != StatusFailed || ds[0].StatusCode != 410 {
@@ -254,7 +254,7 @@ func TestWebhookAllowListAtDelivery(t *testing.T) {
 		AllowHosts: HostAllowList{"hooks.example.com"}, Secrets: Secrets{"t1": {"hook": "x"}},
 		Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) },
 	})
-	d.Enqueue(webhookAlert("http://127.0.0.1:9/"))
+	enqueue(t, st, d, webhookAlert("http://127.0.0.1:9/"))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	// The tenant reads "refused by policy", nothing about the address or the list.
@@ -314,7 +314,7 @@ func TestEmailWithStartTLSAndAuth(t *testing.T) {
 	d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
 	a := webhookAlert("")
 	a.Rule = Rule{ID: "r1", TenantID: "t1", Channel: ChannelEmail, To: []string{"oncall@example.com"}}
-	d.Enqueue(a)
+	enqueue(t, st, d, a)
 	settle(t, d)
 	msgs := smtpd.got()
 	if len(msgs) != 1 {
@@ -345,7 +345,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		smtpd.rejectTo = "gone@example.com"
 		m := &Mailer{Host: "127.0.0.1", Port: smtpd.port(), From: "lf@example.com", TLSConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
-		d.Enqueue(alert)
+		enqueue(t, st, d, alert)
 		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "550") {
@@ -357,7 +357,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		smtpd := startSMTP(t, nil)
 		m := &Mailer{Host: "127.0.0.1", Port: smtpd.port(), From: "lf@example.com"}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond})
-		d.Enqueue(alert)
+		enqueue(t, st, d, alert)
 		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "STARTTLS") {
@@ -370,7 +370,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 	t.Run("no SMTP configured", func(t *testing.T) {
 		st := openStore(t)
 		d := NewDispatcher(st, Options{})
-		d.Enqueue(alert)
+		enqueue(t, st, d, alert)
 		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 1 || ds[0].Status != StatusFailed || !strings.Contains(ds[0].Error, "no SMTP") {
@@ -381,7 +381,7 @@ func TestEmailFailuresAreRecorded(t *testing.T) {
 		st := openStore(t)
 		m := &Mailer{Host: "127.0.0.1", Port: 1, From: "lf@example.com"}
 		d := NewDispatcher(st, Options{Mailer: m, BaseBackoff: time.Millisecond, MaxAttempts: 2})
-		d.Enqueue(alert)
+		enqueue(t, st, d, alert)
 		settle(t, d)
 		ds, _ := ListDeliveries(ctx, st, "", 0)
 		if len(ds) != 2 || ds[0].Status != StatusFailed || ds[1].Status != StatusRetrying {
@@ -406,7 +406,7 @@ func TestCloseCutsBackoffShort(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := NewDispatcher(st, local(Options{BaseBackoff: time.Hour, MaxAttempts: 5}))
-	d.Enqueue(webhookAlert(srv.URL))
+	enqueue(t, st, d, webhookAlert(srv.URL))
 	waitFor(t, "first attempt", func() bool {
 		ds, _ := ListDeliveries(context.Background(), st, "", 0)
 		return len(ds) == 1
@@ -448,4 +448,19 @@ func TestPutSameRuleKeepsCrossingMemory(t *testing.T) {
 	if fired, _ := Evaluate(ctx, st, []Change{{TenantID: "t", AgentID: "a", OldScore: 10, NewScore: 65}}, time.Now()); len(fired) != 1 {
 		t.Fatalf("changed rule did not fire")
 	}
+}
+
+// enqueue stores each alert's rule, as every rule that fires is stored,
+// then enqueues the alerts. The outbox sweeper, which may take an alert up
+// before Enqueue's own offer does, reads its rule from the store and
+// records an alert whose rule is gone as failed: without the stored rule a
+// test would race with it.
+func enqueue(t *testing.T, st *store.Store, d *Dispatcher, alerts ...Alert) {
+	t.Helper()
+	for _, a := range alerts {
+		if err := PutRule(context.Background(), st, a.Rule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Enqueue(alerts...)
 }

@@ -104,7 +104,7 @@ func TestNameResolvingToInternalIsRefusedAtConnect(t *testing.T) {
 	}
 	st := openStore(t)
 	d := NewDispatcher(st, Options{Secrets: Secrets{"t1": {"hook": "topsecret"}}})
-	d.Enqueue(webhookAlert(target))
+	enqueue(t, st, d, webhookAlert(target))
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	if len(ds) != 1 || ds[0].Status != StatusFailed || ds[0].Error != ErrRefused.Error() {
@@ -116,7 +116,7 @@ func TestNameResolvingToInternalIsRefusedAtConnect(t *testing.T) {
 	// An exact allow-list entry lets the operator reach it.
 	st2 := openStore(t)
 	d = NewDispatcher(st2, Options{AllowHosts: HostAllowList{"localhost:" + u.Port()}, Secrets: Secrets{"t1": {"hook": "topsecret"}}})
-	d.Enqueue(webhookAlert(target))
+	enqueue(t, st2, d, webhookAlert(target))
 	settle(t, d)
 	if ds, _ := ListDeliveries(ctx, st2, "", 0); len(ds) != 1 || ds[0].Status != StatusDelivered {
 		t.Fatalf("allowed local receiver: deliveries %+v", ds)
@@ -138,11 +138,12 @@ func TestSecretsNeverLeak(t *testing.T) {
 	d := NewDispatcher(st, local(Options{}))
 	d.opt.Secrets = Secrets{"t1": {"hook": secret}}
 	a := webhookAlert(srv.URL)
-	d.Enqueue(a)
+	enqueue(t, st, d, a)
 	missing := webhookAlert(srv.URL)
 	missing.Rule.SecretName = "LF_ADMIN_KEY"
 	missing.AlertID = "alr_2"
-	d.Enqueue(missing)
+	missing.RuleID, missing.Rule.ID = "r2", "r2" // its own stored rule, with the undeclared secret
+	enqueue(t, st, d, missing)
 	settle(t, d)
 	ds, _ := ListDeliveries(ctx, st, "", 0)
 	b, _ := json.Marshal(ds)
