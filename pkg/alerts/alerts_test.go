@@ -179,7 +179,7 @@ func TestWebhookSignedWithRetries(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := NewDispatcher(st, local(Options{BaseBackoff: 5 * time.Millisecond}))
-	enqueue(t, st, d, webhookAlert(srv.URL + "/hook"))
+	enqueue(t, st, d, webhookAlert(srv.URL+"/hook"))
 	settle(t, d)
 	if calls.Load() != 3 {
 		t.Fatalf("calls = %d, want 3", calls.Load())
