@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/lfcli/lf/pkg/agentleak/internal/tracetest"
 )
 
 // canaryBenchCorpus returns the event texts of the trace file named by
@@ -16,7 +18,7 @@ func canaryBenchCorpus(b *testing.B) (texts []string, vaults []*Vault, size int6
 		b.Skip("LF_BENCH_TRACES names no trace file")
 	}
 	vs := benchVaults(b)
-	eachBenchText(b, path, func(tc *Trace, s string) {
+	tracetest.EachText(b, path, func(tc *Trace, s string) {
 		if v := vs.lookup(tc.ScenarioID); v != nil && len(v.canaryList) > 0 {
 			texts = append(texts, s)
 			vaults = append(vaults, v)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/agentleak/detect"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // checkCanary fails t unless the scan's canary search agrees with
@@ -76,7 +77,7 @@ func TestCanaryContainsRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	alphabets := []string{"ab", "abz", "ab z!", " etaoinszqQ\"", "zzzzq", "é—日a", "\x00\xff\x80a"}
 	n := 20000
-	if reduced() {
+	if testfiles.Reduced() {
 		n = 3000
 	}
 	for iter := 0; iter < n; iter++ {

@@ -19,14 +19,7 @@ import (
 // integrity digest must be equal (the engine's prose is not compared).
 func TestComplianceConformance(t *testing.T) {
 	dir := conformanceDir(t)
-	initCfgData, err := os.ReadFile(filepath.Join(dir, "agentleak.init.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	initCfg, _, err := ParseConfig("agentleak.init.yaml", initCfgData)
-	if err != nil {
-		t.Fatal(err)
-	}
+	initCfg := initConfig(t, dir)
 	packs := []string{filepath.Join(dir, "builtin"), filepath.Join(dir, "agentdojo_exfil"), filepath.Join(dir, "privacylens_ci"), filepath.Join(filepath.Dir(dir), "agentleak-coverage")}
 	for _, pack := range packs {
 		for _, c := range []struct {

@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
 
 // otelConformanceDir is ../shared/conformance/agentleak-otel, or a skip.
 func otelConformanceDir(t *testing.T) string {
-	d := filepath.Join(sharedDir(t), "conformance", "agentleak-otel")
+	d := filepath.Join(testfiles.SharedDir(), "conformance", "agentleak-otel")
 	if _, err := os.Stat(filepath.Join(d, "MAPPING.md")); err != nil {
 		t.Skipf("AgentLeak OpenTelemetry conformance data not found at %s (set LF_SHARED to the shared folder)", d)
 	}
@@ -163,14 +164,7 @@ func compareResult(res *Result, e fullExpected) []string {
 // start order, OpenInference attributes) must give the same events too.
 func TestConformanceOTel(t *testing.T) {
 	dir := otelConformanceDir(t)
-	initData, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance", "agentleak", "agentleak.init.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	initCfg, _, err := ParseConfig("agentleak.init.yaml", initData)
-	if err != nil {
-		t.Fatal(err)
-	}
+	initCfg := initConfig(t, filepath.Join(testfiles.SharedDir(), "conformance", "agentleak"))
 	var table strings.Builder
 	table.WriteString("| pack | traces | events | adapted events equal | results equal (none) | results equal (init) |\n|---|---|---|---|---|---|\n")
 	for _, pack := range []string{"builtin", "agentdojo_exfil", "privacylens_ci", "real"} {

@@ -10,30 +10,30 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
-// sharedDir finds ../shared next to the repository root (or $LF_SHARED).
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("LF_SHARED"); d != "" {
-		return d
-	}
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared")
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
 func conformanceDir(t testing.TB) string {
-	d := filepath.Join(sharedDir(t), "conformance", "agentleak")
+	d := filepath.Join(testfiles.SharedDir(), "conformance", "agentleak")
 	if _, err := os.Stat(filepath.Join(d, "README.md")); err != nil {
 		t.Skipf("AgentLeak conformance suite not found at %s (set LF_SHARED to the shared folder)", d)
 	}
 	return d
+}
+
+// initConfig is the suite's agentleak.init.yaml in dir, parsed.
+func initConfig(t testing.TB, dir string) *Config {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "agentleak.init.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := ParseConfig("agentleak.init.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 type expected struct {
@@ -198,14 +198,7 @@ func pct(n, d int) float64 {
 // config and with agentleak.init.yaml and compares with the reference.
 func TestConformance(t *testing.T) {
 	dir := conformanceDir(t)
-	initCfgData, err := os.ReadFile(filepath.Join(dir, "agentleak.init.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	initCfg, _, err := ParseConfig("agentleak.init.yaml", initCfgData)
-	if err != nil {
-		t.Fatal(err)
-	}
+	initCfg := initConfig(t, dir)
 	entries, _ := os.ReadDir(dir)
 	packs := []string{}
 	for _, en := range entries {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // BenchmarkRenderFile renders the results of the benchmark trace file as
@@ -55,7 +56,7 @@ func BenchmarkMarshalFile(b *testing.B) {
 // findings, as `-o jsonl` does before it renders.
 func benchResults(b *testing.B) []*Result {
 	b.Helper()
-	data := benchTraceFile(b)
+	data := testfiles.BenchTraceFile(b)
 	list := os.Getenv("LF_BENCH_VAULTS")
 	if list == "" {
 		list = "/work/shared/conformance/agentleak/agentdojo_exfil/vaults.yaml" + string(filepath.ListSeparator) + "/work/shared/conformance/agentleak/privacylens_ci/vaults.yaml"
@@ -72,7 +73,7 @@ func benchResults(b *testing.B) []*Result {
 	}
 	sc := NewScanner(nil, vs)
 	var results []*Result
-	for _, l := range benchLines(data) {
+	for _, l := range testfiles.Lines(data) {
 		t, err := (&tracefile.RawTrace{File: "f", Line: 1, Data: l}).Decode(nil)
 		if err != nil {
 			b.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // appendJSONStringRef is the byte-by-byte quoting appendJSONString
@@ -142,7 +144,7 @@ func TestAppendJSONStringMatches(t *testing.T) {
 	}
 	pieces := []string{"a", "abcdefgh", "\"", "\\", "\x00", "\x1f", "\x7f", "\n", "\t", "é", "中", "\U0001F600", "\u2028", "\u2029", "\u2027", "\u202a", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "<", ">", "&", "\ufffd", " "}
 	rng := rand.New(rand.NewSource(7))
-	for n := 0; n < iterations(50000); n++ {
+	for n := 0; n < testfiles.Iterations(50000); n++ {
 		var sb strings.Builder
 		for k := rng.Intn(12); k > 0; k-- {
 			if rng.Intn(5) == 0 {
@@ -188,7 +190,7 @@ func TestAppendJSONFloatMatches(t *testing.T) {
 		checkFloat(t, math.Nextafter(f, math.Inf(-1)))
 	}
 	rng := rand.New(rand.NewSource(3))
-	for n := 0; n < iterations(300000); n++ {
+	for n := 0; n < testfiles.Iterations(300000); n++ {
 		var k int64
 		switch n % 4 {
 		case 0:

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // plainResult is Result without its MarshalJSON: encoding/json's reflection.
@@ -61,10 +63,10 @@ func TestResultJSONMatchesReflection(t *testing.T) {
 	} {
 		encodeBoth(t, r)
 	}
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
-	more, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "traces.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "*", "*", "traces.jsonl"))
+	more, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "*", "traces.jsonl"))
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, filepath.Join(testfiles.Root(t), "project", "agentleak", "traces.jsonl"))
 	n := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)

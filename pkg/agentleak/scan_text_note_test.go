@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestScannerTextTrustsNote: the scanner's text of every event the
@@ -15,7 +16,7 @@ func TestScannerTextTrustsNote(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	more, _ := filepath.Glob("testdata/fuzzseed/*.jsonl")
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, filepath.Join(testfiles.Root(t), "project", "agentleak", "traces.jsonl"))
 	sc := NewScanner(nil, nil)
 	n := 0
 	for _, f := range files {

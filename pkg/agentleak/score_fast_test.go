@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestRound4MatchesText holds round4 to rounding through the decimal text
@@ -33,7 +35,7 @@ func TestRound4MatchesText(t *testing.T) {
 		check(-tie / 10)
 	}
 	rng := rand.New(rand.NewSource(4))
-	for k := 0; k < iterations(200000); k++ {
+	for k := 0; k < testfiles.Iterations(200000); k++ {
 		check(rng.Float64())
 		check(rng.Float64() * 200)
 		check(rng.NormFloat64() * 1e7)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lfcli/lf/pkg/agentleak/internal/tracegen"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestTransientScanMatchesKept: a one-worker transient scan gives its
@@ -23,7 +24,7 @@ import (
 func TestTransientScanMatchesKept(t *testing.T) {
 	vs := &Vaults{byKey: map[string]*Vault{}}
 	for _, p := range []string{"agentdojo_exfil", "privacylens_ci"} {
-		path := filepath.Join(sharedDir(t), "conformance", "agentleak", p, "vaults.yaml")
+		path := filepath.Join(testfiles.SharedDir(), "conformance", "agentleak", p, "vaults.yaml")
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Skip(err)
@@ -33,15 +34,15 @@ func TestTransientScanMatchesKept(t *testing.T) {
 		}
 	}
 	var in bytes.Buffer
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
-	files = append(files, extraTraceFiles()...)
+	files, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "*", "*", "traces.jsonl"))
+	files = append(files, testfiles.ExtraTraceFiles()...)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		lines := benchLines(data)
-		if reduced() && len(lines) > 300 {
+		lines := testfiles.Lines(data)
+		if testfiles.Reduced() && len(lines) > 300 {
 			lines = lines[:300]
 		}
 		for _, l := range lines {
@@ -67,7 +68,7 @@ func TestTransientScanMatchesKept(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewSource(3))
-	for n := 0; n < iterations(3000); n++ {
+	for n := 0; n < testfiles.Iterations(3000); n++ {
 		in.Write(tracegen.Trace(rng))
 		in.WriteByte('\n')
 	}

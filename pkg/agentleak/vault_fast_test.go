@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/schema"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -39,7 +40,7 @@ func TestFastVaultsDifferential(t *testing.T) {
 		"escapes":   "vaults:\n  - key: \"a\\\"b\"\n    canaries:\n      obvious: [\"x\\\"y\", \"l1\\nl2\\tt\\\\ \\/ \\u00e9\\u4e2d\", \"\\\", \\\"\"]\n",
 	}
 	mustAccept := []string{"generated", "escapes"}
-	if d := sharedDir(t); d != "" {
+	if d := testfiles.SharedDir(); d != "" {
 		files, _ := filepath.Glob(filepath.Join(d, "conformance", "*", "*", "vaults.yaml"))
 		more, _ := filepath.Glob(filepath.Join(d, "conformance", "*", "vaults.yaml"))
 		for _, f := range append(files, more...) {

@@ -4,26 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// sharedDir finds ../shared next to the repository root (or LF_SHARED).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("LF_SHARED"); d != "" {
-		return d
-	}
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+	"github.com/lfcli/lf/pkg/internal/testfiles"
+)
 
 func runCases(t *testing.T, path string, wantN int) {
 	data, err := os.ReadFile(path)
@@ -48,7 +31,7 @@ func runCases(t *testing.T, path string, wantN int) {
 }
 
 func TestDecideConformance(t *testing.T) {
-	p := filepath.Join(sharedDir(t), "conformance", "agent-risk", "decisions.yaml")
+	p := filepath.Join(testfiles.SharedDir(), "conformance", "agent-risk", "decisions.yaml")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared conformance suite not found at %s (set LF_SHARED): %v", p, err)
 	}

@@ -99,7 +99,7 @@ func TestFileKindsUnique(t *testing.T) {
 var floors = [][]string{
 	{"schemas", "pkg/diag", "pkg/model", "pkg/progress", "pkg/internal/testfiles", "pkg/eventstream/natstest", "cmd/internal/hugepages", "pkg/agentleak/compliance", "pkg/agentleak/detect", "pkg/agentleak/internal/tracegen"},
 	{"pkg/yamlsrc", "pkg/internal/fuzzcheck", "pkg/store/backend", "pkg/store/internal/runbatch", "pkg/otelspans", "pkg/agentleak/tracefile"},
-	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/sqlstore", "pkg/store/storetest"},
+	{"pkg/schema", "pkg/output", "pkg/risk", "pkg/store/internal/sqlstore", "pkg/store/storetest", "pkg/agentleak/internal/tracetest"},
 	{"pkg/kind", "pkg/store/sqlite", "pkg/store/postgres"},
 	{"pkg/store", "pkg/store/postgres/pgtest"},
 	{"pkg/evaluation", "pkg/project", "pkg/frameworks"},

@@ -19,22 +19,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// sharedDir finds ../shared beside the repository (or $LF_SHARED).
-func sharedDir() string {
-	if d := os.Getenv("LF_SHARED"); d != "" {
-		return d
-	}
-	if root := testfiles.RepoRoot(); root != "" {
-		return filepath.Join(filepath.Dir(root), "shared")
-	}
-	return ""
-}
-
 // TestScripts runs the end-to-end scripts in testdata/script: each is the
 // commands, their stdout, stderr and exit codes. LF_UPDATE=1 rewrites the
 // expected output in the scripts.
 func TestScripts(t *testing.T) {
-	shared := sharedDir()
+	shared := testfiles.SharedDir()
 	root := testfiles.RepoRoot()
 	stderrs := filepath.Join(t.TempDir(), "stderr.log")
 	t.Cleanup(func() { checkNoDebris(t, stderrs) })

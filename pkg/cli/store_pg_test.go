@@ -33,7 +33,7 @@ var onPostgres = []string{
 // of the LF_TEST_POSTGRES server (skipped without it, failed when CI=true).
 func TestScriptsOnPostgres(t *testing.T) {
 	server := pgtest.ServerDSN(t)
-	shared := sharedDir()
+	shared := testfiles.SharedDir()
 	root := testfiles.RepoRoot()
 	files, err := filepath.Glob("testdata/postgres/*.txtar")
 	if err != nil {

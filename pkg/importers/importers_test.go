@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -199,10 +200,7 @@ func fmtInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 // TestFixturesMatchShared checks that testdata holds the files of
 // ../shared/fixtures/evaluators unchanged (skipped when that folder is absent).
 func TestFixturesMatchShared(t *testing.T) {
-	shared := filepath.Join("..", "..", "..", "shared", "fixtures", "evaluators")
-	if v := os.Getenv("LF_SHARED"); v != "" {
-		shared = filepath.Join(v, "fixtures", "evaluators")
-	}
+	shared := filepath.Join(testfiles.SharedDir(), "fixtures", "evaluators")
 	if _, err := os.Stat(shared); err != nil {
 		t.Skipf("%s is absent: nothing to compare the copies with", shared)
 	}

@@ -1,11 +1,10 @@
 package detect
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/agentleak/internal/tracetest"
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 )
 
@@ -17,7 +16,7 @@ func classBenchTexts(b *testing.B) ([]string, int64) { return classBenchTextsT(b
 func classBenchTextsT(b testing.TB) ([]string, int64) {
 	var texts []string
 	if path := os.Getenv("LF_BENCH_TRACES"); path != "" {
-		eachBenchText(b, path, func(_ *tracefile.Trace, s string) { texts = append(texts, s) })
+		tracetest.EachText(b, path, func(_ *tracefile.Trace, s string) { texts = append(texts, s) })
 	} else {
 		texts = packTexts(b)
 	}
@@ -75,29 +74,5 @@ func BenchmarkRunRules(b *testing.B) {
 func classBenchRunRules(ps *PatternSet, texts []string, emit EmitFunc) {
 	for _, s := range texts {
 		ps.RunRules(s, emit)
-	}
-}
-
-// eachBenchText calls fn with every trace of the trace file path and the
-// non-empty text of each of its events, in order.
-func eachBenchText(tb testing.TB, path string, fn func(t *tracefile.Trace, text string)) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tr := tracefile.NewTraceReader(path, bytes.NewReader(data))
-	for {
-		tc, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for i := range tc.Events {
-			if s, err := tracefile.EventText(tc.Events[i].Content, nil); err == nil && s != "" {
-				fn(tc, s)
-			}
-		}
 	}
 }

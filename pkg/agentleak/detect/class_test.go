@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // refStarts is what the class pass files for one text: the start classes'
@@ -244,7 +246,7 @@ func TestClassPassMatchesReference(t *testing.T) {
 	texts = append(texts, packTexts(t)...)
 	rng := rand.New(rand.NewSource(7))
 	n := 20000
-	if reduced() {
+	if testfiles.Reduced() {
 		n = 2000
 	}
 	for i := 0; i < n; i++ {

@@ -1,9 +1,7 @@
 package detect
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -12,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/agentleak/internal/tracetest"
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // reportString names what a finding reports:
@@ -40,46 +40,19 @@ func plainRulesList(fam map[string]bool, text string) []string {
 
 // packTexts returns the scanned text of every event of every shared pack.
 func packTexts(t testing.TB) []string {
-	d := sharedDir(t)
+	d := testfiles.SharedDir()
 	files, _ := filepath.Glob(filepath.Join(d, "conformance", "agentleak", "*", "traces.jsonl"))
 	more, _ := filepath.Glob(filepath.Join(d, "conformance", "agentleak-coverage", "traces.jsonl"))
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, filepath.Join(testfiles.Root(t), "project", "agentleak", "traces.jsonl"))
 	var out []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
+		if _, err := os.Stat(f); err != nil {
+			continue // ../shared is absent: the repository's pack only
 		}
-		tr := tracefile.NewTraceReader(f, bytes.NewReader(data))
-		for {
-			tc, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range tc.Events {
-				if s, err := tracefile.EventText(tc.Events[i].Content, nil); err == nil && s != "" {
-					out = append(out, s)
-				}
-			}
-		}
+		tracetest.EachText(t, f, func(_ *tracefile.Trace, s string) { out = append(out, s) })
 	}
 	return out
-}
-
-func repoRoot(t testing.TB) string {
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above the test")
-		}
-	}
 }
 
 // fragments are the pieces random texts are made of: the rules' keywords
@@ -152,7 +125,7 @@ func TestFastRulesMatchPlainRegexps(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(10))
 	n := 5000
-	if reduced() {
+	if testfiles.Reduced() {
 		n = 500
 	}
 	for i := 0; i < n; i++ {

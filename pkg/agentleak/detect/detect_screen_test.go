@@ -2,6 +2,8 @@ package detect
 
 import (
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // screenSet is the set of slots (bit k for slot k) whose lists the screen
@@ -78,7 +80,7 @@ func screenTexts() []string { return append(preTexts(13, 6000), matchTexts(14, 3
 // lets the rule try it; and every rule that starts at digits or capitals
 // has a slot of its own.
 func TestScreensAreNecessary(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	e := builtin()
 	seen := map[int8]bool{}
 	for i := range e.rules {
@@ -103,7 +105,7 @@ func TestScreensAreNecessary(t *testing.T) {
 // are deliberately wrong: a separator or a run length of one rule
 // forgotten.
 func TestScreenTestCatchesWrongScreens(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	texts := screenTexts()
 	without := func(slot int8, when func(s string, p int) bool) map[int8]func(string, int) uint16 {
 		screen, _ := screenOf(screenClass(slot))

@@ -5,13 +5,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestKeyPreIsNecessary: wherever a key-name pattern matches, keyPre says
 // yes. Texts are random joins of stems' words, other words, separators,
 // quotes, the spaces Python's \s accepts, colons and non-ASCII bytes.
 func TestKeyPreIsNecessary(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	var res []*regexp.Regexp
 	for _, k := range keyStems {
 		res = append(res, regexp.MustCompile(`^`+pyClasses(`(?i)["']?\b(?:`+k.stem+`)\b["']?\s*[:=]`)))
@@ -155,7 +157,7 @@ func TestPrePhoneIsNecessary(t *testing.T) {
 // Texts join the rules' trigger words (in mixed case), numbers, dates,
 // separators and Unicode digits and spaces.
 func TestRulePreChecksAreNecessary(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	e := builtin()
 	var words []string
 	for _, ws := range detectorTriggers() {
@@ -265,7 +267,7 @@ func preViolation(pre func(string, int) bool, re *regexp.Regexp, texts []string)
 // wherever its anchored expression matches in random texts of the rules'
 // shapes, near misses and every kind of space, the check says yes.
 func TestEveryPreCheckIsNecessary(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	texts := preTexts(11, 8000)
 	e := builtin()
 	for i := range e.rules {
@@ -287,7 +289,7 @@ func TestEveryPreCheckIsNecessary(t *testing.T) {
 // are deliberately wrong in the ways a real one could be (a separator
 // forgotten, a shape too strict).
 func TestPreCheckTestCatchesWrongChecks(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	texts := preTexts(11, 8000)
 	e := builtin()
 	ruleOf := func(dt, src string) *rule {

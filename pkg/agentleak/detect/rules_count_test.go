@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lfcli/lf/pkg/agentleak/internal/tracetest"
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 )
 
@@ -75,7 +76,7 @@ func TestRuleCounts(t *testing.T) {
 		}
 	}
 	ps := NewPatternSet(allFamilies())
-	eachBenchText(t, path, func(_ *tracefile.Trace, s string) {
+	tracetest.EachText(t, path, func(_ *tracefile.Trace, s string) {
 		ps.RunRules(s, func(*ReportInfo, string) {})
 	})
 	order := make([]int, len(counts))

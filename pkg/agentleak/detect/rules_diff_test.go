@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestFastRulesMatchPlainOnPreTexts holds the fast path to the plain
@@ -12,7 +14,7 @@ import (
 // (\x1c-\x1f among them) inside the shapes the rules want.
 func TestFastRulesMatchPlainOnPreTexts(t *testing.T) {
 	t.Parallel()
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	for i, text := range preTexts(12, 3000) {
 		for _, fam := range familySets()[:1] {
 			fast, plain := fastRules(fam, text), plainRulesList(fam, text)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // matchTexts are random texts for the hand matchers: the necessary-check
@@ -140,7 +142,7 @@ func sameGroups(m, want []int, p int) bool {
 // with the same end.
 func TestHandMatchersAgreeWithExpressions(t *testing.T) {
 	t.Parallel()
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	texts := matchTexts(21, 6000)
 	e := builtin()
 	n := 0
@@ -168,7 +170,7 @@ func TestHandMatchersAgreeWithExpressions(t *testing.T) {
 // matchers that are deliberately wrong: words tried in another order, the
 // \b after a word forgotten, the \w* tail dropped.
 func TestHandMatcherTestCatchesWrongMatchers(t *testing.T) {
-	skipUnderShort(t)
+	testfiles.SkipUnlessFull(t)
 	texts := matchTexts(21, 6000)
 	e := builtin()
 	ruleOf := func(dt string) *rule {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestTriggerWordsStartWords checks what triggerTrie relies on: a rule
@@ -76,7 +78,7 @@ func TestFastRulesMatchPlainOnMutations(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	inserts := []string{"x", "X", "7", "_", "'", "\"", " ", "é", "É", "٣", "\u00a0", "-", ":", "=", "K", "ſ"}
 	n := 4000
-	if reduced() {
+	if testfiles.Reduced() {
 		n = 400
 	}
 	all := familySets()[:1]

@@ -2,53 +2,17 @@ package tracefile
 
 import (
 	"bytes"
-	"os"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
-
-// benchTraceFile is the trace file the decode and render benchmarks read,
-// named by LF_BENCH_TRACES (`task bench:agentleak` writes the 9.2 MB one as
-// /tmp/lf-bench-al10.jsonl; `go run ./cmd/lfgen agentleak -repeat 10 -o F`
-// makes it anywhere). Without it the benchmark skips and says so.
-func benchTraceFile(b *testing.B) []byte {
-	b.Helper()
-	path := os.Getenv("LF_BENCH_TRACES")
-	if path == "" {
-		b.Skip("set LF_BENCH_TRACES to a trace file (go run ./cmd/lfgen agentleak -repeat 10 -o F)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Skip(err)
-	}
-	return data
-}
-
-// extraTraceFiles are the trace files a test may read beyond the
-// repository's and ../shared's: the one LF_BENCH_TRACES names, if any.
-func extraTraceFiles() []string {
-	if p := os.Getenv("LF_BENCH_TRACES"); p != "" {
-		return []string{p}
-	}
-	return nil
-}
-
-// benchLines splits a JSONL file into its non-blank lines.
-func benchLines(data []byte) [][]byte {
-	var lines [][]byte
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			lines = append(lines, l)
-		}
-	}
-	return lines
-}
 
 // BenchmarkDecodeFile decodes every line of the benchmark trace file as a
 // one-worker scan does (decodeTrace with the worker's scratch list), so
 // that the decoder's share of a scan is measured on its own.
 func BenchmarkDecodeFile(b *testing.B) {
-	data := benchTraceFile(b)
-	lines := benchLines(data)
+	data := testfiles.BenchTraceFile(b)
+	lines := testfiles.Lines(data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var events []Event
@@ -73,7 +37,7 @@ func BenchmarkDecodeFile(b *testing.B) {
 func BenchmarkUnquoteFile(b *testing.B) {
 	var raws [][]byte
 	size := 0
-	for _, l := range benchLines(benchTraceFile(b)) {
+	for _, l := range testfiles.Lines(testfiles.BenchTraceFile(b)) {
 		t, err := decodeTrace("f", 1, l, nil)
 		if err != nil {
 			b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lfcli/lf/pkg/agentleak/internal/tracegen"
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // decodeCheck decodes documents with the fast decoder (one slab for all,
@@ -212,15 +213,15 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 }
 
 func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
-	files, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "*", "traces.jsonl"))
-	more, _ := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "*", "traces.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "*", "*", "traces.jsonl"))
+	more, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "*", "traces.jsonl"))
 	files = append(files, more...)
-	more, _ = filepath.Glob(filepath.Join(repoRoot(t), "examples", "agentleak", "traces", "*.jsonl"))
+	more, _ = filepath.Glob(filepath.Join(testfiles.Root(t), "examples", "agentleak", "traces", "*.jsonl"))
 	files = append(files, more...)
 	more, _ = filepath.Glob("../testdata/fuzzseed/*.jsonl")
 	files = append(files, more...)
-	files = append(files, filepath.Join(repoRoot(t), "project", "agentleak", "traces.jsonl"))
-	files = append(files, extraTraceFiles()...)
+	files = append(files, filepath.Join(testfiles.Root(t), "project", "agentleak", "traces.jsonl"))
+	files = append(files, testfiles.ExtraTraceFiles()...)
 	c := &decodeCheck{t: t}
 	if give {
 		c.give = rand.New(rand.NewSource(7))
@@ -239,7 +240,7 @@ func testDecodeMatchesEncodingJSON(t *testing.T, give bool) {
 		order = append(order, f)
 	}
 	for _, f := range order {
-		for _, l := range benchLines(inputs[f]) {
+		for _, l := range testfiles.Lines(inputs[f]) {
 			fast0 := c.fast
 			c.check(l)
 			var probe Trace
@@ -379,7 +380,7 @@ func testDecodeAdversarial(t *testing.T, give bool) {
 		}
 	}
 	rng := rand.New(rand.NewSource(42))
-	for n := 0; n < iterations(30000); n++ {
+	for n := 0; n < testfiles.Iterations(30000); n++ {
 		doc := tracegen.Trace(rng)
 		c.check(doc)
 		// Mutated: a byte changed, or the document cut short.
@@ -434,7 +435,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 			}
 		}
 	}
-	for n := 0; n < iterations(30000); n++ {
+	for n := 0; n < testfiles.Iterations(30000); n++ {
 		var sb strings.Builder
 		sb.WriteByte('"')
 		for k := rng.Intn(10); k > 0; k-- {
@@ -469,7 +470,7 @@ func TestUnquoteASCIIIsValidUTF8(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(5))
 	pieces := []string{"a", "0123456789abcdef", `\n`, `\"`, `\\`, `\/`, `\b`, `\u`, `\ud800`, `\udbff`, `\udc00`, `\udfff`, "\x7f", "\x01"}
-	for n := 0; n < iterations(200000); n++ {
+	for n := 0; n < testfiles.Iterations(200000); n++ {
 		var sb strings.Builder
 		sb.WriteByte('"')
 		for k := rng.Intn(12); k > 0; k-- {

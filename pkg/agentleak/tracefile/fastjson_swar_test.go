@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // nextSpecialBytes is NextSpecial one byte at a time.
@@ -45,7 +47,7 @@ func TestNextSpecialMatchesByteLoop(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []byte("ab \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff")
-	for n := 0; n < iterations(20000); n++ {
+	for n := 0; n < testfiles.Iterations(20000); n++ {
 		b := make([]byte, rng.Intn(40))
 		for k := range b {
 			if rng.Intn(4) == 0 {
@@ -92,7 +94,7 @@ func TestStopMaskLowestFlag(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewSource(3))
-	for n := 0; n < iterations(1000000); n++ {
+	for n := 0; n < testfiles.Iterations(1000000); n++ {
 		w := rng.Uint64()
 		check(w)
 		check(w & 0x7f7f7f7f7f7f7f7f)

@@ -5,41 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
-	"testing"
 	"unicode/utf8"
 	"unsafe"
 )
-
-// sharedDir finds ../shared next to the repository root (or $LF_SHARED).
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("LF_SHARED"); d != "" {
-		return d
-	}
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared")
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
-// repoRoot is the folder of the module's go.mod.
-func repoRoot(t testing.TB) string {
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above the test")
-		}
-	}
-}
 
 // syntheticTraces is nTraces generated traces of eight events each, on
 // every channel, as JSONL; seed makes them reproducible.

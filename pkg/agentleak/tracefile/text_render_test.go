@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // randomJSONValue writes a random JSON value: nested objects and arrays,
@@ -83,7 +85,7 @@ func TestValueTextMatchesDecoder(t *testing.T) {
 		}
 	}
 	taken := 0
-	for n := 0; n < iterations(20000); n++ {
+	for n := 0; n < testfiles.Iterations(20000); n++ {
 		var b strings.Builder
 		randomJSONValue(rng, &b, 0)
 		raw := b.String()
@@ -100,8 +102,8 @@ func TestValueTextMatchesDecoder(t *testing.T) {
 			check(raw[:i] + junk[rng.Intn(len(junk)):][:1] + raw[i+1:])
 		}
 	}
-	if taken < iterations(20000)*3/4 {
-		t.Fatalf("the direct renderer took on only %d of %d valid values", taken, iterations(20000))
+	if taken < testfiles.Iterations(20000)*3/4 {
+		t.Fatalf("the direct renderer took on only %d of %d valid values", taken, testfiles.Iterations(20000))
 	}
 	for _, raw := range []string{
 		`{"patient_name": "Ann", "dob": "1990-01-02"}`, `[1, "two", {"x-y": null}]`, `{}`, `[]`,

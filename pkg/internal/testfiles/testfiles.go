@@ -1,5 +1,7 @@
-// Package testfiles finds the repository's example YAML files for tests
-// (fuzz seeds, validation of every example).
+// Package testfiles holds what tests share: the repository root and its
+// example YAML files (fuzz seeds, validation of every example), the shared
+// reference folder, the benchmark trace file, and whether the long checks
+// run in full.
 package testfiles
 
 import (
