@@ -71,3 +71,33 @@ func appSuffix(st *store.Store) string {
 	}
 	return fmt.Sprintf(" of app %q", st.App())
 }
+
+// storeView is what the commands that show the store (overview, domains,
+// explain, portfolio, history) read before their own work: the output
+// format, the moment of --at (the zero time without it, or for a command
+// that has no --at) and the store, which must exist.
+type storeView struct {
+	format string
+	at     time.Time
+	st     *store.Store
+}
+
+// openView reads --output (one of formats) and --at, then opens the
+// existing store: every app's when allApps, else the command's app. Usage
+// errors come before the store is opened; the caller closes v.st.
+func (e *Env) openView(c *ucli.Context, allApps bool, formats ...string) (storeView, error) {
+	var v storeView
+	var err error
+	if v.format, err = outputFormat(c, formats...); err != nil {
+		return v, err
+	}
+	if v.at, err = parseWhen("at", c.String("at"), time.Now()); err != nil {
+		return v, err
+	}
+	open := e.OpenExistingStore
+	if allApps {
+		open = e.OpenExistingAllApps
+	}
+	v.st, err = open(c.Context)
+	return v, err
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -23,27 +22,19 @@ func overviewDomainsCommand(env *Env) *ucli.Command {
 			atFlag("as of `TIME`"),
 		},
 		Action: func(c *ucli.Context) error {
-			format, err := outputFormat(c, domainFormats...)
+			v, err := env.openView(c, false, domainFormats...)
 			if err != nil {
 				return err
 			}
-			at, err := parseWhen("at", c.String("at"), time.Now())
+			defer v.st.Close()
+			res, err := project.Overview(c.Context, v.st, project.OverviewFilter{At: v.at})
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenExistingStore(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			res, err := project.Overview(c.Context, st, project.OverviewFilter{At: at})
-			if err != nil {
-				return err
-			}
-			if format == "table" && len(res) == 0 {
+			if v.format == "table" && len(res) == 0 {
 				fmt.Fprintln(env.Stderr, "no risk scorers: add some with `lf add -f FILE`")
 			}
-			return env.writeReport(format, domainsReport{app: st.App(), ds: risk.Domains(res)})
+			return env.writeReport(v.format, domainsReport{app: v.st.App(), ds: risk.Domains(res)})
 		},
 	}
 }

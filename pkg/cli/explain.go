@@ -37,24 +37,16 @@ func explainCommand(env *Env) *ucli.Command {
 				if c.NArg() != 1 {
 					return diag.Usagef("explain risk-scorer needs exactly one KEY argument")
 				}
-				format, err := outputFormat(c, explainFormats...)
+				v, err := env.openView(c, false, explainFormats...)
 				if err != nil {
 					return err
 				}
-				at, err := parseWhen("at", c.String("at"), time.Now())
+				defer v.st.Close()
+				e, err := project.Explain(c.Context, v.st, c.Args().First(), v.at)
 				if err != nil {
 					return err
 				}
-				st, err := env.OpenExistingStore(c.Context)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				e, err := project.Explain(c.Context, st, c.Args().First(), at)
-				if err != nil {
-					return err
-				}
-				return env.writeReport(format, explainReport{e: e, at: at, app: st.App()})
+				return env.writeReport(v.format, explainReport{e: e, at: v.at, app: v.st.App()})
 			},
 		}},
 	}

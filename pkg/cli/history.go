@@ -32,10 +32,6 @@ func historyCommand(env *Env) *ucli.Command {
 				outputFlag("table", historyFormats...),
 			},
 			Action: func(c *ucli.Context) error {
-				format, err := outputFormat(c, historyFormats...)
-				if err != nil {
-					return err
-				}
 				f := project.OverviewFilter{Keys: c.Args().Slice(), Domain: c.String("domain")}
 				switch {
 				case c.Bool("all") && c.NArg() > 0:
@@ -45,19 +41,19 @@ func historyCommand(env *Env) *ucli.Command {
 				case c.String("domain") != "" && !c.Bool("all"):
 					return diag.Usagef("--domain goes with --all")
 				}
-				st, err := env.OpenExistingStore(c.Context)
+				v, err := env.openView(c, false, historyFormats...)
 				if err != nil {
 					return err
 				}
-				defer st.Close()
-				hs, err := project.Histories(c.Context, st, f)
+				defer v.st.Close()
+				hs, err := project.Histories(c.Context, v.st, f)
 				if err != nil {
 					return err
 				}
 				if c.Bool("all") && len(hs) == 0 {
-					return diag.Invalidf("no risk scorers%s to show the history of", appSuffix(st))
+					return diag.Invalidf("no risk scorers%s to show the history of", appSuffix(v.st))
 				}
-				return env.writeReport(format, historyReport{app: st.App(), hs: hs})
+				return env.writeReport(v.format, historyReport{app: v.st.App(), hs: hs})
 			},
 		}},
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -34,23 +33,16 @@ func overviewCommand(env *Env) *ucli.Command {
 				atFlag("score as of `TIME`: the latest run of each evaluation key created at or before it"),
 			}, append(riseFlags(), trendFlags()...)...),
 			Action: func(c *ucli.Context) error {
-				format, err := outputFormat(c, append([]string{"table", "json", "yaml"}, ciFormats...)...)
-				if err != nil {
-					return err
-				}
 				failOn, err := parseFailOn(c.String("fail-on"), c.Bool("allow-no-data"))
 				if err != nil {
 					return err
 				}
-				at, err := parseWhen("at", c.String("at"), time.Now())
+				v, err := env.openView(c, false, append([]string{"table", "json", "yaml"}, ciFormats...)...)
 				if err != nil {
 					return err
 				}
-				st, err := env.OpenExistingStore(c.Context)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
+				defer v.st.Close()
+				format, st, at := v.format, v.st, v.at
 				filter := project.OverviewFilter{Keys: c.StringSlice("key"), Domain: c.String("domain"), At: at}
 				res, err := project.Overview(c.Context, st, filter)
 				if err != nil {

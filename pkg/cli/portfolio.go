@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -18,27 +17,19 @@ func appsPortfolioCommand(env *Env) *ucli.Command {
 		Usage: "every app of the store at a glance: the worst level of its risk scorers per domain",
 		Flags: []ucli.Flag{outputFlag("table", domainFormats...), atFlag("as of `TIME`")},
 		Action: func(c *ucli.Context) error {
-			format, err := outputFormat(c, domainFormats...)
+			v, err := env.openView(c, true, domainFormats...)
 			if err != nil {
 				return err
 			}
-			at, err := parseWhen("at", c.String("at"), time.Now())
+			defer v.st.Close()
+			p, err := project.Portfolio(c.Context, v.st, v.at)
 			if err != nil {
 				return err
 			}
-			st, err := env.OpenExistingAllApps(c.Context)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			p, err := project.Portfolio(c.Context, st, at)
-			if err != nil {
-				return err
-			}
-			if format == "table" && len(p) == 0 {
+			if v.format == "table" && len(p) == 0 {
 				fmt.Fprintln(env.Stderr, "no apps: the store holds no methodology, risk scorer or run yet")
 			}
-			return env.writeReport(format, portfolioReport(p))
+			return env.writeReport(v.format, portfolioReport(p))
 		},
 	}
 }
