@@ -95,22 +95,43 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-func browser(t *testing.T, bin, page string, args ...string) (stdout, stderr string) {
+// browser starts headless Chromium on page with args and returns at once;
+// the channel gives its stdout and stderr when it has exited. The three runs
+// of TestBrowser overlap: each mostly waits on Chromium's own start.
+func browser(t *testing.T, bin, page string, args ...string) <-chan chromiumRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	base := []string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir(),
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
 		"--disable-extensions", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
 	}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	done := make(chan chromiumRun, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		done <- chromiumRun{stdout: out.String(), stderr: errb.String(), err: err}
+	}()
+	return done
+}
+
+// chromiumRun is what one run of Chromium printed, and how it ended.
+type chromiumRun struct {
+	stdout, stderr string
+	err            error
+}
+
+// waitRun is the output of run c, failing t when Chromium failed.
+func waitRun(t *testing.T, c <-chan chromiumRun) chromiumRun {
+	t.Helper()
+	r := <-c
+	if r.err != nil {
+		t.Fatalf("chromium: %v\n%s", r.err, r.stderr)
 	}
-	return out.String(), errb.String()
+	return r
 }
 
 var consoleLine = regexp.MustCompile(`(?m)^.*(CONSOLE|Refused to|Uncaught|Failed to load resource).*$`)
@@ -126,7 +147,26 @@ func TestBrowser(t *testing.T) {
 	if err := os.WriteFile(page, render(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom, logs := browser(t, bin, page, "--dump-dom")
+	// The console check must be able to fail: an inline script is refused by
+	// the page's CSP, and Chromium says so on the console.
+	bad := filepath.Join(dir, "bad.html")
+	if err := os.WriteFile(bad, bytes.Replace(render(t), []byte("</main>"), []byte("<script>console.log(1)</script></main>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := os.Getenv("LF_ARTIFACTS")
+	if out == "" {
+		out = dir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(out, "report.png")
+	good := browser(t, bin, page, "--dump-dom")
+	blocked := browser(t, bin, bad, "--dump-dom")
+	shooting := browser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
+
+	run := waitRun(t, good)
+	dom, logs := run.stdout, run.stderr
 	if m := consoleLine.FindAllString(logs, -1); len(m) > 0 {
 		t.Errorf("console messages:\n%s", strings.Join(m, "\n"))
 	}
@@ -150,24 +190,10 @@ func TestBrowser(t *testing.T) {
 	if !regexp.MustCompile(`<polyline [^>]*points="[0-9., ]{20,}"`).MatchString(dom) {
 		t.Error("sparkline has no points")
 	}
-	// The console check must be able to fail: an inline script is refused by
-	// the page's CSP, and Chromium says so on the console.
-	bad := filepath.Join(dir, "bad.html")
-	if err := os.WriteFile(bad, bytes.Replace(render(t), []byte("</main>"), []byte("<script>console.log(1)</script></main>"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, logs := browser(t, bin, bad, "--dump-dom"); !consoleLine.MatchString(logs) {
+	if run := waitRun(t, blocked); !consoleLine.MatchString(run.stderr) {
 		t.Error("a script blocked by the CSP left no console message: the console check cannot fail")
 	}
-	out := os.Getenv("LF_ARTIFACTS")
-	if out == "" {
-		out = dir
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(out, "report.png")
-	browser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
+	waitRun(t, shooting)
 	st, err := os.Stat(shot)
 	if err != nil || st.Size() < 10_000 {
 		t.Fatalf("screenshot %s missing or blank (%v)", shot, err)

@@ -40,6 +40,7 @@ func TestHostileAlertsSurviveKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts lf serve twice; skipped with -short")
 	}
+	t.Parallel() // mostly waits (timeouts, sleeps, a child process): runs beside the other tests
 	var mu sync.Mutex
 	var ids []string
 	hang := make(chan struct{})
@@ -135,6 +136,7 @@ func TestHostileCardinality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts lf serve; skipped with -short")
 	}
+	t.Parallel() // mostly waits (timeouts, sleeps, a child process): runs beside the other tests
 	cfg := strings.Replace(hostileCf, "maxConnections: 16\n", "maxConnections: 16\nmaxBodyBytes: 16777216\n", 1)
 	h := startHostileIn(t, t.TempDir(), cfg, nil)
 	base := peakRSS(t, h.pid)

@@ -238,6 +238,7 @@ func TestHostileTenant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hostile-tenant suite starts lf serve; skipped with -short")
 	}
+	t.Parallel() // mostly waits (timeouts, sleeps, a child process): runs beside the other tests
 	h := startHostile(t)
 	startRSS := rss(t, h.pid)
 	t.Logf("RSS at start: %d MB", startRSS>>20)
@@ -445,38 +446,49 @@ func TestHostileTenant(t *testing.T) {
 			t.Errorf("GET with a slow body: %v %v", resp, err)
 		}
 		// Authenticated: cut off with 408 within the read timeout (10 s from
-		// the request's start; 5 s for the body of other endpoints).
-		c2, err := net.Dial("tcp", h.addr)
-		if err != nil {
-			t.Fatal(err)
+		// the request's start), and on an endpoint with a larger body within
+		// the 5 s of other endpoints' bodies. The two wait at the same time,
+		// each timed from its own request.
+		type answer struct {
+			resp *http.Response
+			body []byte
+			took time.Duration
+			err  error
 		}
-		defer c2.Close()
-		fmt.Fprintf(c2, "POST /verdict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hOperator)
-		c2.SetReadDeadline(time.Now().Add(15 * time.Second))
-		start = time.Now()
-		resp, err = http.ReadResponse(bufio.NewReader(c2), nil)
-		took := time.Since(start)
-		if err != nil || resp.StatusCode != 408 || took > 12*time.Second {
-			t.Fatalf("authenticated slow body: %v %v after %v", resp, err, took)
+		slow := func(request string) <-chan answer {
+			c, err := net.Dial("tcp", h.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan answer, 1)
+			go func() {
+				defer c.Close()
+				fmt.Fprint(c, request)
+				c.SetReadDeadline(time.Now().Add(15 * time.Second))
+				start := time.Now()
+				var a answer
+				a.resp, a.err = http.ReadResponse(bufio.NewReader(c), nil)
+				a.took = time.Since(start)
+				if a.err == nil {
+					a.body, _ = io.ReadAll(a.resp.Body)
+				}
+				done <- a
+			}()
+			return done
 		}
-		t.Logf("authenticated slow body cut off after %v", took)
-		// The same on an endpoint with a larger body: 5 s.
-		c3, err := net.Dial("tcp", h.addr)
-		if err != nil {
-			t.Fatal(err)
+		verdict := slow(fmt.Sprintf("POST /verdict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hOperator))
+		config := slow(fmt.Sprintf("PUT /tenants/acme/risk-config HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hAdmin))
+		a := <-verdict
+		if a.err != nil || a.resp.StatusCode != 408 || a.took > 12*time.Second {
+			t.Fatalf("authenticated slow body: %v %v after %v", a.resp, a.err, a.took)
 		}
-		defer c3.Close()
-		fmt.Fprintf(c3, "PUT /tenants/acme/risk-config HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hAdmin)
-		c3.SetReadDeadline(time.Now().Add(15 * time.Second))
-		start = time.Now()
-		resp, err = http.ReadResponse(bufio.NewReader(c3), nil)
-		took = time.Since(start)
-		if err != nil || resp.StatusCode != 408 || took > 7*time.Second {
-			t.Fatalf("slow risk-config body: %v %v after %v", resp, err, took)
+		t.Logf("authenticated slow body cut off after %v", a.took)
+		a = <-config
+		if a.err != nil || a.resp.StatusCode != 408 || a.took > 7*time.Second {
+			t.Fatalf("slow risk-config body: %v %v after %v", a.resp, a.err, a.took)
 		}
-		out, _ := io.ReadAll(resp.Body)
-		h.errBody("408", resp.Header, out)
-		t.Logf("slow risk-config body cut off after %v", took)
+		h.errBody("408", a.resp.Header, a.body)
+		t.Logf("slow risk-config body cut off after %v", a.took)
 	})
 
 	t.Run("S9 connections are capped", func(t *testing.T) {

@@ -20,6 +20,7 @@ func TestKilledMidRecalculation(t *testing.T) {
 	if os.Getenv("LF_KILL_CHILD_STORE") != "" {
 		return // the child's work happens in TestKillChild
 	}
+	t.Parallel() // mostly waits (timeouts, sleeps, a child process): runs beside the other tests
 	ctx := context.Background()
 	path := t.TempDir() + "/lf.db"
 	st, err := store.Open(ctx, path)

@@ -194,6 +194,7 @@ func TestConcurrentIngestsLiveScores(t *testing.T) {
 // scores changed), a live score gives way to the stored one when that
 // recalculation began after the live path's read, and stays otherwise.
 func TestFollowerRefreshComparesWithStoredScoreTime(t *testing.T) {
+	t.Parallel() // mostly waits (timeouts, sleeps, a child process): runs beside the other tests
 	ctx := context.Background()
 	path := t.TempDir() + "/lf.db"
 	open := func() *Server {
