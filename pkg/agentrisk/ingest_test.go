@@ -404,10 +404,17 @@ func TestIngestMigratesOldStore(t *testing.T) {
 	// Make it what the earlier ingest left: every hash in agentrisk_seen,
 	// no hour sets, migrations 60 and 70 (chunks) not applied.
 	db := storetest.SQLiteFile(t, path)
+	tx, err := db.Begin() // one commit for the set-up, not one per hash
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range evs {
-		if _, err := db.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO agentrisk_seen (hash) VALUES (?)`, legacyEventHash(&evs[i])); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	for _, q := range []string{`DROP TABLE agentrisk_seen_hours`, `DROP TABLE agentrisk_seen_legacy`, `DELETE FROM schema_migrations WHERE version LIKE '60_%' OR version LIKE '70_%'`} {
 		if _, err := db.Exec(q); err != nil {
