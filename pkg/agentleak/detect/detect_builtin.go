@@ -105,7 +105,7 @@ func piiDetectors() []detector {
 		{
 			family: famPII, dt: "credit_card", level: 4, severity: "high", conf: 0.95,
 			pattern: `\b(?:\d[ -]?){13,16}\b`, givesBack: true,
-			starts:  startDigit, window: 160, screen: digCard, pre: preCard, match: matchCard,
+			starts: startDigit, window: 160, screen: digCard, pre: preCard, match: matchCard,
 			keep:  func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) },
 			value: strip,
 		},

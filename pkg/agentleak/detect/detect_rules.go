@@ -35,13 +35,13 @@ type rule struct {
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
 	anchored *lazyRe
-	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
-	wordTail bool                       // the pattern ends with \b
+	wordHead bool // the pattern begins with \b (checked outside the regexp)
+	wordTail bool // the pattern ends with \b
 	// givesBack: re lacks the pattern's closing \b, which giveBack judges
 	// (the detector's givesBack); whole is re anchored at both ends.
 	givesBack bool
 	whole     *lazyRe
-	pre      func(t string, p int) bool // a cheap necessary condition at p
+	pre       func(t string, p int) bool // a cheap necessary condition at p
 	// match, when set, matches at p by hand: it fills m and returns 1, returns
 	// 0 where the expression cannot match, -1 to leave it to the expression.
 	match  func(t string, p int, m []int) int
