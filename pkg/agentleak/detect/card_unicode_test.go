@@ -68,33 +68,38 @@ func cardRule(t *testing.T) *rule {
 // finditerHand walks text as Python's finditer does, asking the hand
 // matcher at every position where the pattern's leading \b holds.
 func finditerHand(r *rule, text string) []string {
-	var out []string
-	m := make([]int, 2)
-	for p := 0; p < len(text); {
-		if unicodeBound(text, p) && r.match(text, p, m) == 1 {
-			out = append(out, text[m[0]:m[1]])
-			p = m[1]
-			continue
+	return finditer(text, func(p int) []int {
+		m := make([]int, 2)
+		if r.match(text, p, m) != 1 {
+			return nil
 		}
-		_, n := firstRune(text[p:])
-		p += n
-	}
-	return out
+		return m
+	})
 }
 
 // finditerPlain is finditerHand with the rule's anchored expression and
 // giveBack in place of the hand matcher.
 func finditerPlain(r *rule, text string) []string {
+	return finditer(text, func(p int) []int {
+		m := r.anchored.get().FindStringIndex(text[p:])
+		if m == nil {
+			return nil
+		}
+		m[0], m[1] = m[0]+p, m[1]+p
+		return r.giveBack(text, m)
+	})
+}
+
+// finditer collects the matches at (p) gives, from left to right, where
+// the pattern's leading \b holds, going on after each match's end.
+func finditer(text string, at func(p int) []int) []string {
 	var out []string
 	for p := 0; p < len(text); {
 		if unicodeBound(text, p) {
-			if m := r.anchored.get().FindStringIndex(text[p:]); m != nil {
-				m[0], m[1] = m[0]+p, m[1]+p
-				if m = r.giveBack(text, m); m != nil {
-					out = append(out, text[m[0]:m[1]])
-					p = m[1]
-					continue
-				}
+			if m := at(p); m != nil {
+				out = append(out, text[m[0]:m[1]])
+				p = m[1]
+				continue
 			}
 		}
 		_, n := firstRune(text[p:])

@@ -78,15 +78,7 @@ func matchCard(t string, p int, m []int) int {
 	if i < len(t) && t[i] >= 0x80 {
 		return matchCardRunes(t, p, m) // a Unicode digit may go on, or decide \b
 	}
-	for j := n - 1; j >= 12; j-- {
-		for _, e := range ends[j] {
-			if e >= 0 && asciiBound(t, e) {
-				m[0], m[1] = p, e
-				return 1
-			}
-		}
-	}
-	return 0
+	return cardEnd(t, p, m, &ends, n)
 }
 
 // matchCardRunes is matchCard for text with characters above 0x7f near p,
@@ -111,22 +103,22 @@ func matchCardRunes(t string, p int, m []int) int {
 		}
 		n++
 	}
+	return cardEnd(t, p, m, &ends, n)
+}
+
+// cardEnd tries the ends of the n digits walked, from the longest count
+// down to 13 digits, each with its separator and then without, and takes
+// the first where Python's \b holds.
+func cardEnd(t string, p int, m []int, ends *[16][2]int, n int) int {
 	for j := n - 1; j >= 12; j-- {
 		for _, e := range ends[j] {
-			if e >= 0 && unicodeBoundAt(t, e) {
+			if e >= 0 && unicodeBound(t, e) {
 				m[0], m[1] = p, e
 				return 1
 			}
 		}
 	}
 	return 0
-}
-
-// asciiBound is Go's \b at e on ASCII bytes.
-func asciiBound(t string, e int) bool {
-	before := e > 0 && asciiWord[t[e-1]]
-	after := e < len(t) && asciiWord[t[e]]
-	return before != after
 }
 
 // phoneSep: the phone pattern's [-.\s] on ASCII.
