@@ -231,9 +231,7 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			}
 			total.Events += res.Events
 		}
-		if err := s.otlp.add(r.Context(), s, tenant, spans); err != nil {
-			return total, err
-		}
+		s.otlp.add(tenant, spans)
 	}
 	return total, nil
 }
