@@ -1,6 +1,10 @@
 package otelspans
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
 
 // TestArgResource: the resource a tool call's arguments name, also when the
 // key is spelled with \u escapes (the fast path that skips decoding
@@ -20,6 +24,25 @@ func TestArgResource(t *testing.T) {
 		at := NewAttrs([]KV{{Key: "gen_ai.tool.call.arguments", Value: c.args}})
 		if got := argResource(at); got != c.want {
 			t.Errorf("%s: %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// TestEventIDAndRawText: the fast forms give what fmt and encoding/json
+// give.
+func TestEventIDAndRawText(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 99, 100, 999, 1000, 123456} {
+		if got, want := eventID(n), fmt.Sprintf("evt_%03d", n); got != want {
+			t.Errorf("eventID(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, r := range []string{`"plain text"`, `""`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad \xff utf-8\"", `"tab\tx"`, `12`, `null`, `{"a":1}`} {
+		var want string
+		if err := json.Unmarshal([]byte(r), &want); err != nil {
+			want = ""
+		}
+		if got := rawText(json.RawMessage(r)); got != want {
+			t.Errorf("rawText(%s) = %q, want %q", r, got, want)
 		}
 	}
 }
