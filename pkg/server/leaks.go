@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -176,12 +175,7 @@ func (o *otlpState) sweep() {
 // the workers then scan what is still queued before it returns.
 func (s *Server) otlpLoop(ctx context.Context) {
 	var wg sync.WaitGroup
-	workers := 0
-	if !s.otlp.set.noScan {
-		workers = scanWorkers()
-		scanProcs.Do(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + workers) })
-	}
-	for range workers {
+	for range scanWorkers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

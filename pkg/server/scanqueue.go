@@ -35,9 +35,8 @@ type scanQueue struct {
 
 // scanWorkers is how many traces are scanned at once: half the
 // processors (at least one), so that receiving spans and answering
-// verdicts keep the rest; counted once, before scanProcs raises
-// GOMAXPROCS.
-var scanWorkers = sync.OnceValue(func() int { return max(1, runtime.GOMAXPROCS(0)/2) })
+// verdicts keep the rest.
+func scanWorkers() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // enqueue files finished traces for their scan; o.mu is held.
 func (o *otlpState) enqueue(jobs ...scanJob) {
@@ -85,20 +84,10 @@ func (o *otlpState) done(j scanJob) {
 	o.mu.Unlock()
 }
 
-// scanProcs raises GOMAXPROCS once by the number of scan workers: a
-// worker's thread runs at a lower priority and may wait for a core with a
-// processor (P) in hand, which would otherwise leave the verdicts fewer Ps
-// (as the bulk worker's, bgwork.go).
-var scanProcs sync.Once
-
 // scanLoop is one scan worker: it scans queued traces until ctx ends, and
 // then the traces still queued (the server has stopped taking spans by
-// then), so that no accepted trace goes unscanned at shutdown. It runs on
-// a thread of its own at a lower priority (scanprio_linux.go), so that
-// verdicts and span intake come first.
+// then), so that no accepted trace goes unscanned at shutdown.
 func (s *Server) scanLoop(ctx context.Context) {
-	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-	niceScanThread()
 	o := s.otlp
 	work := context.WithoutCancel(ctx)
 	for {
