@@ -150,18 +150,13 @@ cat "$dir/stream.out"
 collat=$(sed -n 's/^request latency: .*p99 \([^ ]*\) .*/\1/p' "$dir/stream.out")
 
 echo "=== lf agentleak scan: the same traces as lf's JSONL and as OTLP JSON"
-(cd "$root" && "$dir/lfgen" agentleak -o "$dir/traces.jsonl" -repeat 300 >/dev/null)
+(cd "$root" && "$dir/lfgen" agentleak -o "$dir/traces.jsonl" -repeat 100 >/dev/null)
 "$dir/otlpload" convert "$dir/traces.jsonl" "$dir/spans.otlp.jsonl"
-scan() { # file workers... -> milliseconds (best of 3)
-	local best=999999 s e f=$1
+scan() { # file args... -> "WALL CPU" in ms (best of 3 each, lfgen bestof)
+	local f=$1 out
 	shift
-	for _ in 1 2 3; do
-		s=$(date +%s%N)
-		"$dir/lf" agentleak scan --no-record -q -o jsonl "$@" "$f" >/dev/null 2>&1 || true
-		e=$(date +%s%N)
-		best=$(((e - s) / 1000000 < best ? (e - s) / 1000000 : best))
-	done
-	echo "$best"
+	out=$("$dir/lfgen" bestof -n 3 -- "$dir/lf" agentleak scan --no-record -q -o jsonl "$@" "$f" 2>&1 | tail -1)
+	sed -n 's/^wall best \([0-9.]*\) ms.*cpu best \([0-9.]*\) ms.*/\1 \2/p' <<<"$out"
 }
 n=$(wc -l <"$dir/traces.jsonl")
 echo "$n traces: JSONL $(du -h "$dir/traces.jsonl" | cut -f1), OTLP JSON $(du -h "$dir/spans.otlp.jsonl" | cut -f1)"
@@ -169,9 +164,10 @@ scanline=()
 for w in default 1; do
 	args=()
 	[ "$w" = default ] || args=(--workers "$w")
-	tj=$(scan "$dir/traces.jsonl" "${args[@]}")
-	to=$(scan "$dir/spans.otlp.jsonl" "${args[@]}")
-	scanline+=("$(printf 'workers %s: OTLP JSON %s ms, JSONL %s ms: %sx the JSONL speed' "$w" "$to" "$tj" "$(awk -v a="$tj" -v b="$to" 'BEGIN { printf "%.2f", a / b }')")")
+	read -r tjw tjc <<<"$(scan "$dir/traces.jsonl" "${args[@]}")"
+	read -r tow toc <<<"$(scan "$dir/spans.otlp.jsonl" "${args[@]}")"
+	scanline+=("$(printf 'workers %s: OTLP JSON %s ms (CPU %s ms), JSONL %s ms (CPU %s ms): %sx the JSONL speed (%sx in CPU)' "$w" "$tow" "$toc" "$tjw" "$tjc" \
+		"$(awk -v a="$tjw" -v b="$tow" 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a="$tjc" -v b="$toc" 'BEGIN { printf "%.2f", a / b }')")")
 	echo "${scanline[-1]}"
 done
 
