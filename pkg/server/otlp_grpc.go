@@ -84,6 +84,7 @@ func (s *Server) OTLPGRPCAddr() net.Addr {
 func (s *Server) newOTLPGRPCServer() *grpc.Server {
 	srv := grpc.NewServer(
 		grpc.InTapHandle(s.otlpGRPCTap),
+		grpc.ChainUnaryInterceptor(s.grpcRecover),
 		grpc.MaxRecvMsgSize(int(s.otlpBodyLimit())),
 		grpc.MaxConcurrentStreams(grpcMaxStreams),
 		grpc.MaxHeaderListSize(maxHeaderBytes),
@@ -137,6 +138,18 @@ func (s *Server) otlpGRPCTap(ctx context.Context, info *tap.Info) (context.Conte
 		return ctx, grpcStatus(code, msg)
 	}
 	return context.WithValue(ctx, principalKey{}, p), nil
+}
+
+// grpcRecover answers INTERNAL for a call that panicked and logs it, as
+// the HTTP port's recoverer does: gRPC itself would end the process.
+func (s *Server) grpcRecover(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logf("OTLP/gRPC %s: internal error: %v", info.FullMethod, v)
+			resp, err = nil, grpcStatus(http.StatusInternalServerError, "internal error; see the server log")
+		}
+	}()
+	return next(ctx, req)
 }
 
 // grpcPrincipal is the principal of the call's "authorization: Bearer

@@ -213,6 +213,19 @@ func TestOTLPGRPCStatus(t *testing.T) {
 	}
 }
 
+// TestOTLPGRPCRecover: a call that panics is answered INTERNAL and logged;
+// the process goes on.
+func TestOTLPGRPCRecover(t *testing.T) {
+	s := newServer(t, otlpConfig(t, ""))
+	var log strings.Builder
+	s.log = &log
+	_, err := s.grpcRecover(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/x/Export"}, func(context.Context, any) (any, error) { panic("boom") })
+	if status.Code(err) != codes.Internal || !strings.Contains(log.String(), "/x/Export: internal error: boom") {
+		t.Errorf("panic: %v, log %q", err, log.String())
+	}
+	s.Close(context.Background())
+}
+
 // TestOTLPGRPCConfig: the receiver is off by default; a bad address is an
 // error naming the field.
 func TestOTLPGRPCConfig(t *testing.T) {
