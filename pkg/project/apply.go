@@ -95,7 +95,7 @@ func putRun(ctx context.Context, tx store.Tx, e *Entity) (store.Outcome, error) 
 	if run == nil {
 		run = e.packed.unpack()
 	}
-	return tx.PutRunYAML(ctx, *run, e.YAML)
+	return tx.PutRunYAML(ctx, *run, e.yaml())
 }
 
 // runID is a run's evaluation key and id.

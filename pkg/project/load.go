@@ -36,7 +36,7 @@ type Entity struct {
 	File    *File
 	Pointer string // of the entity in its file
 	Value   map[string]any
-	YAML    string // canonical list item ("- key: ...") with its comments
+	YAML    string // canonical list item ("- key: ...") with its comments; see yaml()
 
 	Methodology *model.Methodology
 	Scorer      *model.RiskScorer

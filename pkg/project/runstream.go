@@ -128,9 +128,11 @@ func (rs *runStream) read(e *Entity, m map[string]any) bool {
 	}
 	e.Key = r.EvaluationKey + "/" + r.ID
 	if !rs.checkOnly {
-		// The fast reader takes no file with comments: there are none.
-		e.YAML = EntityYAML(model.KindEvaluationRun, m, nil)
 		e.packed = pack(r)
+		if !e.packed.keepTree(m) {
+			// The fast reader takes no file with comments: there are none.
+			e.YAML = EntityYAML(model.KindEvaluationRun, m, nil)
+		}
 	}
 	return true
 }
@@ -184,65 +186,6 @@ func (b *Batch) extractStreamed(f *File) diag.List {
 	b.Entities = append(b.Entities, f.runs...)
 	f.runs = nil
 	return nil
-}
-
-// packedRun is a run held between reading and writing in a third of the
-// memory of a model.EvaluationRun: a map per result's metrics costs about
-// 250 bytes even for two values, and a large file holds a hundred thousand
-// results. The metric values of all results are in two slices.
-type packedRun struct {
-	head    model.EvaluationRun // without Results
-	results []packedResult
-	nilRes  bool // Results was nil
-	names   []string
-	values  []float64
-}
-
-type packedResult struct {
-	task, scorer string
-	from, to     int32 // its metrics: names[from:to], values[from:to]
-	nilMetrics   bool
-}
-
-func pack(r *model.EvaluationRun) *packedRun {
-	n := RunValues(r)
-	p := &packedRun{
-		head:    *r,
-		results: make([]packedResult, len(r.Results)),
-		nilRes:  r.Results == nil,
-		names:   make([]string, 0, n),
-		values:  make([]float64, 0, n),
-	}
-	p.head.Results = nil
-	for i, res := range r.Results {
-		from := int32(len(p.names))
-		for name, v := range res.Metrics {
-			p.names = append(p.names, name)
-			p.values = append(p.values, v)
-		}
-		p.results[i] = packedResult{res.TaskSpecificationKey, res.ScorerKey, from, int32(len(p.names)), res.Metrics == nil}
-	}
-	return p
-}
-
-// unpack gives the run back as decodeRun made it.
-func (p *packedRun) unpack() *model.EvaluationRun {
-	r := p.head
-	if !p.nilRes {
-		r.Results = make([]model.Result, len(p.results))
-	}
-	for i, pr := range p.results {
-		res := &r.Results[i]
-		res.TaskSpecificationKey, res.ScorerKey = pr.task, pr.scorer
-		if pr.nilMetrics {
-			continue
-		}
-		res.Metrics = make(map[string]float64, pr.to-pr.from)
-		for j := pr.from; j < pr.to; j++ {
-			res.Metrics[p.names[j]] = p.values[j]
-		}
-	}
-	return &r
 }
 
 // runClean tells whether runProblems has nothing to say about r, without

@@ -59,6 +59,7 @@ type loaded struct {
 	entities []string
 	runs     []*model.EvaluationRun
 	packed   int // runs read one at a time
+	lazy     int // of those, runs whose YAML is rendered when written
 	export   string
 }
 
@@ -75,9 +76,12 @@ func loadAll(t *testing.T, dir string, write bool) loaded {
 		out.diags = append(out.diags, d.String())
 	}
 	for _, e := range b.Entities {
-		out.entities = append(out.entities, fmt.Sprintf("%s %s %s %s\n%s", e.Kind, e.Key, e.File.Rel, e.Pointer, e.YAML))
+		out.entities = append(out.entities, fmt.Sprintf("%s %s %s %s\n%s", e.Kind, e.Key, e.File.Rel, e.Pointer, e.yaml()))
 		if e.packed != nil {
 			out.packed++
+			if e.packed.lazy {
+				out.lazy++
+			}
 			out.runs = append(out.runs, e.packed.unpack())
 		} else if e.Run != nil {
 			out.runs = append(out.runs, e.Run)
@@ -115,39 +119,41 @@ func TestStreamedRunsAgree(t *testing.T) {
 		name     string
 		files    map[string]string
 		streamed bool // every run is read one at a time
+		eager    int  // of those, runs whose YAML is rendered as read
 	}{
-		{"block", map[string]string{"runs.yaml": streamRuns(20, false, nil)}, true},
-		{"flow", map[string]string{"runs.yaml": streamRuns(20, true, nil)}, true},
-		{"two files", map[string]string{"a.yaml": streamRuns(5, true, nil), "b.yaml": strings.ReplaceAll(streamRuns(5, false, nil), "id: run-", "id: other-")}, true},
+		{"block", map[string]string{"runs.yaml": streamRuns(20, false, nil)}, true, 0},
+		{"flow", map[string]string{"runs.yaml": streamRuns(20, true, nil)}, true, 0},
+		{"two files", map[string]string{"a.yaml": streamRuns(5, true, nil), "b.yaml": strings.ReplaceAll(streamRuns(5, false, nil), "id: run-", "id: other-")}, true, 0},
 		{"same task and scorer, other metrics", map[string]string{"runs.yaml": streamRuns(6, false, at(2, func(s string) string {
 			i := strings.Index(s, "task-1\n")
 			return s[:i] + strings.NewReplacer("task-1\n", "task-0\n", "accuracy", "precision", "count", "recall").Replace(s[i:i+120]) + s[i+120:]
-		}))}, true},
-		{"metadata", map[string]string{"runs.yaml": streamRuns(6, true, at(1, replace("    status: completed\n", "    status: completed\n    metadata:\n      tool: x\n      count: 3\n")))}, true},
-		{"other sections and metadata", map[string]string{"runs.yaml": "risk_scorers: []\n" + streamRuns(6, true, at(1, replace("    status: completed\n", "    status: completed\n    metadata:\n      tool: x\n      count: 3\n")))}, true},
-		{"whole numbers and negatives", map[string]string{"runs.yaml": streamRuns(6, true, at(4, replace("accuracy: 0.", "accuracy: -1")))}, true},
+		}))}, true, 0},
+		{"metadata", map[string]string{"runs.yaml": streamRuns(6, true, at(1, replace("    status: completed\n", "    status: completed\n    metadata:\n      tool: x\n      count: 3\n")))}, true, 0},
+		{"other sections and metadata", map[string]string{"runs.yaml": "risk_scorers: []\n" + streamRuns(6, true, at(1, replace("    status: completed\n", "    status: completed\n    metadata:\n      tool: x\n      count: 3\n")))}, true, 0},
+		{"a whole number a float64 does not hold", map[string]string{"runs.yaml": streamRuns(4, true, at(2, replace("count: 2}", "count: 9007199254740993}")))}, true, 1},
+		{"whole numbers and negatives", map[string]string{"runs.yaml": streamRuns(6, true, at(4, replace("accuracy: 0.", "accuracy: -1")))}, true, 0},
 		{"failed run without results", map[string]string{"runs.yaml": streamRuns(6, false, at(3, func(s string) string {
 			return s[:strings.Index(s, "    status:")] + "    status: failed\n    results: []\n"
-		}))}, true},
-		{"schema problem", map[string]string{"runs.yaml": streamRuns(8, true, at(5, replace("completed", "done")))}, false},
-		{"first run bad", map[string]string{"runs.yaml": streamRuns(8, false, at(0, replace("id: run-0", "id: [x]")))}, false},
-		{"bad time", map[string]string{"runs.yaml": streamRuns(8, true, at(6, replace("09:00:00Z", "09:00:00z")))}, false},
-		{"duplicate result", map[string]string{"runs.yaml": streamRuns(6, true, at(2, replace("task-1,", "task-0,")))}, false},
+		}))}, true, 0},
+		{"schema problem", map[string]string{"runs.yaml": streamRuns(8, true, at(5, replace("completed", "done")))}, false, 0},
+		{"first run bad", map[string]string{"runs.yaml": streamRuns(8, false, at(0, replace("id: run-0", "id: [x]")))}, false, 0},
+		{"bad time", map[string]string{"runs.yaml": streamRuns(8, true, at(6, replace("09:00:00Z", "09:00:00z")))}, false, 0},
+		{"duplicate result", map[string]string{"runs.yaml": streamRuns(6, true, at(2, replace("task-1,", "task-0,")))}, false, 0},
 		{"third result of a pair", map[string]string{"runs.yaml": streamRuns(6, false, at(2, func(s string) string {
 			s = strings.Replace(s, "task-1\n", "task-0\n", 1)
 			s = strings.Replace(s, "accuracy", "a1", 1)
 			return strings.Replace(s, "task-2\n", "task-0\n", 1)
-		}))}, false},
+		}))}, false, 0},
 		{"completed without values", map[string]string{"runs.yaml": streamRuns(6, false, at(3, func(s string) string {
 			return s[:strings.Index(s, "    results:")] + "    results: []\n"
-		}))}, false},
-		{"run id twice", map[string]string{"runs.yaml": streamRuns(6, true, at(4, replace("id: run-4", "id: run-1")))}, true},
-		{"run id twice across files", map[string]string{"a.yaml": streamRuns(3, true, nil), "b.yaml": streamRuns(3, false, nil)}, true},
-		{"other section bad", map[string]string{"runs.yaml": streamRuns(6, false, nil) + "risk_scorers:\n  - key: x\n"}, false},
-		{"unknown top-level key", map[string]string{"runs.yaml": "foo: 1\n" + streamRuns(6, false, nil)}, false},
-		{"comment", map[string]string{"runs.yaml": "# runs\n" + streamRuns(6, false, nil)}, false},
-		{"not a list of mappings", map[string]string{"runs.yaml": "evaluation_runs:\n  - 1\n  - x\n"}, false},
-		{"flow list", map[string]string{"runs.yaml": "evaluation_runs: [{evaluation_key: e, id: r, created_at: \"2026-01-15T09:00:00Z\", status: failed, results: []}]\n"}, false},
+		}))}, false, 0},
+		{"run id twice", map[string]string{"runs.yaml": streamRuns(6, true, at(4, replace("id: run-4", "id: run-1")))}, true, 0},
+		{"run id twice across files", map[string]string{"a.yaml": streamRuns(3, true, nil), "b.yaml": streamRuns(3, false, nil)}, true, 0},
+		{"other section bad", map[string]string{"runs.yaml": streamRuns(6, false, nil) + "risk_scorers:\n  - key: x\n"}, false, 0},
+		{"unknown top-level key", map[string]string{"runs.yaml": "foo: 1\n" + streamRuns(6, false, nil)}, false, 0},
+		{"comment", map[string]string{"runs.yaml": "# runs\n" + streamRuns(6, false, nil)}, false, 0},
+		{"not a list of mappings", map[string]string{"runs.yaml": "evaluation_runs:\n  - 1\n  - x\n"}, false, 0},
+		{"flow list", map[string]string{"runs.yaml": "evaluation_runs: [{evaluation_key: e, id: r, created_at: \"2026-01-15T09:00:00Z\", status: failed, results: []}]\n"}, false, 0},
 	}
 	defer func(old int) { streamMin = old }(streamMin)
 	for _, c := range cases {
@@ -167,6 +173,9 @@ func TestStreamedRunsAgree(t *testing.T) {
 			}
 			if c.streamed && streamed.packed != len(whole.runs) {
 				t.Errorf("%d of %d runs read one at a time", streamed.packed, len(whole.runs))
+			}
+			if c.streamed && streamed.packed-streamed.lazy != c.eager {
+				t.Errorf("%d runs rendered as read, want %d", streamed.packed-streamed.lazy, c.eager)
 			}
 			if !c.streamed && streamed.packed != 0 {
 				t.Errorf("%d runs read one at a time from a file with problems", streamed.packed)
