@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/schema"
@@ -16,10 +14,10 @@ import (
 
 // A large file of evaluation runs is read one run at a time: as the fast
 // YAML reader hands over each run's tree of values, workers check it
-// against the schema, decode it and render its YAML, and the tree goes.
-// The whole file's tree (Go maps, two per result) was six to seven times
-// the file's size, the largest part of `lf add`'s and `lf validate`'s
-// memory. Only a file with nothing to report takes this way to the end:
+// against the schema, decode it and pack it (runpack.go), and the tree
+// goes. The whole file's tree (Go maps, two per result) was six to seven
+// times the file's size, the largest part of `lf add`'s and `lf
+// validate`'s memory. Only a file with nothing to report takes this way to the end:
 // at the first run with a problem (or a file the fast reader does not
 // take, or other sections with problems) the file is read again whole and
 // goes the usual way, so every message is the one the whole tree gives.
@@ -33,8 +31,8 @@ const runsSection = "evaluation_runs"
 // runStream collects the runs of one file as they are read.
 type runStream struct {
 	f         *File
-	checkOnly bool // validating: no YAML is rendered
-	schema    *jsonschema.Schema
+	checkOnly bool              // validating: no YAML is rendered
+	validate  func(v any) error // the project schema's
 
 	work   chan streamItem
 	wg     sync.WaitGroup
@@ -48,16 +46,15 @@ type streamItem struct {
 	m map[string]any
 }
 
-// parseStreamed parses f.Data reading its runs one at a time when it is
-// large enough; otherwise, or when that fails, as yamlsrc.Parse does. On
-// success f.runs holds the runs, decoded, and the document's list of runs
-// holds nils.
+// parseStreamed parses f.Data reading its runs one at a time, or, when
+// that cannot be, as yamlsrc.Parse does. On success f.runs holds the runs
+// (packed unless checkOnly) and the document's list of runs holds nils.
 func parseStreamed(f *File, checkOnly bool) (*yamlsrc.Doc, diag.List) {
 	s, err := schema.Compile("project")
 	if err != nil {
 		return parseWhole(f)
 	}
-	rs := &runStream{f: f, checkOnly: checkOnly, schema: s}
+	rs := &runStream{f: f, checkOnly: checkOnly, validate: s.Validate}
 	n := min(runtime.GOMAXPROCS(0), 8)
 	rs.work = make(chan streamItem, 2*n)
 	for range n {
@@ -116,7 +113,7 @@ func (rs *runStream) worker() {
 // it reports false on any problem, which the whole file's reading will
 // then describe.
 func (rs *runStream) read(e *Entity, m map[string]any) bool {
-	if rs.schema.Validate(map[string]any{runsSection: []any{m}}) != nil {
+	if rs.validate(map[string]any{runsSection: []any{m}}) != nil {
 		return false
 	}
 	r, err := decodeRun(m)
