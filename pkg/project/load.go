@@ -190,6 +190,18 @@ func readFile(root, path string, stdin io.Reader, kinds []kind.File, opts *readO
 	return f, diags
 }
 
+// parseWhole reads f as yamlsrc.Parse does, its tree whole.
+func parseWhole(f *File) (*yamlsrc.Doc, diag.List) {
+	limitMemory(len(f.Data), false)
+	return yamlsrc.Parse(f.Rel, f.Data)
+}
+
+// parseEach reads f handing each of its runs to take as it is read
+// (runstream.go).
+func parseEach(f *File, take func(i int, run any) any) (*yamlsrc.Doc, diag.List, bool) {
+	return yamlsrc.ParseEach(f.Rel, f.Data, runsSection, take)
+}
+
 // schemaCheck validates f against schema and adds the problems to parsed
 // (the file's parse problems), leaving out those at a pointer a parse
 // problem already names: a NaN read as nothing is not also "expected number".

@@ -61,7 +61,7 @@ func parseStreamed(f *File, checkOnly bool) (*yamlsrc.Doc, diag.List) {
 		rs.wg.Add(1)
 		go rs.worker()
 	}
-	doc, diags, streamed := yamlsrc.ParseEach(f.Rel, f.Data, runsSection, rs.take)
+	doc, diags, streamed := parseEach(f, rs.take)
 	close(rs.work)
 	rs.wg.Wait()
 	switch {
@@ -75,12 +75,6 @@ func parseStreamed(f *File, checkOnly bool) (*yamlsrc.Doc, diag.List) {
 	}
 	f.runs = rs.runs
 	return doc, diags
-}
-
-// parseWhole reads f as yamlsrc.Parse does, its tree whole.
-func parseWhole(f *File) (*yamlsrc.Doc, diag.List) {
-	limitMemory(len(f.Data), false)
-	return yamlsrc.Parse(f.Rel, f.Data)
 }
 
 // take is the reader's hook: it queues the run for a worker and leaves nil
