@@ -14,12 +14,18 @@ import (
 // reportAtRuns are the runs of TestReportAt, added in an order other than
 // their created_at.
 var reportAtRuns = []model.EvaluationRun{
-	{EvaluationKey: "qa", ID: "late", CreatedAt: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
-		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.1}}}},
-	{EvaluationKey: "qa", ID: "early", CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
-		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.9}}}},
-	{EvaluationKey: "qa", ID: "mid", CreatedAt: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
-		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.5}}}},
+	{
+		EvaluationKey: "qa", ID: "late", CreatedAt: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
+		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.1}}},
+	},
+	{
+		EvaluationKey: "qa", ID: "early", CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
+		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.9}}},
+	},
+	{
+		EvaluationKey: "qa", ID: "mid", CreatedAt: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Status: model.StatusCompleted,
+		Results: []model.Result{{TaskSpecificationKey: "t", ScorerKey: "k", Metrics: map[string]float64{"m": 0.5}}},
+	},
 }
 
 // fillReportStore stores a methodology, a scorer and the runs created at or
