@@ -60,3 +60,19 @@ func (b *Batch) CheckAIAppKeys(app string) diag.List {
 	}
 	return diags
 }
+
+// AppDescriptions returns the ai_apps entry describing each app of apps
+// that has one, by app (st opened with no app, as for Portfolio).
+func AppDescriptions(ctx context.Context, st *store.Store, apps []store.AppInfo) (map[string]*model.AIApp, error) {
+	out := map[string]*model.AIApp{}
+	for _, a := range apps {
+		desc, err := describedApp(ctx, &store.Store{Backend: st.Backend.ForApp(a.App), Path: st.Path})
+		if err != nil {
+			return nil, err
+		}
+		if desc != nil {
+			out[a.App] = desc
+		}
+	}
+	return out, nil
+}
