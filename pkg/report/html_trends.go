@@ -155,14 +155,7 @@ func explain(e *risk.Explanation) *explainView {
 	v := &explainView{Explanation: e}
 	var ps []string
 	for _, p := range e.Methodology.Parameters {
-		s := fmt.Sprintf("%s = %v", p.Key, p.Configured)
-		if fmt.Sprint(p.Used) != fmt.Sprint(p.Configured) {
-			s += fmt.Sprintf(" (%v)", p.Used)
-		}
-		if p.Default {
-			s += " (default)"
-		}
-		ps = append(ps, s)
+		ps = append(ps, p.String())
 	}
 	v.Params = strings.Join(ps, ", ")
 	v.Values = e.Values[:min(len(e.Values), explainRows)]
