@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
@@ -50,25 +52,23 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p := principalFrom(r.Context())
-	if !p.Allows(RoleOperator) {
+	if status, msg := s.otlpRefuse(p); status != 0 {
 		dropBody(w, r)
-		otlpError(w, enc, http.StatusForbidden, fmt.Sprintf("key %q has role %s; this needs role %s", p.Name, p.Role, RoleOperator))
-		return
-	}
-	if s.otlp.full(p) {
-		dropBody(w, r)
-		w.Header().Set("Retry-After", "1")
-		otlpError(w, enc, http.StatusTooManyRequests, "too many spans of unfinished traces held; retry later")
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		otlpError(w, enc, status, msg)
 		return
 	}
 	body, status, msg := s.otlpBody(w, r)
+	defer putBodyBuf(body)
 	if status != 0 {
 		otlpError(w, enc, status, msg)
 		return
 	}
 	// An ExportTraceServiceRequest has the wire and JSON form of
-	// TracesData (resource_spans = 1), which pdata decodes without the
-	// gRPC packages ptraceotlp would bring into the binary.
+	// TracesData (resource_spans = 1), which pdata decodes directly (the
+	// gRPC receiver, otlp_grpc.go, gets it decoded by gRPC).
 	var td ptrace.Traces
 	var err error
 	if enc == ctJSON && (!sniff || firstByte(body) == '{') {
@@ -80,9 +80,7 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		otlpError(w, enc, http.StatusBadRequest, "not a valid OTLP ExportTraceServiceRequest: "+err.Error())
 		return
 	}
-	spans := otelspans.FromPdata(td, 0)
-	accepted, rejected, why := s.otlpTenants(p, spans)
-	res, err := s.otlpAccept(r, accepted, &rejected, &why)
+	rejected, why, err := s.otlpExport(r.Context(), p, td)
 	if err != nil {
 		if isUnavailable(err) {
 			s.logf("%s %s: store unavailable: %v", r.Method, r.URL.Path, err)
@@ -94,7 +92,6 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		otlpError(w, enc, http.StatusInternalServerError, "internal error; see the server log")
 		return
 	}
-	_ = res
 	out := exportResponse(enc, rejected, why)
 	w.Header().Set("Content-Type", enc)
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
@@ -102,13 +99,42 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// otlpBody reads the body (gzip allowed) within the events' body limit,
-// compressed and uncompressed; a non-zero status is the error to answer.
-func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+// otlpRefuse says why the receivers (HTTP and gRPC) refuse a key's export
+// before reading it: an HTTP status and a message, 0 when they do not.
+func (s *Server) otlpRefuse(p Principal) (int, string) {
+	if !p.Allows(RoleOperator) {
+		return http.StatusForbidden, fmt.Sprintf("key %q has role %s; this needs role %s", p.Name, p.Role, RoleOperator)
+	}
+	if s.otlp.full(p) {
+		return http.StatusTooManyRequests, "too many spans of unfinished traces held; retry later"
+	}
+	return 0, ""
+}
+
+// otlpExport is what both receivers do with a decoded export: spans sorted
+// by tenant, fed to agent risk and filed under their traces. It returns the
+// spans rejected and why (the first reason).
+func (s *Server) otlpExport(ctx context.Context, p Principal, td ptrace.Traces) (int, string, error) {
+	spans := otelspans.FromPdata(td, 0)
+	accepted, rejected, why := s.otlpTenants(p, spans)
+	_, err := s.otlpAccept(ctx, accepted, &rejected, &why)
+	return rejected, why, err
+}
+
+// otlpBodyLimit is the largest export the receivers take, compressed or
+// not: the events' body limit.
+func (s *Server) otlpBodyLimit() int64 {
 	limit := int64(maxEventsBody)
 	if s.cfg.MaxBodyBytes > 0 && s.cfg.MaxBodyBytes < limit {
 		limit = s.cfg.MaxBodyBytes
 	}
+	return limit
+}
+
+// otlpBody reads the body (gzip allowed) within the events' body limit,
+// compressed and uncompressed; a non-zero status is the error to answer.
+func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	limit := s.otlpBodyLimit()
 	timeout := min(bodyReadTimeout+time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second, maxBodyTime)
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	var src io.Reader = http.MaxBytesReader(w, r.Body, limit)
@@ -125,7 +151,7 @@ func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, 
 		dropBody(w, r)
 		return nil, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: send gzip or none", clip(ce))
 	}
-	b, err := io.ReadAll(src)
+	b, err := readBody(src, r.ContentLength, limit)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -139,6 +165,38 @@ func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, 
 		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("uncompressed body larger than %d bytes", limit)
 	}
 	return b, 0, ""
+}
+
+// bodyBufs are the buffers OTLP bodies are read into: pdata copies what it
+// decodes, so a body's bytes are free again once it is decoded. Reading
+// each body with io.ReadAll (a fresh, growing, cleared buffer per request)
+// was a visible share of the receiver's CPU.
+var bodyBufs sync.Pool
+
+// maxPooledBody is the largest buffer kept for another body.
+const maxPooledBody = 4 << 20
+
+// readBody reads src into a pooled buffer, sized at once from the
+// request's Content-Length when it has one (within limit).
+func readBody(src io.Reader, length, limit int64) ([]byte, error) {
+	buf, _ := bodyBufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	if length > 0 && length <= limit {
+		buf.Grow(int(length) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(src)
+	return buf.Bytes(), err
+}
+
+// putBodyBuf gives the buffer of a body read by readBody back (nil: none).
+func putBodyBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledBody {
+		return
+	}
+	bodyBufs.Put(bytes.NewBuffer(b[:0]))
 }
 
 // otlpTenants sorts spans by tenant: lf.tenant_id (span, then resource),
@@ -178,8 +236,8 @@ func (s *Server) otlpTenants(p Principal, spans []*otelspans.Span) (map[string][
 
 // otlpAccept turns each tenant's spans into agent-risk events (ingested on
 // the live path, as POST .../events does) and into pending traces; traces
-// whose root span arrived are scanned.
-func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
+// whose root span arrived are queued for their scan (scanqueue.go).
+func (s *Server) otlpAccept(ctx context.Context, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
 	var total agentrisk.IngestResult
 	for tenant, spans := range byTenant {
 		traces := otelspans.Group("otlp", spans, "")
@@ -208,7 +266,7 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			// tenantlimits.go: the tenant's agents stay within its limit;
 			// spans past it are rejected, not stored.
 			check := func(ctx context.Context) error { return s.checkAgentLimit(ctx, tenant, kept) }
-			runBulk(func() { res, ticket, err = s.ingestCommitChecked(r.Context(), kept, check) })
+			runBulk(func() { res, ticket, err = s.ingestCommitChecked(ctx, kept, check) })
 			s.waitLive(ticket)
 			var le *limitError
 			var fe *agentrisk.FutureEventError
@@ -231,9 +289,7 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			}
 			total.Events += res.Events
 		}
-		if err := s.otlp.add(r.Context(), s, tenant, spans); err != nil {
-			return total, err
-		}
+		s.otlp.add(tenant, spans)
 	}
 	return total, nil
 }
