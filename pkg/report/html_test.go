@@ -128,10 +128,10 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts headless Chromium on page with args and returns at once;
-// the channel gives its stdout and stderr when it has exited. The three runs
-// of TestBrowser overlap: each mostly waits on Chromium's own start.
-func browser(t *testing.T, bin, page string, args ...string) <-chan chromiumRun {
+// startBrowser starts headless Chromium on page with args and returns at
+// once; the channel gives its stdout and stderr when it has exited. The
+// three runs of TestBrowser overlap: each mostly waits on Chromium's start.
+func startBrowser(t *testing.T, bin, page string, args ...string) <-chan chromiumRun {
 	t.Helper()
 	base := []string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir(),
@@ -194,9 +194,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(out, "report.png")
-	good := browser(t, bin, page, "--dump-dom")
-	blocked := browser(t, bin, bad, "--dump-dom")
-	shooting := browser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
+	good := startBrowser(t, bin, page, "--dump-dom")
+	blocked := startBrowser(t, bin, bad, "--dump-dom")
+	shooting := startBrowser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
 
 	run := waitRun(t, good)
 	dom, logs := run.stdout, run.stderr

@@ -64,9 +64,21 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// 500 px is the narrowest window headless Chromium lays out.
-	for _, width := range []string{"1280", "1024", "768", "500"} {
-		dom, _ := browser(t, bin, page, "--dump-dom", "--window-size="+width+",900")
+	// 500 px is the narrowest window headless Chromium lays out. The runs
+	// start together (each mostly waits on Chromium's start) and are read in
+	// order.
+	widths := []string{"1280", "1024", "768", "500"}
+	dumps := map[string]<-chan chromiumRun{}
+	shotRuns := map[string]<-chan chromiumRun{}
+	for _, width := range widths {
+		dumps[width] = startBrowser(t, bin, page, "--dump-dom", "--window-size="+width+",900")
+		if width == "1280" || width == "500" {
+			shot := filepath.Join(shots, "report-"+width+".png")
+			shotRuns[width] = startBrowser(t, bin, page, "--screenshot="+shot, "--window-size="+width+",1600", "--hide-scrollbars")
+		}
+	}
+	for _, width := range widths {
+		dom := waitRun(t, dumps[width]).stdout
 		m := regexp.MustCompile(`(?s)<pre id="layout">(.*?)</pre>`).FindStringSubmatch(dom)
 		if m == nil || !strings.Contains(m[1], "WIDTH "+width) {
 			t.Fatalf("at %s px the probe did not run (or saw another width): %q", width, m)
@@ -76,9 +88,9 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 				t.Errorf("at %s px: %s", width, line)
 			}
 		}
-		if width == "1280" || width == "500" {
+		if run, ok := shotRuns[width]; ok {
+			waitRun(t, run)
 			shot := filepath.Join(shots, "report-"+width+".png")
-			browser(t, bin, page, "--screenshot="+shot, "--window-size="+width+",1600", "--hide-scrollbars")
 			if st, err := os.Stat(shot); err != nil || st.Size() < 10_000 {
 				t.Fatalf("screenshot %s missing or blank (%v)", shot, err)
 			}
