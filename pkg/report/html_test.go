@@ -130,7 +130,7 @@ func chromium(t *testing.T) string {
 
 // startBrowser starts headless Chromium on page with args and returns at
 // once; the channel gives its stdout and stderr when it has exited. The
-// three runs of TestBrowser overlap: each mostly waits on Chromium's start.
+// runs of a test overlap: each mostly waits on Chromium's start.
 func startBrowser(t *testing.T, bin, page string, args ...string) <-chan chromiumRun {
 	t.Helper()
 	base := []string{
