@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
 )
 
@@ -67,26 +68,8 @@ func (s Set) Check(scored []risk.Result) diag.List {
 		keys[r.Key], domains[r.Domain] = true, true
 	}
 	var ds diag.List
-	for i := range s {
-		l := &s[i]
-		for j, q := range l.Requirements {
-			p := reqPtr(l, j)
-			for k, sc := range q.Evidence.RiskScorers {
-				if !keys[sc] {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/evidence/risk_scorers/%d", p, k), "risk scorer %q not found in the store", sc))
-				}
-			}
-			for k, d := range q.Evidence.Domains {
-				if !domains[d] {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/evidence/domains/%d", p, k), "no risk scorer of domain %q in the store", d))
-				}
-			}
-			for k, ref := range q.SameAs {
-				if _, ok := s.requirement(ref); !ok || ref == l.Key+"/"+q.Key {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/same_as/%d", p, k), "requirement %q not found among the frameworks (framework/requirement, another requirement)", ref))
-				}
-			}
-		}
+	for _, p := range project.FrameworkRefs(s.frameworks(), keys, domains) {
+		ds = append(ds, s[p.Framework].errorf(p.Pointer, "%s", p.Msg))
 	}
 	return ds
 }
@@ -98,6 +81,12 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 	if only != "" && s.find(only) == nil {
 		return nil, fmt.Errorf("framework %q not found (known: %s)", only, strings.Join(s.keys(), ", "))
 	}
+	idx := s.index()
+	byKey, byDomain := map[string][]int{}, map[string][]int{}
+	for i, r := range scored {
+		byKey[r.Key] = append(byKey[r.Key], i)
+		byDomain[r.Domain] = append(byDomain[r.Domain], i)
+	}
 	out := []Result{}
 	for i := range s {
 		l := &s[i]
@@ -107,9 +96,13 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 		fr := Result{Key: l.Key, Name: l.Name, Source: l.Source, Requirements: []RequirementResult{}}
 		for j := range l.Requirements {
 			q := &l.Requirements[j]
-			rr := RequirementResult{Key: q.Key, Title: q.Title, MetAt: q.MetAt, SameAs: q.SameAs, File: l.Doc.File}
-			rr.Line, _ = l.Doc.Pos(reqPtr(l, j))
-			rr.Evidence = evidence(s.shared(l.Key+"/"+q.Key, q), scored, q.MetAt)
+			metAt := risk.Level(q.MetAt)
+			if metAt == "" {
+				metAt = risk.Low
+			}
+			rr := RequirementResult{Key: q.Key, Title: q.Title, MetAt: metAt, SameAs: q.SameAs}
+			rr.File, rr.Line = l.pos(j)
+			rr.Evidence = evidence(shared(idx, l.Key+"/"+q.Key, q), scored, byKey, byDomain, metAt)
 			rr.Status = status(rr.Evidence)
 			fr.Requirements = append(fr.Requirements, rr)
 		}
@@ -129,9 +122,12 @@ func (s Set) keys() []string {
 
 // shared returns the evidence of q and of every requirement it names in
 // same_as, following those in turn.
-func (s Set) shared(ref string, q *Requirement) []Evidence {
-	seen := map[string]bool{ref: true}
+func shared(idx map[string]*Requirement, ref string, q *Requirement) []Evidence {
 	out := []Evidence{q.Evidence}
+	if len(q.SameAs) == 0 {
+		return out
+	}
+	seen := map[string]bool{ref: true}
 	queue := append([]string(nil), q.SameAs...)
 	for len(queue) > 0 {
 		r := queue[0]
@@ -140,7 +136,7 @@ func (s Set) shared(ref string, q *Requirement) []Evidence {
 			continue
 		}
 		seen[r] = true
-		if other, ok := s.requirement(r); ok {
+		if other, ok := idx[r]; ok {
 			out = append(out, other.Evidence)
 			queue = append(queue, other.SameAs...)
 		}
@@ -151,21 +147,24 @@ func (s Set) shared(ref string, q *Requirement) []Evidence {
 // evidence returns the scored risk scorers the evidence names, by key, once
 // each, marking those with data above metAt (an error counts as above: a
 // scorer that could not be scored does not show the requirement met).
-func evidence(evs []Evidence, scored []risk.Result, metAt risk.Level) []Scorer {
-	keys, domains := map[string]bool{}, map[string]bool{}
+// byKey and byDomain index scored.
+func evidence(evs []Evidence, scored []risk.Result, byKey, byDomain map[string][]int, metAt risk.Level) []Scorer {
+	picked := map[int]bool{}
 	for _, e := range evs {
 		for _, k := range e.RiskScorers {
-			keys[k] = true
+			for _, i := range byKey[k] {
+				picked[i] = true
+			}
 		}
 		for _, d := range e.Domains {
-			domains[d] = true
+			for _, i := range byDomain[d] {
+				picked[i] = true
+			}
 		}
 	}
-	out := []Scorer{}
-	for _, r := range scored {
-		if !keys[r.Key] && !domains[r.Domain] {
-			continue
-		}
+	out := make([]Scorer, 0, len(picked))
+	for i := range picked {
+		r := &scored[i]
 		above := r.Level == risk.Failed || r.Level.Rank() > metAt.Rank()
 		out = append(out, Scorer{Key: r.Key, Domain: r.Domain, Level: r.Level, Score: r.Score, Runs: r.Runs, Above: above})
 	}

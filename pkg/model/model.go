@@ -1,5 +1,5 @@
 // Package model holds the entities of an lf project: risk scoring
-// methodologies, risk scorers and evaluation runs.
+// methodologies, risk scorers, evaluation runs and compliance frameworks.
 package model
 
 import (
@@ -16,6 +16,7 @@ const (
 	KindMethodology   Kind = "risk-scoring-methodology"
 	KindRiskScorer    Kind = "risk-scorer"
 	KindEvaluationRun Kind = "evaluation-run"
+	KindFramework     Kind = "framework"
 )
 
 // Param types of a methodology's config_spec.

@@ -222,7 +222,7 @@ func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) e
 				return err
 			}
 		}
-		if err := deleteOne(ctx, tx, kind, key); err != nil || kind != model.KindMethodology {
+		if err := deleteOne(ctx, tx, kind, key); err != nil || kind == model.KindEvaluationRun {
 			return err
 		}
 		return checkRefs(ctx, tx, nil, nil)

@@ -29,6 +29,12 @@ var (
 		Name: "evaluation-runs", Schema: "project", List: "evaluation_runs",
 		Decode: decodeRunAt,
 	}
+	// Frameworks are compliance frameworks (frameworks.go): the section's
+	// entries are schemas/frameworks.schema.json's.
+	Frameworks = kind.Kind[model.Framework, struct{}]{
+		Name: "frameworks", Schema: "project", List: "frameworks",
+		Decode: decodeFramework, Check: checkFramework,
+	}
 )
 
 // KindInfo describes an entity kind of project files.
@@ -43,6 +49,7 @@ var Kinds = []KindInfo{
 	entityKind(model.KindMethodology, &Methodologies),
 	entityKind(model.KindRiskScorer, &RiskScorers),
 	entityKind(model.KindEvaluationRun, &EvaluationRuns),
+	entityKind(model.KindFramework, &Frameworks),
 }
 
 func entityKind[T any](k model.Kind, decl *kind.Kind[T, struct{}]) KindInfo {
@@ -76,12 +83,13 @@ func KindNames() string {
 // that the schema and the Go types name the same fields.
 type keyOrders struct {
 	methodology, param, scorer, scope, run, result, section []string
+	framework, requirement, evidence                        []string
 }
 
 // orders reads the key orders from the schema the first time one is
 // needed, not at start-up: most commands never write canonical YAML.
 var orders = sync.OnceValue(func() keyOrders {
-	doc := schemaDoc("project")
+	doc, fw := schemaDoc("project"), schemaDoc("frameworks")
 	return keyOrders{
 		methodology: mustKeys(doc, "/$defs/methodology/properties"),
 		param:       mustKeys(doc, "/$defs/param/properties"),
@@ -90,6 +98,9 @@ var orders = sync.OnceValue(func() keyOrders {
 		run:         mustKeys(doc, "/$defs/evaluation_run/properties"),
 		result:      mustKeys(doc, "/$defs/evaluation_run/properties/results/items/properties"),
 		section:     mustKeys(doc, "/properties"),
+		framework:   mustKeys(fw, "/$defs/framework/properties"),
+		requirement: mustKeys(fw, "/$defs/requirement/properties"),
+		evidence:    mustKeys(fw, "/$defs/requirement/properties/evidence/properties"),
 	}
 })
 
@@ -130,6 +141,8 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 			order = o.scorer
 		case model.KindEvaluationRun:
 			order = o.run
+		case model.KindFramework:
+			order = o.framework
 		}
 	case kind == model.KindMethodology && len(parts) == 2 && parts[0] == "config_spec":
 		order = o.param
@@ -137,6 +150,10 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 		order = o.scope
 	case kind == model.KindEvaluationRun && len(parts) == 2 && parts[0] == "results":
 		order = o.result
+	case kind == model.KindFramework && len(parts) == 2 && parts[0] == "requirements":
+		order = o.requirement
+	case kind == model.KindFramework && len(parts) == 3 && parts[0] == "requirements" && parts[2] == "evidence":
+		order = o.evidence
 	}
 	return applyOrder(order, keys)
 }

@@ -39,6 +39,7 @@ type Entity struct {
 	Methodology *model.Methodology
 	Scorer      *model.RiskScorer
 	Run         *model.EvaluationRun
+	Framework   *model.Framework
 }
 
 // Errorf makes a diagnostic at rel, a pointer relative to the entity.
@@ -324,8 +325,13 @@ func (e *Entity) decode() diag.List {
 		if v, ds, ok = EvaluationRuns.Entry(doc, e.Pointer, none); ok {
 			e.Run, e.Key = &v, v.EvaluationKey+"/"+v.ID
 		}
+	case model.KindFramework:
+		var v model.Framework
+		if v, ds, ok = Frameworks.Entry(doc, e.Pointer, none); ok {
+			e.Framework, e.Key = &v, v.Key
+		}
 	}
-	if !ok {
+	if !ok || ds.HasErrors() { // a kind's Check may fail a decoded entry
 		return ds
 	}
 	return nil
