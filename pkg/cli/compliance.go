@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/model"
@@ -24,7 +25,9 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 		Description: "Frameworks are the stored ones (lf add -f FILE) with those of the files and folders given with -f\n" +
 			"(a framework of the files replaces the stored one of its key).\n" +
 			"A requirement is met when every evidence risk scorer with data is at or below its met_at level,\n" +
-			"partial when some are above, gap when all are, and no_data when none has data in scope.",
+			"partial when some are above, gap when all are, and no_data when none has data in scope.\n" +
+			"json, yaml and markdown carry the evidence matrix and a SHA-256 digest over it; SOURCE_DATE_EPOCH\n" +
+			"fixes the report time that goes into the digest, so that it can be reproduced.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read frameworks also from `PATH` (file, folder or glob; repeatable), over the stored ones"},
 			&ucli.StringFlag{Name: "framework", Usage: "only the framework `KEY`"},
@@ -64,7 +67,11 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 			if format == "table" && len(res) == 0 {
 				fmt.Fprintln(env.Stderr, "no frameworks: store some with lf add -f FILE (a file with a frameworks: list), or give them with -f")
 			}
-			if err := writeCompliance(env, format, frameworks.Report{Results: res, Gate: gate}); err != nil {
+			at, err := compliance.ReportTime()
+			if err != nil {
+				return diag.Usagef("%v", err)
+			}
+			if err := writeCompliance(env, format, frameworks.NewReport(res, gate, at)); err != nil {
 				return err
 			}
 			if err := gate.Check(res); err != nil {
@@ -89,6 +96,11 @@ func writeCompliance(env *Env, format string, r frameworks.Report) error {
 	}
 	if err := w.Write(r); err != nil {
 		return diag.Internal(err)
+	}
+	if format == "markdown" {
+		if err := w.Write(r.DigestNote()); err != nil {
+			return diag.Internal(err)
+		}
 	}
 	return w.Close()
 }

@@ -2,21 +2,42 @@ package frameworks
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/output"
 )
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // Report is the result of `lf overview compliance`, for every pkg/output
 // format: the frameworks' results and the gate the CI formats fail on.
 type Report struct {
 	Results []Result
 	Gate    Gate
+	// GeneratedAt, Matrix and Integrity are the report time, the evidence
+	// matrix and the digest over both (Seal).
+	GeneratedAt string
+	Matrix      []MatrixEntry
+	Integrity   compliance.Integrity
+}
+
+// NewReport seals results at the report time generatedAt (Seal).
+func NewReport(results []Result, gate Gate, generatedAt string) Report {
+	r := Report{Results: results, Gate: gate, GeneratedAt: generatedAt}
+	r.Matrix, r.Integrity = Seal(results, generatedAt)
+	return r
 }
 
 // Data is what -o json and yaml write.
 func (r Report) Data() any {
-	return output.Fields{{Key: "frameworks", Value: r.Results}}
+	return output.Fields{
+		{Key: "frameworks", Value: r.Results},
+		{Key: "generated_at", Value: r.GeneratedAt},
+		{Key: "evidence_matrix", Value: r.Matrix},
+		{Key: "integrity", Value: r.Integrity},
+	}
 }
 
 // View is the table: one row per requirement.
