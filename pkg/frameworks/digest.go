@@ -53,7 +53,9 @@ func Seal(results []Result, generatedAt string) ([]MatrixEntry, compliance.Integ
 			}
 		}
 	}
-	sort.Slice(reqs, func(i, j int) bool { return reqs[i].(map[string]any)["id"].(string) < reqs[j].(map[string]any)["id"].(string) })
+	sort.Slice(reqs, func(i, j int) bool {
+		return reqs[i].(map[string]any)["id"].(string) < reqs[j].(map[string]any)["id"].(string)
+	})
 	matrix := make([]MatrixEntry, 0, len(byKey))
 	entries := make([]any, 0, len(byKey))
 	for k, m := range byKey {
