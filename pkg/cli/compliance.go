@@ -67,11 +67,15 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 			if format == "table" && len(res) == 0 {
 				fmt.Fprintln(env.Stderr, "no frameworks: store some with lf add -f FILE (a file with a frameworks: list), or give them with -f")
 			}
-			at, err := compliance.ReportTime()
-			if err != nil {
-				return diag.Usagef("%v", err)
+			report := frameworks.Report{Results: res, Gate: gate}
+			if format == "json" || format == "yaml" || format == "markdown" {
+				at, err := compliance.ReportTime()
+				if err != nil {
+					return diag.Usagef("%v", err)
+				}
+				report = report.Sealed(at)
 			}
-			if err := writeCompliance(env, format, frameworks.NewReport(res, gate, at)); err != nil {
+			if err := writeCompliance(env, format, report); err != nil {
 				return err
 			}
 			if err := gate.Check(res); err != nil {

@@ -1,6 +1,8 @@
 package frameworks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sort"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
@@ -27,57 +29,90 @@ const integrityNote = "SHA-256 over the canonical JSON of evidence_matrix, gener
 
 // Seal returns the evidence matrix of results (one entry per risk scorer,
 // sorted by key) and the integrity digest over it, the report time
-// generatedAt and every requirement's status, computed as the scan's
-// compliance digest is (compliance.CanonicalDigest): the same evidence
-// and time give the same digest.
+// generatedAt and every requirement's status, serialised as the scan's
+// compliance digest is (compliance.AppendCanonical: keys sorted, no white
+// space, non-ASCII escaped, floats as Python writes them): the same
+// evidence and time give the same digest.
 func Seal(results []Result, generatedAt string) ([]MatrixEntry, compliance.Integrity) {
-	byKey := map[string]*MatrixEntry{}
-	fws := map[string]map[string]bool{}
-	var reqs []any
+	byKey := map[string]int{}
+	var matrix []MatrixEntry
+	fws := []map[string]bool{}
+	type reqStatus struct{ id, status, metAt string }
+	var reqs []reqStatus
 	for _, f := range results {
 		for _, q := range f.Requirements {
 			id := f.Key + "/" + q.Key
-			reqs = append(reqs, map[string]any{"id": id, "status": string(q.Status), "met_at": string(q.MetAt)})
+			reqs = append(reqs, reqStatus{id, string(q.Status), string(q.MetAt)})
 			for _, e := range q.Evidence {
-				m := byKey[e.Key]
-				if m == nil {
-					m = &MatrixEntry{RiskScorer: e.Key, Level: e.Level, Score: e.Score, Runs: []string{}, Requirements: []string{}}
+				i, ok := byKey[e.Key]
+				if !ok {
+					m := MatrixEntry{RiskScorer: e.Key, Level: e.Level, Score: e.Score, Runs: make([]string, 0, len(e.Runs))}
 					for _, r := range e.Runs {
 						m.Runs = append(m.Runs, r.EvaluationKey+"/"+r.ID)
 					}
 					sort.Strings(m.Runs)
-					byKey[e.Key], fws[e.Key] = m, map[string]bool{}
+					i = len(matrix)
+					byKey[e.Key] = i
+					matrix = append(matrix, m)
+					fws = append(fws, map[string]bool{})
 				}
-				m.Requirements = append(m.Requirements, id)
-				fws[e.Key][f.Key] = true
+				matrix[i].Requirements = append(matrix[i].Requirements, id)
+				fws[i][f.Key] = true
 			}
 		}
 	}
-	sort.Slice(reqs, func(i, j int) bool {
-		return reqs[i].(map[string]any)["id"].(string) < reqs[j].(map[string]any)["id"].(string)
-	})
-	matrix := make([]MatrixEntry, 0, len(byKey))
-	entries := make([]any, 0, len(byKey))
-	for k, m := range byKey {
-		for f := range fws[k] {
+	for i := range matrix {
+		m := &matrix[i]
+		m.Frameworks = make([]string, 0, len(fws[i]))
+		for f := range fws[i] {
 			m.Frameworks = append(m.Frameworks, f)
 		}
 		sort.Strings(m.Frameworks)
 		sort.Strings(m.Requirements)
-		matrix = append(matrix, *m)
 	}
 	sort.Slice(matrix, func(i, j int) bool { return matrix[i].RiskScorer < matrix[j].RiskScorer })
-	for _, m := range matrix {
-		entries = append(entries, map[string]any{
-			"risk_scorer": m.RiskScorer, "level": string(m.Level), "score": m.Score,
-			"runs": m.Runs, "frameworks": m.Frameworks, "requirements": m.Requirements,
-		})
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].id < reqs[j].id })
+	if matrix == nil {
+		matrix = []MatrixEntry{}
 	}
-	if reqs == nil {
-		reqs = []any{}
+	// The canonical object, its keys (and each entry's) in sorted order.
+	b := append(make([]byte, 0, 64*len(reqs)+256*len(matrix)), `{"evidence_matrix":[`...)
+	for i, m := range matrix {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"frameworks":`...)
+		b = compliance.AppendCanonical(b, m.Frameworks)
+		b = append(b, `,"level":`...)
+		b = compliance.AppendCanonical(b, string(m.Level))
+		b = append(b, `,"requirements":`...)
+		b = compliance.AppendCanonical(b, m.Requirements)
+		b = append(b, `,"risk_scorer":`...)
+		b = compliance.AppendCanonical(b, m.RiskScorer)
+		b = append(b, `,"runs":`...)
+		b = compliance.AppendCanonical(b, m.Runs)
+		b = append(b, `,"score":`...)
+		b = compliance.AppendCanonical(b, m.Score)
+		b = append(b, '}')
 	}
-	digest := compliance.CanonicalDigest(map[string]any{"evidence_matrix": entries, "generated_at": generatedAt, "requirements": reqs})
-	return matrix, compliance.Integrity{Algorithm: "sha256", Digest: digest, CanonicalFields: CanonicalFields, Signed: false, Note: integrityNote}
+	b = append(b, `],"generated_at":`...)
+	b = compliance.AppendCanonical(b, generatedAt)
+	b = append(b, `,"requirements":[`...)
+	for i, q := range reqs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = compliance.AppendCanonical(b, q.id)
+		b = append(b, `,"met_at":`...)
+		b = compliance.AppendCanonical(b, q.metAt)
+		b = append(b, `,"status":`...)
+		b = compliance.AppendCanonical(b, q.status)
+		b = append(b, '}')
+	}
+	b = append(b, "]}"...)
+	sum := sha256.Sum256(b)
+	return matrix, compliance.Integrity{Algorithm: "sha256", Digest: hex.EncodeToString(sum[:]), CanonicalFields: CanonicalFields, Signed: false, Note: integrityNote}
 }
 
 // DigestNote is the digest as a Markdown paragraph, written after the

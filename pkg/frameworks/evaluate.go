@@ -26,12 +26,15 @@ const (
 var Statuses = []Status{Met, Partial, Gap, NoData}
 
 // Scorer is one risk scorer behind a requirement, as the overview scored it.
+// Its runs are written once per scorer, in the evidence matrix (a scorer
+// evidences many requirements: writing its runs with each would multiply
+// them).
 type Scorer struct {
 	Key    string        `json:"key"`
 	Domain string        `json:"domain"`
 	Level  risk.Level    `json:"level"`
 	Score  *float64      `json:"score"`
-	Runs   []risk.RunRef `json:"runs"`
+	Runs   []risk.RunRef `json:"-"`
 	Above  bool          `json:"above_met_at"`
 }
 
@@ -82,11 +85,7 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 		return nil, fmt.Errorf("framework %q not found (known: %s)", only, strings.Join(s.keys(), ", "))
 	}
 	idx := s.index()
-	byKey, byDomain := map[string][]int{}, map[string][]int{}
-	for i, r := range scored {
-		byKey[r.Key] = append(byKey[r.Key], i)
-		byDomain[r.Domain] = append(byDomain[r.Domain], i)
-	}
+	ix := newScoredIndex(scored)
 	out := []Result{}
 	for i := range s {
 		l := &s[i]
@@ -102,7 +101,7 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 			}
 			rr := RequirementResult{Key: q.Key, Title: q.Title, MetAt: metAt, SameAs: q.SameAs}
 			rr.File, rr.Line = l.pos(j)
-			rr.Evidence = evidence(shared(idx, l.Key+"/"+q.Key, q), scored, byKey, byDomain, metAt)
+			rr.Evidence = ix.evidence(shared(idx, l.Key+"/"+q.Key, q), metAt)
 			rr.Status = status(rr.Evidence)
 			fr.Requirements = append(fr.Requirements, rr)
 		}
@@ -144,31 +143,60 @@ func shared(idx map[string]*Requirement, ref string, q *Requirement) []Evidence 
 	return out
 }
 
+// scoredIndex finds the scored risk scorers by key and by domain; order
+// ranks them by key, and stamp marks those an evidence picked already.
+type scoredIndex struct {
+	scored          []risk.Result
+	byKey, byDomain map[string][]int
+	order, stamp    []int
+	gen             int
+	picked          []int
+}
+
+func newScoredIndex(scored []risk.Result) *scoredIndex {
+	ix := &scoredIndex{scored: scored, byKey: map[string][]int{}, byDomain: map[string][]int{}, order: make([]int, len(scored)), stamp: make([]int, len(scored))}
+	byName := make([]int, len(scored))
+	for i, r := range scored {
+		ix.byKey[r.Key] = append(ix.byKey[r.Key], i)
+		ix.byDomain[r.Domain] = append(ix.byDomain[r.Domain], i)
+		byName[i] = i
+	}
+	sort.SliceStable(byName, func(a, b int) bool { return scored[byName[a]].Key < scored[byName[b]].Key })
+	for rank, i := range byName {
+		ix.order[i] = rank
+	}
+	return ix
+}
+
 // evidence returns the scored risk scorers the evidence names, by key, once
 // each, marking those with data above metAt (an error counts as above: a
 // scorer that could not be scored does not show the requirement met).
-// byKey and byDomain index scored.
-func evidence(evs []Evidence, scored []risk.Result, byKey, byDomain map[string][]int, metAt risk.Level) []Scorer {
-	picked := map[int]bool{}
+func (ix *scoredIndex) evidence(evs []Evidence, metAt risk.Level) []Scorer {
+	ix.gen++
+	ix.picked = ix.picked[:0]
+	pick := func(is []int) {
+		for _, i := range is {
+			if ix.stamp[i] != ix.gen {
+				ix.stamp[i] = ix.gen
+				ix.picked = append(ix.picked, i)
+			}
+		}
+	}
 	for _, e := range evs {
 		for _, k := range e.RiskScorers {
-			for _, i := range byKey[k] {
-				picked[i] = true
-			}
+			pick(ix.byKey[k])
 		}
 		for _, d := range e.Domains {
-			for _, i := range byDomain[d] {
-				picked[i] = true
-			}
+			pick(ix.byDomain[d])
 		}
 	}
-	out := make([]Scorer, 0, len(picked))
-	for i := range picked {
-		r := &scored[i]
+	sort.Slice(ix.picked, func(a, b int) bool { return ix.order[ix.picked[a]] < ix.order[ix.picked[b]] })
+	out := make([]Scorer, len(ix.picked))
+	for j, i := range ix.picked {
+		r := &ix.scored[i]
 		above := r.Level == risk.Failed || r.Level.Rank() > metAt.Rank()
-		out = append(out, Scorer{Key: r.Key, Domain: r.Domain, Level: r.Level, Score: r.Score, Runs: r.Runs, Above: above})
+		out[j] = Scorer{Key: r.Key, Domain: r.Domain, Level: r.Level, Score: r.Score, Runs: r.Runs, Above: above}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 

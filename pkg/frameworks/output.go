@@ -23,21 +23,25 @@ type Report struct {
 	Integrity   compliance.Integrity
 }
 
-// NewReport seals results at the report time generatedAt (Seal).
-func NewReport(results []Result, gate Gate, generatedAt string) Report {
-	r := Report{Results: results, Gate: gate, GeneratedAt: generatedAt}
-	r.Matrix, r.Integrity = Seal(results, generatedAt)
+// Sealed returns r with its evidence matrix and digest at the report time
+// generatedAt (Seal), for the formats that show them.
+func (r Report) Sealed(generatedAt string) Report {
+	r.GeneratedAt = generatedAt
+	r.Matrix, r.Integrity = Seal(r.Results, generatedAt)
 	return r
 }
 
-// Data is what -o json and yaml write.
+// Data is what -o json and yaml write: the frameworks and, sealed, the
+// report time, the evidence matrix and the digest.
 func (r Report) Data() any {
-	return output.Fields{
-		{Key: "frameworks", Value: r.Results},
-		{Key: "generated_at", Value: r.GeneratedAt},
-		{Key: "evidence_matrix", Value: r.Matrix},
-		{Key: "integrity", Value: r.Integrity},
+	fs := output.Fields{{Key: "frameworks", Value: r.Results}}
+	if r.Integrity.Digest != "" {
+		fs = append(fs,
+			output.Field{Key: "generated_at", Value: r.GeneratedAt},
+			output.Field{Key: "evidence_matrix", Value: r.Matrix},
+			output.Field{Key: "integrity", Value: r.Integrity})
 	}
+	return fs
 }
 
 // View is the table: one row per requirement.
@@ -51,13 +55,27 @@ func (r Report) View() any {
 	return &output.TableView{Header: []string{"FRAMEWORK", "REQUIREMENT", "TITLE", "STATUS", "MET_AT", "EVIDENCE"}, Rows: rows}
 }
 
+// evidenceShown is how many evidence scorers a line names (a requirement
+// evidenced by a whole domain has hundreds); the rest are counted, and
+// json, yaml and the HTML report list them all.
+const evidenceShown = 10
+
+// evidenceText names the evidence scorers with their levels, those above
+// met_at first (what a reader acts on), then the others, each in key order.
 func evidenceText(ev []Scorer) string {
 	if len(ev) == 0 {
 		return "-"
 	}
-	parts := make([]string, 0, len(ev))
-	for _, e := range ev {
-		parts = append(parts, e.Key+"="+string(e.Level))
+	parts := make([]string, 0, min(len(ev), evidenceShown))
+	for _, above := range []bool{true, false} {
+		for _, e := range ev {
+			if e.Above == above && len(parts) < evidenceShown {
+				parts = append(parts, e.Key+"="+string(e.Level))
+			}
+		}
+	}
+	if n := len(ev) - len(parts); n > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", n))
 	}
 	return strings.Join(parts, ", ")
 }
