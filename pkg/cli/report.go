@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/report"
 )
@@ -16,8 +18,10 @@ func reportCommand(env *Env) *ucli.Command {
 		Usage: "write a self-contained HTML risk report from the store",
 		Description: "One HTML file with everything inline (styles, SVG charts; no script, no font, no network):\n" +
 			"every risk scorer with its level, score and runs, a level heat map by domain, the latest\n" +
-			"AgentLeak scans (risk index per channel, verdicts), and each agent's score, tier, components\n" +
-			"and a sparkline of its score history. It opens offline from a file URL.",
+			"AgentLeak scans (risk index per channel, verdicts), each agent's score, tier, components\n" +
+			"and a sparkline of its score history, and the stored compliance frameworks as a matrix of\n" +
+			"requirements coloured by status, each linking to its evidence, with the evidence digest.\n" +
+			"It opens offline from a file URL. SOURCE_DATE_EPOCH fixes the report time.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "out", Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
@@ -35,7 +39,11 @@ func reportCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
-			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant")})
+			at, err := reportNow()
+			if err != nil {
+				return err
+			}
+			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), Now: at})
 			if err != nil {
 				return diag.Internal(err)
 			}
@@ -55,4 +63,18 @@ func reportCommand(env *Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// reportNow is the report time: SOURCE_DATE_EPOCH when set (so that the
+// evidence digest can be reproduced), else now.
+func reportNow() (time.Time, error) {
+	at, err := compliance.ReportTime()
+	if err != nil {
+		return time.Time{}, diag.Usagef("%v", err)
+	}
+	t, err := time.Parse("2006-01-02T15:04:05+00:00", at)
+	if err != nil {
+		return time.Time{}, diag.Internal(err)
+	}
+	return t.UTC(), nil
 }

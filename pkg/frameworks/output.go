@@ -144,3 +144,28 @@ func (r Report) Findings() []output.Finding {
 	}
 	return out
 }
+
+// Summary is the one line `lf run` prints for its compliance: step, as the
+// AgentLeak scan prints its own: how many frameworks are met, and the
+// requirements by status.
+func Summary(rs []Result) string {
+	met, counts := 0, map[Status]int{}
+	n := 0
+	for _, f := range rs {
+		if f.Status == Met {
+			met++
+		}
+		for _, q := range f.Requirements {
+			counts[q.Status]++
+			n++
+		}
+	}
+	if len(rs) == 0 {
+		return "Compliance: no frameworks stored (lf add -f FILE with a frameworks: list)"
+	}
+	parts := make([]string, 0, len(Statuses))
+	for _, s := range Statuses {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+	}
+	return fmt.Sprintf("Compliance: %d/%d framework%s met (%d requirement%s: %s)", met, len(rs), plural(len(rs)), n, plural(n), strings.Join(parts, ", "))
+}
