@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
-	"github.com/lfcli/lf/pkg/schema"
 	"github.com/lfcli/lf/pkg/store"
 	"github.com/lfcli/lf/pkg/yamlsrc"
 )
@@ -30,23 +30,7 @@ func decodeFramework(doc *yamlsrc.Doc, ptr string) (model.Framework, diag.List) 
 // frameworkOf decodes a framework's values (a file's, or a stored body's)
 // with the schema's defaults.
 func frameworkOf(v any) (model.Framework, error) {
-	var f model.Framework
-	b, err := json.Marshal(v)
-	if err != nil {
-		return f, err
-	}
-	var cp any
-	if err := json.Unmarshal(b, &cp); err != nil {
-		return f, err
-	}
-	if err := schema.ApplyDefaults("frameworks", map[string]any{"frameworks": []any{cp}}); err != nil {
-		return f, err
-	}
-	if b, err = json.Marshal(cp); err != nil {
-		return f, err
-	}
-	err = json.Unmarshal(b, &f)
-	return f, err
+	return kind.DecodeCopy[model.Framework]("project", "frameworks", v)
 }
 
 // checkFramework fails on a requirement key given twice in a framework.
