@@ -202,7 +202,8 @@ func deleteOne(ctx context.Context, tx store.Tx, kind model.Kind, key string) er
 }
 
 // Delete removes one entity; for runs key is EVALUATION_KEY/ID. A missing
-// entity is an error (exit 3), as is a methodology still in use.
+// entity is an error (exit 3), as is a methodology still in use, and a
+// risk scorer or framework that a stored framework names (checkRefs).
 func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) error {
 	return st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
