@@ -17,7 +17,7 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer, evaluation-run or framework (singular or plural)"
+const kindsHelp = "KIND is ai-app, risk-scoring-methodology, risk-scorer, evaluation-run or framework (singular or plural)"
 
 func parseKind(s string) (project.KindInfo, error) {
 	k, ok := project.ParseKind(s)
@@ -182,6 +182,8 @@ func listCommand(env *Env) *ucli.Command {
 
 func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, format string) error {
 	switch kind {
+	case model.KindAIApp:
+		return listAIApps(ctx, env, st, format)
 	case model.KindEvaluationRun:
 		rows, err := st.Runs(ctx)
 		if err != nil {

@@ -18,13 +18,16 @@ func reportCommand(env *Env) *ucli.Command {
 		Usage: "write a self-contained HTML risk report from the store",
 		Description: "One HTML file with everything inline (styles, SVG charts; no script, no font, no network):\n" +
 			"every risk scorer with its level, score and runs, a level heat map by domain, the latest\n" +
-			"AgentLeak scans (risk index per channel, verdicts), each agent's score, tier, components\n" +
-			"and a sparkline of its score history, and the stored compliance frameworks as a matrix of\n" +
-			"requirements coloured by status, each linking to its evidence, with the evidence digest.\n" +
-			"It opens offline from a file URL. SOURCE_DATE_EPOCH fixes the report time.",
+			"AgentLeak scans (risk index per channel, verdicts), and each agent's score, tier, components\n" +
+			"and a sparkline of its score history; each scorer's history as a small chart (and each domain's),\n" +
+			"and under its row the explanation of its score (lf explain risk-scorer KEY); the stored compliance\n" +
+			"frameworks as a matrix of requirements coloured by status, each linking to its evidence, with the\n" +
+			"evidence digest. It opens offline from a file URL. With --at, the risk scorers and scans are shown\n" +
+			"as of that moment. SOURCE_DATE_EPOCH fixes the report time.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "out", Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
+			atFlag("the risk scorers (scores, history, explanations) and AgentLeak scans as of `TIME`: the runs created up to then"),
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -34,16 +37,20 @@ func reportCommand(env *Env) *ucli.Command {
 			if err := checkOut(out); err != nil {
 				return err
 			}
+			at, err := parseWhen("at", c.String("at"), time.Now())
+			if err != nil {
+				return err
+			}
 			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			at, err := reportNow()
+			now, err := reportNow()
 			if err != nil {
 				return err
 			}
-			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), Now: at})
+			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), At: at, Now: now})
 			if err != nil {
 				return diag.Internal(err)
 			}
