@@ -88,7 +88,7 @@ func KindNames() string {
 type keyOrders struct {
 	aiApp, keyInfo,
 	methodology, param, scorer, scope, run, result, section []string
-	framework, requirement, evidence                        []string
+	framework, requirement, evidence []string
 }
 
 // orders reads the key orders from the schema the first time one is
