@@ -44,34 +44,58 @@ type History struct {
 
 // Histories computes the history of each scorer: one point per moment at
 // which a run entered its scope, each scored exactly as the overview as of
-// that moment scores it (same runs, same order, same aggregation). Values
-// are read and evaluated once per run however many points use them.
+// that moment scores it (same runs, same aggregation). A point adds up the
+// partials of its runs (what each run gives the scorer); a run's partial is
+// computed once from its values, and kept when tl is also a PartialStore,
+// so that the next history reads it instead of the values.
 func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[string]*model.Methodology, scorers []*model.RiskScorer) ([]History, error) {
 	sc := newScoring(src, methodologies)
+	ps, _ := tl.(PartialStore)
 	var all []TimedRun
 	allLoaded := false
 	out := make([]History, len(scorers))
-	// Scorers of one metric share the values read for it; only one
-	// metric's values are held at a time.
+	evs := make([]*Evaluator, len(scorers))
+	sigs := make([]string, len(scorers))
+	errs := make([]error, len(scorers))
+	for i, s := range scorers {
+		if evs[i], errs[i] = sc.admit(s); errs[i] == nil {
+			m := methodologies[s.RiskScoringMethodologyKey]
+			params, _ := Params(m, s.Config)
+			sigs[i] = Signature(m, params, s)
+		}
+	}
+	// Scorers of one metric share the values read for it, scorers of one
+	// signature their partials; only one metric's values and one
+	// signature's partials are held at a time.
 	order := make([]int, len(scorers))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return scorers[order[a]].Metric < scorers[order[b]].Metric })
+	sort.SliceStable(order, func(a, b int) bool {
+		sa, sb := scorers[order[a]], scorers[order[b]]
+		if sa.Metric != sb.Metric {
+			return sa.Metric < sb.Metric
+		}
+		return sigs[order[a]] < sigs[order[b]]
+	})
 	metric := ""
+	var parts *partialSet
 	for _, i := range order {
 		s := scorers[i]
 		if s.Metric != metric {
 			metric, sc.values = s.Metric, map[valuesKey][]Value{}
 		}
 		h := History{Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, Points: []Point{}}
-		ev, err := sc.admit(s)
-		if err != nil {
-			h.Error = err.Error()
+		if errs[i] != nil {
+			h.Error = errs[i].Error()
 			out[i] = h
 			continue
 		}
+		if parts == nil || parts.sig != sigs[i] {
+			parts = &partialSet{sig: sigs[i], have: map[RunRef]*partial{}}
+		}
 		var runs []TimedRun
+		var err error
 		every := s.Scope.AllLatest || s.Scope.EvaluationKeys == nil
 		if every {
 			if !allLoaded {
@@ -84,27 +108,70 @@ func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[s
 		} else if runs, err = tl.RunTimeline(ctx, s.Scope.EvaluationKeys); err != nil {
 			return nil, err
 		}
-		if h.Points, err = sc.history(ctx, s, ev, runs, every); err != nil {
-			return nil, err
+		metricOut := s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric)
+		if !metricOut {
+			if err := parts.fill(ctx, sc, ps, s, evs[i], runs); err != nil {
+				return nil, err
+			}
 		}
+		h.Points = sc.history(s, runs, every, metricOut, parts.have)
 		out[i] = h
 	}
 	return out, nil
 }
 
-// risks is what one run gives a scorer: the function's value for each of
-// its values in scope, in order, or the first evaluation error.
-type risks struct {
-	xs  []float64
-	err error
+// partialSet is the partials of one signature, by run.
+type partialSet struct {
+	sig    string
+	have   map[RunRef]*partial
+	loaded bool
+}
+
+// fill makes sure every run of runs has its partial: kept in ps, or
+// computed from the run's values (and then kept in ps). Keeping is best
+// effort: a store that cannot take them (read-only, busy) costs the next
+// history the values again, nothing else.
+func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun) error {
+	if !set.loaded && ps != nil {
+		kept, err := ps.RiskPartials(ctx, set.sig)
+		if err != nil {
+			return err
+		}
+		for run, b := range kept {
+			if p, err := decodePartial(b); err == nil {
+				set.have[run] = p
+			}
+		}
+	}
+	set.loaded = true
+	var fresh map[RunRef][]byte
+	for _, r := range runs {
+		if set.have[r.RunRef] != nil {
+			continue
+		}
+		vals, err := sc.valuesOf(ctx, r.RunRef, s.Metric)
+		if err != nil {
+			return err
+		}
+		p := partialOf(s, ev, r.RunRef, vals)
+		set.have[r.RunRef] = p
+		if ps != nil {
+			if fresh == nil {
+				fresh = map[RunRef][]byte{}
+			}
+			fresh[r.RunRef] = p.encode()
+		}
+	}
+	if len(fresh) > 0 {
+		_ = ps.PutRiskPartials(ctx, set.sig, fresh)
+	}
+	return nil
 }
 
 // history walks the timeline of a scorer's runs, one point per distinct
 // created_at.
-func (sc *scoring) history(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []TimedRun, every bool) ([]Point, error) {
+func (sc *scoring) history(s *model.RiskScorer, runs []TimedRun, every, metricOut bool, parts map[RunRef]*partial) []Point {
 	latest := map[string]RunRef{}
-	cache := map[RunRef]*risks{}
-	metricOut := s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric)
 	points := []Point{}
 	for i := 0; i < len(runs); {
 		j := i
@@ -115,13 +182,11 @@ func (sc *scoring) history(ctx context.Context, s *model.RiskScorer, ev *Evaluat
 		}
 		i = j
 		if !metricOut {
-			if err := sc.scorePoint(ctx, s, ev, sc.order(s, latest, every), cache, &p); err != nil {
-				return nil, err
-			}
+			scorePoint(s, sc.order(s, latest, every), parts, &p)
 		}
 		points = append(points, p)
 	}
-	return points, nil
+	return points
 }
 
 // order lists the latest runs in the order Score takes them: by evaluation
@@ -143,30 +208,19 @@ func (sc *scoring) order(s *model.RiskScorer, latest map[string]RunRef, every bo
 	return out
 }
 
-// scorePoint aggregates the risks of runs into p as Score does.
-func (sc *scoring) scorePoint(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []RunRef, cache map[RunRef]*risks, p *Point) error {
+// scorePoint aggregates the partials of runs into p as Score aggregates
+// their values.
+func scorePoint(s *model.RiskScorer, runs []RunRef, parts map[RunRef]*partial, p *Point) {
 	agg := newAggregator(s.Aggregation)
 	for _, run := range runs {
-		rk := cache[run]
-		if rk == nil {
-			vals, err := sc.valuesOf(ctx, run, s.Metric)
-			if err != nil {
-				return err
-			}
-			rk = &risks{}
-			var one aggregator
-			_, rk.err = evalValues(s, ev, run, vals, &one, collect{rk})
-			cache[run] = rk
-		}
-		if rk.err != nil {
-			p.Level, p.Error = Failed, rk.err.Error()
+		rp := parts[run]
+		if rp.err != "" {
+			p.Level, p.Error = Failed, rp.err
 			p.Runs, p.Values = []RunRef{}, 0
-			return nil
+			return
 		}
-		for _, x := range rk.xs {
-			agg.add(x)
-		}
-		if len(rk.xs) > 0 {
+		agg.merge(rp)
+		if rp.n > 0 {
 			p.Runs = append(p.Runs, run)
 		}
 	}
@@ -176,12 +230,4 @@ func (sc *scoring) scorePoint(ctx context.Context, s *model.RiskScorer, ev *Eval
 		p.Level = LevelOf(score)
 	}
 	sortRuns(p.Runs)
-	return nil
 }
-
-// collect keeps the risks a run gives (history's tap).
-type collect struct{ rk *risks }
-
-func (c collect) scored(_ RunRef, _ *Value, risk float64) { c.rk.xs = append(c.rk.xs, risk) }
-
-func (c collect) excluded(RunRef, *Value, string) {}
