@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -122,4 +124,53 @@ func histories(t *testing.T, st *store.Store) []risk.History {
 		t.Fatal(err)
 	}
 	return hs
+}
+
+// TestAddKeepsRunPartials: runs written through Upsert (lf add) get their
+// partials for the stored scorers at once, and the history read from them
+// is the one computed from the values.
+func TestAddKeepsRunPartials(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "all.yaml")
+	body := `risk_scoring_methodologies:
+  - {key: lin, display_name: Lin, function: value * 2}
+risk_scorers:
+  - {key: q, display_name: Q, domain: d, risk_scoring_methodology_key: lin, scope: {evaluation_keys: [ev]}, metric: m, aggregation: mean}
+  - {key: other, display_name: O, domain: d, risk_scoring_methodology_key: lin, scope: {evaluation_keys: [nope]}, metric: m, aggregation: mean}
+evaluation_runs:
+  - {evaluation_key: ev, id: r1, created_at: "2026-11-01T00:00:00Z", status: completed, results: [{task_specification_key: t, scorer_key: s, metrics: {m: 0.1}}, {task_specification_key: u, scorer_key: s, metrics: {m: 0.2}}]}
+  - {evaluation_key: ev, id: r2, created_at: "2026-11-02T00:00:00Z", status: failed, results: [{task_specification_key: t, scorer_key: s, metrics: {m: 0.9}}]}
+`
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, diags := project.LoadEntityFiles(dir, []string{file}, nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lf.db"))
+	if _, err := project.Upsert(ctx, st, b); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := st.Methodologies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scorers, err := st.RiskScorers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := risk.Params(ms["lin"], nil)
+	kept, err := st.RiskPartials(ctx, risk.Signature(ms["lin"], params, scorers[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 1 || kept[model.RunRef{EvaluationKey: "ev", ID: "r1"}] == nil {
+		t.Fatalf("kept partials after lf add: %v, want the completed run's only", kept)
+	}
+	hs := histories(t, st)
+	if len(hs) != 2 || len(hs[1].Points) != 1 || hs[1].Points[0].Values != 2 || *hs[1].Points[0].Score != 0.3 {
+		t.Fatalf("history from kept partials: %s", jsonOf(t, hs))
+	}
 }

@@ -209,3 +209,53 @@ func decodePartial(b []byte) (*partial, error) {
 	}
 	return p, nil
 }
+
+// RunPartials computes the partials that runs give the scorers whose
+// scope takes them, by signature, so that a store can keep them when the
+// runs are written (a history then reads them). Scorers that cannot be
+// scored (their methodology) and runs that are not completed are skipped:
+// a history computes what it misses. Values are read once per run and
+// metric, and held for one run at a time.
+func RunPartials(ctx context.Context, src Source, methodologies map[string]*model.Methodology, scorers []*model.RiskScorer, runs []RunRef) (map[string]map[RunRef][]byte, error) {
+	sc := newScoring(src, methodologies)
+	type admitted struct {
+		s   *model.RiskScorer
+		ev  *Evaluator
+		sig string
+	}
+	var use []admitted
+	for _, s := range scorers {
+		if s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric) {
+			continue
+		}
+		ev, err := sc.admit(s)
+		if err != nil {
+			continue
+		}
+		m := methodologies[s.RiskScoringMethodologyKey]
+		params, _ := Params(m, s.Config)
+		use = append(use, admitted{s, ev, Signature(m, params, s)})
+	}
+	out := map[string]map[RunRef][]byte{}
+	for _, run := range runs {
+		sc.values = map[valuesKey][]Value{}
+		for _, a := range use {
+			every := a.s.Scope.AllLatest || a.s.Scope.EvaluationKeys == nil
+			if !every && !contains(a.s.Scope.EvaluationKeys, run.EvaluationKey) {
+				continue
+			}
+			if out[a.sig] == nil {
+				out[a.sig] = map[RunRef][]byte{}
+			}
+			if out[a.sig][run] != nil {
+				continue
+			}
+			vals, err := sc.valuesOf(ctx, run, a.s.Metric)
+			if err != nil {
+				return nil, err
+			}
+			out[a.sig][run] = partialOf(a.s, a.ev, run, vals).encode()
+		}
+	}
+	return out, nil
+}
