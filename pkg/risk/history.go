@@ -2,7 +2,9 @@ package risk
 
 import (
 	"context"
+	"math"
 	"sort"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -47,25 +49,33 @@ type History struct {
 // that moment scores it (same runs, same aggregation). A point adds up the
 // partials of its runs (what each run gives the scorer); a run's partial is
 // computed once from its values, and kept when tl is also a PartialStore,
-// so that the next history reads it instead of the values.
+// so that the next history reads it instead of the values. Scorers that
+// differ only in aggregation (or key, domain) share their walk through
+// time, and their points share the Changed and Runs slices: callers must
+// not modify them.
 func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[string]*model.Methodology, scorers []*model.RiskScorer) ([]History, error) {
-	sc := newScoring(src, methodologies)
-	ps, _ := tl.(PartialStore)
-	var all []TimedRun
-	allLoaded := false
+	hn := &historian{sc: newScoring(src, methodologies), tl: tl}
+	hn.ps, _ = tl.(PartialStore)
 	out := make([]History, len(scorers))
 	evs := make([]*Evaluator, len(scorers))
 	sigs := make([]string, len(scorers))
 	errs := make([]error, len(scorers))
+	keyed := 0
 	for i, s := range scorers {
-		if evs[i], errs[i] = sc.admit(s); errs[i] == nil {
+		if evs[i], errs[i] = hn.sc.admit(s); errs[i] == nil {
 			m := methodologies[s.RiskScoringMethodologyKey]
 			params, _ := Params(m, s.Config)
 			sigs[i] = Signature(m, params, s)
 		}
+		if !everyKey(s) {
+			keyed++
+		}
 	}
+	// Many scorers over listed keys read the whole timeline once instead
+	// of one query each.
+	hn.fromAll = keyed > 2
 	// Scorers of one metric share the values read for it, scorers of one
-	// signature their partials; only one metric's values and one
+	// signature their partials and walks; only one metric's values and one
 	// signature's partials are held at a time.
 	order := make([]int, len(scorers))
 	for i := range order {
@@ -79,11 +89,10 @@ func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[s
 		return sigs[order[a]] < sigs[order[b]]
 	})
 	metric := ""
-	var parts *partialSet
 	for _, i := range order {
 		s := scorers[i]
 		if s.Metric != metric {
-			metric, sc.values = s.Metric, map[valuesKey][]Value{}
+			metric, hn.sc.values = s.Metric, map[valuesKey][]Value{}
 		}
 		h := History{Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, Points: []Point{}}
 		if errs[i] != nil {
@@ -91,32 +100,114 @@ func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[s
 			out[i] = h
 			continue
 		}
-		if parts == nil || parts.sig != sigs[i] {
-			parts = &partialSet{sig: sigs[i], have: map[RunRef]*partial{}}
+		if hn.parts == nil || hn.parts.sig != sigs[i] {
+			hn.parts = &partialSet{sig: sigs[i], have: map[RunRef]*partial{}}
+			hn.walks = map[string][]pointState{}
 		}
-		var runs []TimedRun
-		var err error
-		every := s.Scope.AllLatest || s.Scope.EvaluationKeys == nil
-		if every {
-			if !allLoaded {
-				if all, err = tl.RunTimeline(ctx, nil); err != nil {
-					return nil, err
-				}
-				allLoaded = true
-			}
-			runs = all
-		} else if runs, err = tl.RunTimeline(ctx, s.Scope.EvaluationKeys); err != nil {
+		walk, err := hn.walk(ctx, s, evs[i])
+		if err != nil {
 			return nil, err
 		}
-		metricOut := s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric)
-		if !metricOut {
-			if err := parts.fill(ctx, sc, ps, s, evs[i], runs); err != nil {
-				return nil, err
-			}
-		}
-		h.Points = sc.history(s, runs, every, metricOut, parts.have)
+		h.Points = pointsOf(s, walk)
 		out[i] = h
 	}
+	return out, nil
+}
+
+func everyKey(s *model.RiskScorer) bool { return s.Scope.AllLatest || s.Scope.EvaluationKeys == nil }
+
+// historian is what the histories of one Histories call share.
+type historian struct {
+	sc      *scoring
+	tl      Timeline
+	ps      PartialStore
+	fromAll bool                  // keyed scorers' timelines come from the whole one
+	all     []TimedRun            // the whole timeline, once read
+	byKey   map[string][]TimedRun // all by evaluation key, once needed
+	parts   *partialSet           // the current signature's partials
+	walks   map[string][]pointState
+}
+
+// pointState is one moment of a walk through a scorer's timeline: the runs
+// that entered its scope then, and what the latest runs in scope add up to
+// (the partials merged, or the first error), whatever the aggregation.
+type pointState struct {
+	at      string
+	changed []RunRef
+	runs    []RunRef // the runs that gave a value, sorted
+	sum     partial
+}
+
+// walk returns the states of scorer s's timeline, computed once per
+// signature and scope.
+func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluator) ([]pointState, error) {
+	every := everyKey(s)
+	metricOut := s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric)
+	scope := "*"
+	if !every {
+		scope = "=" + strings.Join(s.Scope.EvaluationKeys, "\x00")
+	}
+	if metricOut {
+		scope = "-" + scope
+	}
+	if w, ok := hn.walks[scope]; ok {
+		return w, nil
+	}
+	runs, err := hn.timeline(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !metricOut {
+		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs); err != nil {
+			return nil, err
+		}
+	}
+	w := hn.sc.states(s, runs, every, metricOut, hn.parts.have)
+	hn.walks[scope] = w
+	return w, nil
+}
+
+// timeline returns the completed runs in s's scope in (created_at, id,
+// evaluation key) order.
+func (hn *historian) timeline(ctx context.Context, s *model.RiskScorer) ([]TimedRun, error) {
+	every := everyKey(s)
+	if !every && !hn.fromAll {
+		return hn.tl.RunTimeline(ctx, s.Scope.EvaluationKeys)
+	}
+	if hn.all == nil {
+		all, err := hn.tl.RunTimeline(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		hn.all = append([]TimedRun{}, all...)
+	}
+	if every {
+		return hn.all, nil
+	}
+	if hn.byKey == nil {
+		hn.byKey = map[string][]TimedRun{}
+		for _, r := range hn.all {
+			hn.byKey[r.EvaluationKey] = append(hn.byKey[r.EvaluationKey], r)
+		}
+	}
+	var out []TimedRun
+	seen := map[string]bool{}
+	for _, k := range s.Scope.EvaluationKeys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, hn.byKey[k]...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.EvaluationKey < b.EvaluationKey
+	})
 	return out, nil
 }
 
@@ -168,25 +259,25 @@ func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s
 	return nil
 }
 
-// history walks the timeline of a scorer's runs, one point per distinct
+// states walks the timeline of a scorer's runs, one state per distinct
 // created_at.
-func (sc *scoring) history(s *model.RiskScorer, runs []TimedRun, every, metricOut bool, parts map[RunRef]*partial) []Point {
+func (sc *scoring) states(s *model.RiskScorer, runs []TimedRun, every, metricOut bool, parts map[RunRef]*partial) []pointState {
 	latest := map[string]RunRef{}
-	points := []Point{}
+	var out []pointState
 	for i := 0; i < len(runs); {
 		j := i
-		p := Point{At: runs[i].CreatedAt, Changed: []RunRef{}, Runs: []RunRef{}, Level: NoData}
+		st := pointState{at: runs[i].CreatedAt, changed: []RunRef{}, runs: []RunRef{}}
 		for ; j < len(runs) && runs[j].CreatedAt == runs[i].CreatedAt; j++ {
 			latest[runs[j].EvaluationKey] = runs[j].RunRef
-			p.Changed = append(p.Changed, runs[j].RunRef)
+			st.changed = append(st.changed, runs[j].RunRef)
 		}
 		i = j
 		if !metricOut {
-			scorePoint(s, sc.order(s, latest, every), parts, &p)
+			mergeState(sc.order(s, latest, every), parts, &st)
 		}
-		points = append(points, p)
+		out = append(out, st)
 	}
-	return points
+	return out
 }
 
 // order lists the latest runs in the order Score takes them: by evaluation
@@ -208,26 +299,50 @@ func (sc *scoring) order(s *model.RiskScorer, latest map[string]RunRef, every bo
 	return out
 }
 
-// scorePoint aggregates the partials of runs into p as Score aggregates
-// their values.
-func scorePoint(s *model.RiskScorer, runs []RunRef, parts map[RunRef]*partial, p *Point) {
-	agg := newAggregator(s.Aggregation)
+// mergeState adds up the partials of runs (in the order Score takes
+// them) into st, stopping at the first run on which the function failed.
+func mergeState(runs []RunRef, parts map[RunRef]*partial, st *pointState) {
 	for _, run := range runs {
 		rp := parts[run]
 		if rp.err != "" {
-			p.Level, p.Error = Failed, rp.err
-			p.Runs, p.Values = []RunRef{}, 0
+			st.sum = partial{err: rp.err}
+			st.runs = []RunRef{}
 			return
 		}
-		agg.merge(rp)
-		if rp.n > 0 {
-			p.Runs = append(p.Runs, run)
+		if rp.n == 0 {
+			continue
 		}
+		if st.sum.n == 0 {
+			st.sum.min, st.sum.max = rp.min, rp.max
+		} else {
+			st.sum.min, st.sum.max = math.Min(st.sum.min, rp.min), math.Max(st.sum.max, rp.max)
+		}
+		st.sum.sum.addSum(&rp.sum)
+		st.sum.n += rp.n
+		st.runs = append(st.runs, run)
 	}
-	p.Values = agg.n
-	if score, ok := agg.score(); ok {
-		p.Score = &score
-		p.Level = LevelOf(score)
+	sortRuns(st.runs)
+}
+
+// pointsOf scores a scorer's states with its aggregation, as Score
+// aggregates the values of the same runs.
+func pointsOf(s *model.RiskScorer, states []pointState) []Point {
+	points := make([]Point, len(states))
+	for i := range states {
+		st := &states[i]
+		p := Point{At: st.at, Changed: st.changed, Runs: st.runs, Level: NoData}
+		if st.sum.err != "" {
+			p.Level, p.Error = Failed, st.sum.err
+		} else {
+			agg := aggregator{kind: s.Aggregation}
+			agg.merge(&st.sum)
+			p.Values = agg.n
+			if score, ok := agg.score(); ok {
+				p.Score = &score
+				p.Level = LevelOf(score)
+			}
+		}
+		points[i] = p
 	}
-	sortRuns(p.Runs)
+	return points
 }
