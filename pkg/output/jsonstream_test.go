@@ -8,7 +8,9 @@ import (
 
 type ptrMarshaler struct{ N int }
 
-func (p *ptrMarshaler) MarshalJSON() ([]byte, error) { return []byte(`{"n":` + string(rune('0'+p.N)) + `}`), nil }
+func (p *ptrMarshaler) MarshalJSON() ([]byte, error) {
+	return []byte(`{"n":` + string(rune('0'+p.N)) + `}`), nil
+}
 
 type row struct {
 	Key   string   `json:"key"`
