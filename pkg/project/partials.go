@@ -59,8 +59,15 @@ func KeepRunPartials(ctx context.Context, st *store.Store, runs []risk.RunRef) e
 func completedRuns(entities []*Entity) map[int]risk.RunRef {
 	out := map[int]risk.RunRef{}
 	for i, e := range entities {
-		if e.Kind == model.KindEvaluationRun && e.Run != nil && e.Run.Status == model.StatusCompleted {
-			out[i] = risk.RunRef{EvaluationKey: e.Run.EvaluationKey, ID: e.Run.ID}
+		if e.Kind != model.KindEvaluationRun {
+			continue
+		}
+		run := e.Run
+		if run == nil && e.packed != nil {
+			run = &e.packed.head
+		}
+		if run != nil && run.Status == model.StatusCompleted {
+			out[i] = risk.RunRef{EvaluationKey: run.EvaluationKey, ID: run.ID}
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -132,20 +133,44 @@ func histories(t *testing.T, st *store.Store) []risk.History {
 func TestAddKeepsRunPartials(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "all.yaml")
-	body := `risk_scoring_methodologies:
+	ents := `risk_scoring_methodologies:
   - {key: lin, display_name: Lin, function: value * 2}
 risk_scorers:
   - {key: q, display_name: Q, domain: d, risk_scoring_methodology_key: lin, scope: {evaluation_keys: [ev]}, metric: m, aggregation: mean}
   - {key: other, display_name: O, domain: d, risk_scoring_methodology_key: lin, scope: {evaluation_keys: [nope]}, metric: m, aggregation: mean}
-evaluation_runs:
-  - {evaluation_key: ev, id: r1, created_at: "2026-11-01T00:00:00Z", status: completed, results: [{task_specification_key: t, scorer_key: s, metrics: {m: 0.1}}, {task_specification_key: u, scorer_key: s, metrics: {m: 0.2}}]}
-  - {evaluation_key: ev, id: r2, created_at: "2026-11-02T00:00:00Z", status: failed, results: [{task_specification_key: t, scorer_key: s, metrics: {m: 0.9}}]}
 `
-	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+	// A file of runs over 1 MiB (a run of 16,000 results) is read one run
+	// at a time, as large files are.
+	var runs strings.Builder
+	runs.WriteString(`evaluation_runs:
+  - evaluation_key: ev
+    id: r1
+    created_at: "2026-11-01T00:00:00Z"
+    status: completed
+    results:
+      - {task_specification_key: t, scorer_key: s, metrics: {m: 0.1}}
+      - {task_specification_key: u, scorer_key: s, metrics: {m: 0.2}}
+  - evaluation_key: ev
+    id: r2
+    created_at: "2026-11-02T00:00:00Z"
+    status: failed
+    results:
+      - {task_specification_key: t, scorer_key: s, metrics: {m: 0.9}}
+  - evaluation_key: ev
+    id: r0
+    created_at: "2026-10-01T00:00:00Z"
+    status: completed
+    results:
+`)
+	for i := 0; i < 16000; i++ {
+		fmt.Fprintf(&runs, "      - {task_specification_key: t%05d, scorer_key: s, metrics: {z: 0.5}}\n", i)
 	}
-	b, diags := project.LoadEntityFiles(dir, []string{file}, nil, nil)
+	for name, text := range map[string]string{"ents.yaml": ents, "runs.yaml": runs.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, diags := project.LoadEntityFiles(dir, []string{filepath.Join(dir, "ents.yaml"), filepath.Join(dir, "runs.yaml")}, nil, nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -166,11 +191,11 @@ evaluation_runs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kept) != 1 || kept[model.RunRef{EvaluationKey: "ev", ID: "r1"}] == nil {
-		t.Fatalf("kept partials after lf add: %v, want the completed run's only", kept)
+	if len(kept) != 2 || kept[model.RunRef{EvaluationKey: "ev", ID: "r1"}] == nil || kept[model.RunRef{EvaluationKey: "ev", ID: "r0"}] == nil {
+		t.Fatalf("kept partials after lf add: %d, want the completed runs' only", len(kept))
 	}
 	hs := histories(t, st)
-	if len(hs) != 2 || len(hs[1].Points) != 1 || hs[1].Points[0].Values != 2 || *hs[1].Points[0].Score != 0.3 {
+	if len(hs) != 2 || len(hs[1].Points) != 2 || hs[1].Points[0].Level != risk.NoData || hs[1].Points[1].Values != 2 || *hs[1].Points[1].Score != 0.3 {
 		t.Fatalf("history from kept partials: %s", jsonOf(t, hs))
 	}
 }
