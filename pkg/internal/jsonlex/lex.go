@@ -9,7 +9,8 @@
 // The functions take the document and an index and return the index after
 // what they read. A negative result r means a syntax error, found at byte
 // ^r of the document (ErrorOffset); a decoder that gives up on it can
-// still tell where. The functions are small so that the hot ones inline
+// still tell where. PlainEnd alone answers -1 for "not a plain string",
+// which is no error. The functions are small so that the hot ones inline
 // into their callers (go build -gcflags=-m shows it).
 package jsonlex
 

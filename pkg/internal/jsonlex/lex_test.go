@@ -189,69 +189,6 @@ func TestUnquoteToAppends(t *testing.T) {
 	}
 }
 
-// nextSpecialBytes is NextSpecial one byte at a time.
-func nextSpecialBytes(b []byte, i int, high uint64) int {
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || (high != 0 && c >= 0x80) {
-			return i
-		}
-	}
-	return len(b)
-}
-
-// TestNextSpecialMatchesByteLoop: the word-at-a-time search finds what a
-// byte loop finds, from every start, in every length.
-func TestNextSpecialMatchesByteLoop(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	alphabet := []byte{'a', ' ', '"', '\\', 0x1f, 0x00, 0x7f, 0x80, 0xa2, 0xdc, 0xff, 'z'}
-	for n := 0; n < 40; n++ {
-		for round := 0; round < 200; round++ {
-			b := make([]byte, n)
-			for i := range b {
-				b[i] = 'a'
-				if rng.Intn(6) == 0 {
-					b[i] = alphabet[rng.Intn(len(alphabet))]
-				}
-			}
-			for start := 0; start <= n; start++ {
-				for _, high := range []uint64{0, HighBits} {
-					if got, want := NextSpecial(b, start, high), nextSpecialBytes(b, start, high); got != want {
-						t.Fatalf("NextSpecial(%q, %d, %#x) = %d, want %d", b, start, high, got, want)
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestStopMaskLowestFlag: StopMask's lowest flag is SpecialMask's (with
-// HighBits), for words of bytes around the edges.
-func TestStopMaskLowestFlag(t *testing.T) {
-	edges := []byte{0, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
-	rng := rand.New(rand.NewSource(2))
-	lowest := func(m uint64) int {
-		for k := 0; k < 8; k++ {
-			if m>>(8*k+7)&1 != 0 {
-				return k
-			}
-		}
-		return 8
-	}
-	for round := 0; round < 200000; round++ {
-		var w uint64
-		for k := 0; k < 8; k++ {
-			c := byte('a')
-			if rng.Intn(3) == 0 {
-				c = edges[rng.Intn(len(edges))]
-			}
-			w |= uint64(c) << (8 * k)
-		}
-		if got, want := lowest(StopMask(w)), lowest(SpecialMask(w, HighBits)); got != want {
-			t.Fatalf("%#016x: StopMask flags byte %d first, SpecialMask %d", w, got, want)
-		}
-	}
-}
-
 // TestEscapeEnd: every escape encoding/json takes, and no other.
 func TestEscapeEnd(t *testing.T) {
 	for c := 0; c < 256; c++ {

@@ -65,6 +65,39 @@ func StringEnd(b []byte, i int, high uint64) (end int, fl uint8) {
 	}
 }
 
+// PlainEnd returns the index of the quote that closes the string whose body
+// starts at b[i] when no byte before it is a backslash, a control character
+// or above 0x7f, else -1 (as when b is shorter than eight bytes): not an
+// error, a string for StringEnd. It is StringEnd's loop without its cases,
+// for the plain ASCII strings (ids, names, timestamps) a decoder expects.
+func PlainEnd(b []byte, i int) int {
+	lim := len(b) - 8
+	for ; i <= lim; i += 8 {
+		w := LoadBytes64(b, i)
+		if m := StopMask(w); m != 0 {
+			t := bits.TrailingZeros64(m) // the flag: bit 7 of its byte
+			if byte(w>>(t&^7)) == '"' {
+				return i + t>>3
+			}
+			return -1
+		}
+	}
+	if i >= len(b) || lim < 0 {
+		return -1
+	}
+	// The last bytes (a trace's last timestamp ends there): b's last word,
+	// the bytes before i read as 'a', as NextSpecial does.
+	passed := uint64(1)<<(uint(i-lim)*8) - 1
+	w := LoadBytes64(b, lim)&^passed | 0x6161616161616161&passed
+	if m := StopMask(w); m != 0 {
+		t := bits.TrailingZeros64(m)
+		if byte(w>>(t&^7)) == '"' {
+			return lim + t>>3
+		}
+	}
+	return -1
+}
+
 // PlainString reads the string at b[i] == '"' when it has no escapes: its
 // body (a slice of b) and the index after its closing quote. ok is false
 // for an escape, a control character, invalid UTF-8 or no closing quote.
