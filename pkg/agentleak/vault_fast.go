@@ -164,7 +164,9 @@ func plainText(data []byte) bool {
 }
 
 // quotedPrefix reads a double-quoted scalar at the start of s and returns
-// its value and the rest of s after the closing quote.
+// its value and the rest of s after the closing quote. It is YAML's scalar
+// (no \u surrogates or control characters), not a JSON string: not
+// jsonlex's.
 func quotedPrefix(s string) (val, rest string, ok bool) {
 	if len(s) < 2 || s[0] != '"' {
 		return "", "", false
