@@ -302,7 +302,13 @@ type fastParser struct {
 	i int
 }
 
-func (p *fastParser) ws() { p.i = jsonlex.SkipSpace(p.b, p.i) }
+// ws is a plain loop rather than jsonlex.SkipSpace, whose one-space case
+// would make byte and end too costly to inline.
+func (p *fastParser) ws() {
+	for p.i < len(p.b) && jsonlex.IsSpace(p.b[p.i]) {
+		p.i++
+	}
+}
 
 func (p *fastParser) byte(c byte) bool {
 	p.ws()

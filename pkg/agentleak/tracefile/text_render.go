@@ -34,7 +34,13 @@ type valueText struct {
 	out []byte
 }
 
-func (r *valueText) ws() { r.i = jsonlex.SkipSpace(r.b, r.i) }
+// ws is a plain loop rather than jsonlex.SkipSpace, whose one-space case
+// would make after too costly to inline.
+func (r *valueText) ws() {
+	for r.i < len(r.b) && jsonlex.IsSpace(r.b[r.i]) {
+		r.i++
+	}
+}
 
 // value renders one value from r.i.
 func (r *valueText) value(depth int) bool {
