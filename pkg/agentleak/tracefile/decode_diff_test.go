@@ -402,7 +402,7 @@ func testDecodeAdversarial(t *testing.T, give bool) {
 	}
 }
 
-// TestUnquoteMatchesEncodingJSON: unquote (and UnquoteTo appending to a
+// TestUnquoteMatchesEncodingJSON: jsonlex.Unquote (and jsonlex.UnquoteTo appending to a
 // used buffer) decodes every string encoding/json accepts as it does, with
 // escapes at every offset of a word and near the end, and reports a
 // malformed escape.
@@ -450,7 +450,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestUnquoteASCIIIsValidUTF8: UnquoteTo's text of an ASCII string is
+// TestUnquoteASCIIIsValidUTF8: jsonlex.UnquoteTo's text of an ASCII string is
 // valid UTF-8 whatever its escapes (every \uXXXX alone, surrogates in
 // pairs, reversed, cut or followed by anything), so that the scanner
 // need not check it (ContentHigh unset).
