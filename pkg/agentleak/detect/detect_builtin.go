@@ -26,9 +26,14 @@ type detector struct {
 	// fast path below is held to; group is the group holding the value.
 	// fixedWidth drops a closing \b that cannot move the match's end (the
 	// scanner checks Python's Unicode \b there itself).
+	// givesBack marks a variable-width pattern ending in \b that Go's
+	// expression cannot judge (its \b is ASCII): the expression runs
+	// without it and the match gives back its end, longest first, until
+	// Python's Unicode \b holds (rule.giveBack).
 	pattern    string
 	group      int
 	fixedWidth bool
+	givesBack  bool
 
 	// Where a match can start (the context rule). starts is a character
 	// class (startDigit, ...), or startAny for a detector found by its
@@ -99,8 +104,8 @@ func piiDetectors() []detector {
 		},
 		{
 			family: famPII, dt: "credit_card", level: 4, severity: "high", conf: 0.95,
-			pattern: `\b(?:\d[ -]?){13,16}\b`,
-			starts:  startDigit, window: 160, screen: digCard, pre: preCard, match: matchCard,
+			pattern: `\b(?:\d[ -]?){13,16}\b`, givesBack: true,
+			starts: startDigit, window: 160, screen: digCard, pre: preCard, match: matchCard,
 			keep:  func(t string, m []int) bool { return luhn(t[m[0]:m[1]]) },
 			value: strip,
 		},
@@ -364,7 +369,7 @@ func hrDetectors() []detector {
 // rule compiles the detector into the form the scanner runs.
 func (d *detector) rule() rule {
 	src := goPattern(d.pattern)
-	if d.fixedWidth {
+	if d.fixedWidth || d.givesBack {
 		src = strings.TrimSuffix(src, `\b`)
 	}
 	match := d.match
@@ -379,7 +384,7 @@ func (d *detector) rule() rule {
 		keep: d.keep, look: d.look, value: d.value,
 		starts: d.starts, triggers: d.triggers, window: d.window,
 		wordHead: leadingBound(d.pattern), wordTail: strings.HasSuffix(d.pattern, `\b`),
-		pre: d.pre, match: match, screen: d.screen,
+		pre: d.pre, match: match, screen: d.screen, givesBack: d.givesBack,
 		info: &ReportInfo{DT: d.dt, Level: d.level, Severity: d.severity, Conf: d.conf, Detector: detectorName[d.family]},
 	}
 }
@@ -395,6 +400,9 @@ func builtinRules() []rule {
 	rs = append(rs, keynameRules()...)
 	for i := range rs {
 		rs[i].anchored = lazy(`^(?:` + rs[i].re.src + `)`)
+		if rs[i].givesBack {
+			rs[i].whole = lazy(`^(?:` + rs[i].re.src + `)$`)
+		}
 	}
 	return rs
 }

@@ -1,10 +1,16 @@
 package detect
 
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
 // Hand matchers for the digit rules on ASCII text. Each follows the order
 // in which Go's backtracking tries its expression (greedy parts longest
 // first, alternatives left to right) and returns the match the expression
 // would; a byte above 0x7f where it reads (a Unicode digit or space the
-// expression may take) leaves the start to the expression.
+// expression may take) leaves the start to the expression, except for the
+// card rule, whose Unicode form Go's expression cannot give (matchCardRunes).
 // rules_match_test.go holds each to its rule's anchored expression.
 
 // goSpace: an ASCII byte the rules' \s takes: Go's \s (\t \n \f \r and the
@@ -56,7 +62,7 @@ func matchCard(t string, p int, m []int) int {
 	for n < 16 && i < len(t) {
 		c := t[i]
 		if c >= 0x80 {
-			return -1
+			return matchCardRunes(t, p, m)
 		}
 		if !isDigit(c) {
 			break
@@ -70,24 +76,49 @@ func matchCard(t string, p int, m []int) int {
 		n++
 	}
 	if i < len(t) && t[i] >= 0x80 {
-		return -1 // a Unicode digit may go on, or decide \b
+		return matchCardRunes(t, p, m) // a Unicode digit may go on, or decide \b
 	}
+	return cardEnd(t, p, m, &ends, n)
+}
+
+// matchCardRunes is matchCard for text with characters above 0x7f near p,
+// with Python's meanings, which Go's regexp cannot give a variable-width
+// pattern: \d is any Unicode decimal digit and the final \b is judged on
+// Unicode word characters (so a card written in Arabic-Indic or full-width
+// digits ends where Python's engine ends it). The walk and the order of the
+// tries are matchCard's.
+func matchCardRunes(t string, p int, m []int) int {
+	var ends [16][2]int
+	n, i := 0, p
+	for n < 16 && i < len(t) {
+		r, w := utf8.DecodeRuneInString(t[i:])
+		if !unicode.IsDigit(r) {
+			break
+		}
+		i += w
+		ends[n] = [2]int{-1, i}
+		if i < len(t) && (t[i] == ' ' || t[i] == '-') {
+			i++
+			ends[n][0] = i
+		}
+		n++
+	}
+	return cardEnd(t, p, m, &ends, n)
+}
+
+// cardEnd tries the ends of the n digits walked, from the longest count
+// down to 13 digits, each with its separator and then without, and takes
+// the first where Python's \b holds.
+func cardEnd(t string, p int, m []int, ends *[16][2]int, n int) int {
 	for j := n - 1; j >= 12; j-- {
 		for _, e := range ends[j] {
-			if e >= 0 && asciiBound(t, e) {
+			if e >= 0 && unicodeBound(t, e) {
 				m[0], m[1] = p, e
 				return 1
 			}
 		}
 	}
 	return 0
-}
-
-// asciiBound is Go's \b at e on ASCII bytes.
-func asciiBound(t string, e int) bool {
-	before := e > 0 && asciiWord[t[e-1]]
-	after := e < len(t) && asciiWord[t[e]]
-	return before != after
 }
 
 // phoneSep: the phone pattern's [-.\s] on ASCII.

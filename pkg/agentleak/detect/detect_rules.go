@@ -35,9 +35,13 @@ type rule struct {
 	triggers []string
 	window   int // bytes a match can span (plus one), 0 for no limit
 	anchored *lazyRe
-	wordHead bool                       // the pattern begins with \b (checked outside the regexp)
-	wordTail bool                       // the pattern ends with \b
-	pre      func(t string, p int) bool // a cheap necessary condition at p
+	wordHead bool // the pattern begins with \b (checked outside the regexp)
+	wordTail bool // the pattern ends with \b
+	// givesBack: re lacks the pattern's closing \b, which giveBack judges
+	// (the detector's givesBack); whole is re anchored at both ends.
+	givesBack bool
+	whole     *lazyRe
+	pre       func(t string, p int) bool // a cheap necessary condition at p
 	// match, when set, matches at p by hand: it fills m and returns 1, returns
 	// 0 where the expression cannot match, -1 to leave it to the expression.
 	match  func(t string, p int, m []int) int
@@ -447,6 +451,25 @@ func unicodeBoundAt(t string, i int) bool {
 		}
 	}
 	return before != after
+}
+
+// giveBack ends m, a match of a givesBack rule's expression (which lacks
+// the closing \b), where Python's backtracking would: the greedy match
+// gives back its end one character at a time, longest first, until the
+// expression still matches the shorter text and Python's Unicode \b holds
+// there. It returns nil when no end does. For the card pattern, the only
+// such rule, a shorter end is always a later try of the backtracking.
+func (r *rule) giveBack(t string, m []int) []int {
+	for e := m[1]; e > m[0]; e-- {
+		if e < len(t) && !utf8.RuneStart(t[e]) {
+			continue // inside a character
+		}
+		if unicodeBound(t, e) && r.whole.get().MatchString(t[m[0]:e]) {
+			m[1] = e
+			return m
+		}
+	}
+	return nil
 }
 
 // nonASCII reports a match whose edge \b holds only in ASCII terms

@@ -238,6 +238,9 @@ func (ps *PatternSet) matchAt(r *rule, text string, p int) []int {
 				m[k] += p
 			}
 		}
+		if r.givesBack && r.giveBack(text, m) == nil {
+			return nil
+		}
 	}
 	if r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
 		return nil
@@ -309,7 +312,8 @@ func (ps *PatternSet) RunPlain(text string, emit EmitFunc) {
 					}
 				}
 			}
-			if r.wordHead && !unicodeBound(text, q) || r.family == famKeyname && !keyStart(text, q) ||
+			if r.givesBack && r.giveBack(text, m) == nil ||
+				r.wordHead && !unicodeBound(text, q) || r.family == famKeyname && !keyStart(text, q) ||
 				r.look != nil && !r.look(text, m) || r.nonASCII(text, m) {
 				p = next
 				continue

@@ -108,6 +108,12 @@ func matchDisagreement(r *rule, match func(string, int, []int) int, texts []stri
 				continue
 			}
 			want := re.FindStringSubmatchIndex(s[p:])
+			if want != nil && r.givesBack {
+				want[0], want[1] = want[0]+p, want[1]+p
+				if want = r.giveBack(s, want); want != nil {
+					want[0], want[1] = want[0]-p, want[1]-p
+				}
+			}
 			switch {
 			case got == 0 && want == nil:
 				continue
