@@ -102,6 +102,7 @@ func isKindType(x ast.Expr) bool {
 // may call them, so that every file kind is read by kind.Kind.Parse.
 var pipelineCalls = map[string]bool{
 	"yamlsrc.Parse":        true,
+	"yamlsrc.ParseEach":    true,
 	"schema.Validate":      true,
 	"schema.ValidateAt":    true,
 	"schema.ApplyDefaults": true,
@@ -115,7 +116,8 @@ var pipelineExempt = map[string]string{
 	// it by its top-level keys, schemaCheck validates it (all three
 	// sections at once), Batch.extract skips entries by kind.Skip and reads
 	// each through its kind's Entry; references are checked across the
-	// batch.
+	// batch. A large file's runs are read one at a time (ParseEach,
+	// runstream.go) and go through the same steps.
 	"pkg/project/load.go": "entity files: the batch loader",
 	// The batch loader's schema step: a large file of runs is validated in
 	// parts on several cores.

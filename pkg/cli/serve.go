@@ -94,6 +94,11 @@ func serveCommand(env *Env) *ucli.Command {
 				srv.Close(ctx)
 				return diag.Usagef("cannot listen on %s: %v", addr, err)
 			}
+			if err := srv.ListenOTLPGRPC(); err != nil { // otlp.grpc.listen
+				ln.Close()
+				srv.Close(ctx)
+				return diag.Usagef("%v", err)
+			}
 			return diag.Internal(srv.Serve(ctx, ln, c.Duration("grace")))
 		},
 	}

@@ -59,10 +59,12 @@ func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, err
 		if !ra || !rb {
 			return !ra && rb // other kinds first, in their order
 		}
-		if ea.Run.EvaluationKey != eb.Run.EvaluationKey {
-			return ea.Run.EvaluationKey < eb.Run.EvaluationKey
+		ka, ia := ea.runID()
+		kb, ib := eb.runID()
+		if ka != kb {
+			return ka < kb
 		}
-		return ea.Run.ID < eb.Run.ID
+		return ia < ib
 	})
 	for _, i := range order {
 		e := entities[i]
@@ -72,7 +74,7 @@ func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, err
 			out, err = putRun(ctx, tx, e)
 			// Written: its values and YAML, most of a large batch's memory,
 			// can go while the rest is written.
-			e.Run, e.YAML = nil, ""
+			e.Run, e.packed, e.YAML = nil, nil, ""
 		} else {
 			body, jerr := json.Marshal(e.Value)
 			if jerr != nil {
@@ -89,7 +91,19 @@ func putAll(ctx context.Context, tx store.Tx, entities []*Entity) ([]Change, err
 }
 
 func putRun(ctx context.Context, tx store.Tx, e *Entity) (store.Outcome, error) {
-	return tx.PutRunYAML(ctx, *e.Run, e.YAML)
+	run := e.Run
+	if run == nil {
+		run = e.packed.unpack()
+	}
+	return tx.PutRunYAML(ctx, *run, e.yaml())
+}
+
+// runID is a run's evaluation key and id.
+func (e *Entity) runID() (key, id string) {
+	if e.Run == nil && e.packed != nil {
+		return e.packed.head.EvaluationKey, e.packed.head.ID
+	}
+	return e.Run.EvaluationKey, e.Run.ID
 }
 
 // Replace makes the stored set of kind exactly the batch's entities of that

@@ -25,6 +25,8 @@ type File struct {
 	Data []byte
 	Doc  *yamlsrc.Doc
 	Type *kind.File // its kind (EntityFile for entity files)
+
+	runs []*Entity // its runs when read one at a time (runstream.go)
 }
 
 // Entity is one methodology, risk scorer or evaluation run read from a file.
@@ -34,11 +36,13 @@ type Entity struct {
 	File    *File
 	Pointer string // of the entity in its file
 	Value   map[string]any
-	YAML    string // canonical list item ("- key: ...") with its comments
+	YAML    string // canonical list item ("- key: ...") with its comments; see yaml()
 
 	Methodology *model.Methodology
 	Scorer      *model.RiskScorer
 	Run         *model.EvaluationRun
+
+	packed *packedRun // a run read one at a time (runstream.go), instead of Run
 }
 
 // Errorf makes a diagnostic at rel, a pointer relative to the entity.
@@ -140,6 +144,17 @@ func expandOne(a string) (files []string, why string, err error) {
 // ReadFile reads and parses one file (or stdin for "-"), naming it relative
 // to root in messages, and classifies it among kinds (Classify).
 func ReadFile(root, path string, stdin io.Reader, kinds []kind.File) (*File, diag.List) {
+	return readFile(root, path, stdin, kinds, nil)
+}
+
+// readOptions say how readFile reads a large entity file's runs: one at a
+// time (runstream.go), for a batch that is checked only when checkOnly.
+type readOptions struct {
+	checkOnly bool
+}
+
+// readFile is ReadFile, reading runs one at a time when opts is not nil.
+func readFile(root, path string, stdin io.Reader, kinds []kind.File, opts *readOptions) (*File, diag.List) {
 	var data []byte
 	var err error
 	rel := path
@@ -153,23 +168,50 @@ func ReadFile(root, path string, stdin io.Reader, kinds []kind.File) (*File, dia
 	if err != nil {
 		return nil, diag.List{{File: rel, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}
-	limitMemory(len(data))
-	doc, diags := yamlsrc.Parse(rel, data)
-	f := &File{Path: path, Rel: rel, Data: data, Doc: doc}
-	if diags.HasErrors() && doc.Value == nil {
+	f := &File{Path: path, Rel: rel, Data: data}
+	var diags diag.List
+	if opts != nil && len(data) >= streamMin {
+		limitMemory(len(data), true)
+		f.Doc, diags = parseStreamed(f, opts.checkOnly)
+	} else {
+		limitMemory(len(data), false)
+		f.Doc, diags = yamlsrc.Parse(rel, data)
+	}
+	if diags.HasErrors() && f.Doc.Value == nil {
 		return f, diags
 	}
 	// Problems in values (a NaN, a duplicate key) leave the rest of the
 	// file readable: it is classified and checked further, so that every
 	// independent problem is reported in one pass.
-	f.Type = Classify(path, doc, kinds)
+	f.Type = Classify(path, f.Doc, kinds)
+	if f.Type != &EntityFile {
+		f.unstream()
+	}
 	return f, diags
+}
+
+// parseWhole reads f as yamlsrc.Parse does, its tree whole.
+func parseWhole(f *File) (*yamlsrc.Doc, diag.List) {
+	limitMemory(len(f.Data), false)
+	return yamlsrc.Parse(f.Rel, f.Data)
+}
+
+// parseEach reads f handing each of its runs to take as it is read
+// (runstream.go).
+func parseEach(f *File, take func(i int, run any) any) (*yamlsrc.Doc, diag.List, bool) {
+	return yamlsrc.ParseEach(f.Rel, f.Data, runsSection, take)
 }
 
 // schemaCheck validates f against schema and adds the problems to parsed
 // (the file's parse problems), leaving out those at a pointer a parse
 // problem already names: a NaN read as nothing is not also "expected number".
 func schemaCheck(name string, f *File, parsed diag.List) diag.List {
+	if f.runs != nil {
+		if name == "project" && !parsed.HasErrors() && restValid(name, f) {
+			return parsed // and each run was valid
+		}
+		f.unstream()
+	}
 	at := map[string]bool{}
 	for _, d := range parsed {
 		at[d.Pointer] = true
@@ -183,23 +225,35 @@ func schemaCheck(name string, f *File, parsed diag.List) diag.List {
 	return out
 }
 
-// memoryLimit is the soft limit limitMemory set, 0 before.
-var memoryLimit int64
+// memoryLimit is the soft limit limitMemory set, 0 before; readBytes is
+// the size of the files read so far, whose entities a batch holds.
+var memoryLimit, readBytes int64
 
-// limitMemory keeps reading a large file within about ten times its size:
-// its tree of values is five to seven times its size (block and flow style
-// hold the same values in more and fewer bytes), and the collector would
-// otherwise let garbage (schema validation's, mostly) double that. The limit
-// is soft (the collector works harder near it, nothing fails); it is left
-// alone when GOMEMLIMIT is set or the file is under 8 MB, where the
-// process's own 25-30 MB dominate; under 32 MB it leaves them room (a limit
-// under the tree's size only makes the collector run without end).
-func limitMemory(size int) {
-	want := int64(9 * size)
-	if size < 32<<20 {
-		want = int64(10*size) + 16<<20
+// limitMemory keeps reading large files within about ten times their size.
+// A file whose runs are read one at a time (streamed) leaves about three
+// times its size (its text, the runs packed, their YAML): the limit is
+// seven times the files read so far, below which the collector would
+// otherwise let garbage double that. A file read whole holds its tree of
+// values, five to seven times its size: ten times its size plus 16 MiB
+// under 32 MB (a limit under the tree's size only makes the collector run
+// without end), nine times from 32 MB. The limit is soft (the collector
+// works harder near it, nothing fails) and only ever raised; it is left
+// alone when GOMEMLIMIT is set or the files are under 8 MB, where the
+// process's own 20-30 MB dominate. Call it with the file's size before
+// reading it, and again with streamed false when it is read whole after all.
+func limitMemory(size int, streamed bool) {
+	if streamed {
+		readBytes += int64(size)
 	}
-	if size < 8<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
+	want := 7 * readBytes
+	if !streamed {
+		whole := int64(9 * size)
+		if size < 32<<20 {
+			whole = int64(10*size) + 16<<20
+		}
+		want = max(want, whole)
+	}
+	if readBytes < 8<<20 && size < 8<<20 || os.Getenv("GOMEMLIMIT") != "" || want <= memoryLimit {
 		return
 	}
 	memoryLimit = want
@@ -232,7 +286,7 @@ func LoadEntities(root string, paths []string, stdin io.Reader, kinds []kind.Fil
 	b := &Batch{}
 	var diags diag.List
 	for _, p := range files {
-		f, parsed := ReadFile(root, p, stdin, kinds)
+		f, parsed := readFile(root, p, stdin, kinds, &readOptions{})
 		if f == nil || f.Type == nil {
 			diags = append(diags, parsed...)
 			continue
@@ -262,6 +316,10 @@ func (b *Batch) extract(f *File, invalid diag.List) diag.List {
 	var diags diag.List
 	top, _ := f.Doc.Value.(map[string]any)
 	for _, k := range Kinds {
+		if k.Kind == model.KindEvaluationRun && f.runs != nil {
+			diags = append(diags, b.extractStreamed(f)...)
+			continue
+		}
 		items, _ := top[k.Section].([]any)
 		for i, it := range items {
 			ptr := fmt.Sprintf("/%s/%d", k.Section, i)

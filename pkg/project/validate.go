@@ -63,7 +63,7 @@ func ValidateWith(root string, paths []string, stdin io.Reader, stored map[strin
 		if whole && (matches(root, p, sel.Exclude) || (sel.Include != nil && !matches(root, p, sel.Include))) {
 			continue
 		}
-		f, ds := ReadFile(root, p, stdin, opts.Kinds)
+		f, ds := readFile(root, p, stdin, opts.Kinds, &readOptions{checkOnly: true})
 		if onFile != nil {
 			onFile(p)
 		}

@@ -153,6 +153,7 @@ func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) st
 	c.smtp()
 	c.alertOptions(allow)
 	c.events()
+	c.otlpGRPC() // otlp_grpc.go
 	return c.out
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak"
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
@@ -57,6 +58,13 @@ type LeakRecord struct {
 	BlockReasons  []string      `json:"blockReasons,omitempty"`
 	LeakedSecrets int           `json:"leakedSecrets"`
 	Findings      []LeakFinding `json:"findings"`
+	// Compliance is the trace's AgentLeak compliance mapping as `lf
+	// agentleak scan -o json` shows it: the summary, or the whole section
+	// with ?compliance=full (leaks_compliance.go); never a value.
+	Compliance *agentleak.ComplianceResult `json:"compliance,omitempty"`
+	// compliance is what the mapping reads of the trace, kept to evaluate
+	// the whole section on request.
+	compliance *compliance.Input
 }
 
 // LeakFinding is one finding of a scanned trace, its value redacted.
@@ -231,6 +239,7 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 		Verdict: res.Verdict, Blocked: res.Blocked, BlockReasons: append([]string(nil), res.BlockReasons...),
 		LeakedSecrets: res.LeakedSecrets,
 	}
+	s.leakCompliance(&rec, res, tenant)
 	agents := map[string]bool{}
 	eventAgent := make([]string, len(evs))
 	for i, e := range evs {
@@ -305,9 +314,14 @@ func (s *Server) denyLeakers(ctx context.Context, tenant, id string, rec LeakRec
 }
 
 // listLeaks is GET /tenants/{tenantId}/leaks: the tenant's scanned traces,
-// oldest first; ?blocked=true lists the blocked ones only.
+// oldest first; ?blocked=true lists the blocked ones only; ?compliance=
+// full|off shows the whole compliance section or none (leaks_compliance.go).
 func (s *Server) listLeaks(w http.ResponseWriter, r *http.Request, tenant string) {
 	onlyBlocked := strings.EqualFold(r.URL.Query().Get("blocked"), "true")
+	mode, ok := leaksComplianceMode(w, r)
+	if !ok {
+		return
+	}
 	s.otlp.mu.Lock()
 	out := LeaksResponse{Leaks: []LeakRecord{}}
 	if tt := s.otlp.tenants[tenant]; tt != nil {
@@ -318,5 +332,6 @@ func (s *Server) listLeaks(w http.ResponseWriter, r *http.Request, tenant string
 		}
 	}
 	s.otlp.mu.Unlock()
+	out.Leaks = withCompliance(out.Leaks, mode)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -50,15 +50,12 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p := principalFrom(r.Context())
-	if !p.Allows(RoleOperator) {
+	if status, msg := s.otlpRefuse(p); status != 0 {
 		dropBody(w, r)
-		otlpError(w, enc, http.StatusForbidden, fmt.Sprintf("key %q has role %s; this needs role %s", p.Name, p.Role, RoleOperator))
-		return
-	}
-	if s.otlp.full(p) {
-		dropBody(w, r)
-		w.Header().Set("Retry-After", "1")
-		otlpError(w, enc, http.StatusTooManyRequests, "too many spans of unfinished traces held; retry later")
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		otlpError(w, enc, status, msg)
 		return
 	}
 	body, status, msg := s.otlpBody(w, r)
@@ -67,8 +64,8 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// An ExportTraceServiceRequest has the wire and JSON form of
-	// TracesData (resource_spans = 1), which pdata decodes without the
-	// gRPC packages ptraceotlp would bring into the binary.
+	// TracesData (resource_spans = 1), which pdata decodes directly (the
+	// gRPC receiver, otlp_grpc.go, gets it decoded by gRPC).
 	var td ptrace.Traces
 	var err error
 	if enc == ctJSON && (!sniff || firstByte(body) == '{') {
@@ -80,9 +77,7 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		otlpError(w, enc, http.StatusBadRequest, "not a valid OTLP ExportTraceServiceRequest: "+err.Error())
 		return
 	}
-	spans := otelspans.FromPdata(td, 0)
-	accepted, rejected, why := s.otlpTenants(p, spans)
-	res, err := s.otlpAccept(r, accepted, &rejected, &why)
+	rejected, why, err := s.otlpExport(r.Context(), p, td)
 	if err != nil {
 		if isUnavailable(err) {
 			s.logf("%s %s: store unavailable: %v", r.Method, r.URL.Path, err)
@@ -94,7 +89,6 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		otlpError(w, enc, http.StatusInternalServerError, "internal error; see the server log")
 		return
 	}
-	_ = res
 	out := exportResponse(enc, rejected, why)
 	w.Header().Set("Content-Type", enc)
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
@@ -102,13 +96,42 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// otlpBody reads the body (gzip allowed) within the events' body limit,
-// compressed and uncompressed; a non-zero status is the error to answer.
-func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+// otlpRefuse says why the receivers (HTTP and gRPC) refuse a key's export
+// before reading it: an HTTP status and a message, 0 when they do not.
+func (s *Server) otlpRefuse(p Principal) (int, string) {
+	if !p.Allows(RoleOperator) {
+		return http.StatusForbidden, fmt.Sprintf("key %q has role %s; this needs role %s", p.Name, p.Role, RoleOperator)
+	}
+	if s.otlp.full(p) {
+		return http.StatusTooManyRequests, "too many spans of unfinished traces held; retry later"
+	}
+	return 0, ""
+}
+
+// otlpExport is what both receivers do with a decoded export: spans sorted
+// by tenant, fed to agent risk and filed under their traces. It returns the
+// spans rejected and why (the first reason).
+func (s *Server) otlpExport(ctx context.Context, p Principal, td ptrace.Traces) (int, string, error) {
+	spans := otelspans.FromPdata(td, 0)
+	accepted, rejected, why := s.otlpTenants(p, spans)
+	_, err := s.otlpAccept(ctx, accepted, &rejected, &why)
+	return rejected, why, err
+}
+
+// otlpBodyLimit is the largest export the receivers take, compressed or
+// not: the events' body limit.
+func (s *Server) otlpBodyLimit() int64 {
 	limit := int64(maxEventsBody)
 	if s.cfg.MaxBodyBytes > 0 && s.cfg.MaxBodyBytes < limit {
 		limit = s.cfg.MaxBodyBytes
 	}
+	return limit
+}
+
+// otlpBody reads the body (gzip allowed) within the events' body limit,
+// compressed and uncompressed; a non-zero status is the error to answer.
+func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	limit := s.otlpBodyLimit()
 	timeout := min(bodyReadTimeout+time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second, maxBodyTime)
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	var src io.Reader = http.MaxBytesReader(w, r.Body, limit)
@@ -179,7 +202,7 @@ func (s *Server) otlpTenants(p Principal, spans []*otelspans.Span) (map[string][
 // otlpAccept turns each tenant's spans into agent-risk events (ingested on
 // the live path, as POST .../events does) and into pending traces; traces
 // whose root span arrived are scanned.
-func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
+func (s *Server) otlpAccept(ctx context.Context, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
 	var total agentrisk.IngestResult
 	for tenant, spans := range byTenant {
 		traces := otelspans.Group("otlp", spans, "")
@@ -208,7 +231,7 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			// tenantlimits.go: the tenant's agents stay within its limit;
 			// spans past it are rejected, not stored.
 			check := func(ctx context.Context) error { return s.checkAgentLimit(ctx, tenant, kept) }
-			runBulk(func() { res, ticket, err = s.ingestCommitChecked(r.Context(), kept, check) })
+			runBulk(func() { res, ticket, err = s.ingestCommitChecked(ctx, kept, check) })
 			s.waitLive(ticket)
 			var le *limitError
 			var fe *agentrisk.FutureEventError
@@ -231,7 +254,7 @@ func (s *Server) otlpAccept(r *http.Request, byTenant map[string][]*otelspans.Sp
 			}
 			total.Events += res.Events
 		}
-		if err := s.otlp.add(r.Context(), s, tenant, spans); err != nil {
+		if err := s.otlp.add(ctx, s, tenant, spans); err != nil {
 			return total, err
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -27,6 +28,15 @@ type OTLPConfig struct {
 	// to server.yaml); a tenant not listed is scanned with every channel
 	// and detector on and no vault.
 	Tenants []OTLPTenantConfig `json:"tenants,omitempty"`
+	// GRPC is the OTLP/gRPC receiver (otlp_grpc.go); off when absent.
+	GRPC *OTLPGRPCConfig `json:"grpc,omitempty"`
+}
+
+// OTLPGRPCConfig is otlp.grpc: the OTLP/gRPC receiver's own port.
+type OTLPGRPCConfig struct {
+	// Listen is the address the receiver listens on (host:port, e.g.
+	// 127.0.0.1:4317); empty: off.
+	Listen string `json:"listen,omitempty"`
 }
 
 // OTLPTenantConfig is one tenant's AgentLeak scan of its finished traces.
@@ -43,6 +53,7 @@ type otlpSettings struct {
 	maxLeaks   int
 	noScan     bool
 	scanners   map[string]*tenantScanner
+	grpcListen string // otlp.grpc.listen; empty: no OTLP/gRPC receiver
 }
 
 // tenantScanner is one tenant's AgentLeak scanner (a Scanner is used by one
@@ -73,6 +84,12 @@ func resolveOTLP(c *OTLPConfig, dir string) (*otlpSettings, error) {
 	st.noScan = c.Scan != nil && !*c.Scan
 	if c.MaxLeaks > 0 {
 		st.maxLeaks = c.MaxLeaks
+	}
+	if c.GRPC != nil && c.GRPC.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.GRPC.Listen); err != nil {
+			return nil, fmt.Errorf("otlp.grpc.listen: %q is not host:port (e.g. 127.0.0.1:4317): %v", c.GRPC.Listen, err)
+		}
+		st.grpcListen = c.GRPC.Listen
 	}
 	at := func(p string) string {
 		if filepath.IsAbs(p) || dir == "" {

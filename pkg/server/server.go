@@ -33,8 +33,9 @@ type Server struct {
 	logMu      sync.Mutex
 	now        func() time.Time
 	handler    http.Handler
-	otlp       *otlpState // POST /v1/traces: pending traces and scanned leaks (leaks.go)
-	ruleMu     sync.Mutex // POST alert-rules: the count and the write together
+	otlp       *otlpState      // POST /v1/traces: pending traces and scanned leaks (leaks.go)
+	grpc       *otlpGRPCRunner // the OTLP/gRPC receiver (otlp_grpc.go); nil when off
+	ruleMu     sync.Mutex      // POST alert-rules: the count and the write together
 }
 
 // New builds a server on an open store. It loads the config's alert rules
@@ -98,6 +99,9 @@ func (s *Server) logf(format string, args ...any) {
 // requests and the running recalculation, and drains the alert queue, each
 // for at most grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	if err := s.ListenOTLPGRPC(); err != nil { // otlp_grpc.go; nothing when off
+		return err
+	}
 	var active activeConns
 	ln = newLimitListener(ln, s.cfg.MaxConnections)
 	hs := &http.Server{
@@ -135,8 +139,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		<-jobDone
 		<-followDone
 		<-otlpDone
+		if s.grpc != nil {
+			s.grpc.ln.Close()
+		}
 		return err
 	}
+	stopGRPC := s.serveOTLPGRPC()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	s.logf("lf serve: listening on http://%s (recalculation every %s)", ln.Addr(), s.cfg.Interval)
@@ -158,6 +166,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	if err := shutdown(sctx, hs, &active); err != nil && serveErr == nil {
 		serveErr = fmt.Errorf("shutdown: %w", err)
 	}
+	stopGRPC(sctx)
 	stopJob()
 	<-jobDone
 	<-followDone

@@ -30,6 +30,11 @@ type fastParser struct {
 	rec *Doc // when set, record positions and key order
 
 	interned map[string]string // keys and short strings, stored once
+
+	// each, when set, takes every item of the list under the top-level
+	// key eachKey as soon as it is read; the list keeps what it returns.
+	each    func(i int, item any) any
+	eachKey string
 }
 
 // intern returns b as a string, sharing one copy of each short string: a
@@ -55,10 +60,16 @@ func (p *fastParser) intern(b []byte) string {
 // parseFast reads data with the fast path; ok is false when the file is
 // outside the subset.
 func parseFast(data []byte) (v any, ok bool) {
+	return parseFastEach(data, "", nil)
+}
+
+// parseFastEach is parseFast handing each item of the list under the
+// top-level key to each (see ParseEach).
+func parseFastEach(data []byte, key string, each func(int, any) any) (v any, ok bool) {
 	if !fastSubset(data) {
 		return nil, false
 	}
-	p := &fastParser{data: data}
+	p := &fastParser{data: data, each: each, eachKey: key}
 	return p.run()
 }
 
@@ -157,13 +168,19 @@ func (p *fastParser) block(ptr string, col int) any {
 		}
 	}
 	if p.isItem() {
-		return p.list(ptr, col)
+		return p.list(ptr, col, nil)
 	}
 	return p.mapping(ptr, col)
 }
 
-func (p *fastParser) list(ptr string, col int) any {
+func (p *fastParser) list(ptr string, col int, each func(int, any) any) any {
 	var out []any
+	keep := func(v any) {
+		if each != nil {
+			v = each(len(out), v)
+		}
+		out = append(out, v)
+	}
 	for !p.eof && p.col == col && p.isItem() {
 		// Consume "- " and the spaces after it; the item starts there.
 		t := p.text()
@@ -181,7 +198,7 @@ func (p *fastParser) list(ptr string, col int) any {
 			p.rec.pos[ip] = p.pos()
 		}
 		if p.isItem() || keyEnd(p.text()) > 0 {
-			out = append(out, p.block(ip, p.col))
+			keep(p.block(ip, p.col))
 			continue
 		}
 		v := p.value(ip, p.text(), p.col+1)
@@ -189,7 +206,7 @@ func (p *fastParser) list(ptr string, col int) any {
 		if !p.eof && p.col > col {
 			panic(fallback{}) // a multi-line scalar
 		}
-		out = append(out, v)
+		keep(v)
 	}
 	if !p.eof && p.col > col {
 		panic(fallback{})
@@ -241,11 +258,19 @@ func (p *fastParser) mapping(ptr string, col int) any {
 			p.rec.pos[cp] = kp
 		}
 		p.advance()
+		// Only the top-level mapping starts at column 0; recording
+		// positions (p.rec) never takes each.
+		var each func(int, any) any
+		if col == 0 && p.each != nil && p.rec == nil && key == p.eachKey {
+			each = p.each
+		}
 		switch {
+		case !p.eof && p.col > col && each != nil && p.isItem():
+			out[key] = p.list(cp, p.col, each) // as block does, but with each
 		case !p.eof && p.col > col:
 			out[key] = p.block(cp, p.col)
 		case !p.eof && p.col == col && p.isItem():
-			out[key] = p.list(cp, col)
+			out[key] = p.list(cp, col, each)
 		default:
 			panic(fallback{}) // an empty value
 		}

@@ -34,6 +34,19 @@ func agree(t *testing.T, name string, data []byte) bool {
 		t.Errorf("%s: values differ:\nfast %#v\nslow %#v", name, fast.Value, slow.Value)
 		return true
 	}
+	// Handing items over one at a time changes nothing when the hook
+	// keeps them.
+	n := 0
+	each, _, streamed := ParseEach(name, data, "evaluation_runs", func(i int, v any) any {
+		if i != n {
+			t.Errorf("%s: item %d handed as %d", name, n, i)
+		}
+		n++
+		return v
+	})
+	if !streamed || !reflect.DeepEqual(each.Value, slow.Value) {
+		t.Errorf("%s: ParseEach (streamed %v) gives other values than goccy", name, streamed)
+	}
 	fast.lazy()
 	for p, want := range slow.pos {
 		if got := fast.pos[p]; got != want {

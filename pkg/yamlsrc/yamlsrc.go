@@ -193,7 +193,25 @@ func Parse(file string, data []byte) (doc *Doc, diags diag.List) {
 	return parse(file, data, true)
 }
 
+// ParseEach is Parse for a large file whose top-level mapping holds a long
+// list under key: when the fast reader takes the file (streamed is true),
+// each is called with every item of that list as soon as the item is read,
+// in order, and the list keeps what each returns in its place (nil lets the
+// item's values go before the next is read). The document's positions and
+// key order are those of the file as written, whatever each returns. When
+// streamed is false, the file was read as Parse reads it, with every item
+// in the list, and whatever each was given must be forgotten: the fast
+// reader may have handed over items before it gave up.
+func ParseEach(file string, data []byte, key string, each func(i int, item any) any) (doc *Doc, diags diag.List, streamed bool) {
+	doc, diags = parseWith(file, data, true, key, each)
+	return doc, diags, doc.src != nil
+}
+
 func parse(file string, data []byte, fast bool) (doc *Doc, diags diag.List) {
+	return parseWith(file, data, fast, "", nil)
+}
+
+func parseWith(file string, data []byte, fast bool, key string, each func(int, any) any) (doc *Doc, diags diag.List) {
 	doc = &Doc{
 		File:     file,
 		pos:      map[string]Pos{},
@@ -217,7 +235,10 @@ func parse(file string, data []byte, fast bool) (doc *Doc, diags diag.List) {
 	if d := checkDepth(file, data, MaxDepth); d != nil {
 		return doc, diag.List{*d}
 	}
-	if v, ok := parseFast(data); fast && ok {
+	if !fast {
+		each = nil
+	}
+	if v, ok := parseFastEach(data, key, each); fast && ok {
 		doc.Value, doc.src = v, data
 		return doc, nil
 	}

@@ -1,7 +1,7 @@
 // Command otelcol-lf is an OpenTelemetry Collector built from the
 // Collector's own Go modules with the components lf's tests and benchmark
-// use: the otlp receiver, the otlphttp exporter (to send spans on to lf
-// serve) and the nop exporter (the benchmark's baseline). It is its own Go
+// use: the otlp receiver, the otlphttp and otlp (gRPC) exporters (to send
+// spans on to lf serve) and the nop exporter (the benchmark's baseline). It is its own Go
 // module so that the lf binary and its module graph do not carry the
 // Collector. Build: go build -o otelcol-lf . (in this folder).
 package main
@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/nopexporter"
+	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
@@ -24,7 +25,7 @@ import (
 
 func main() {
 	set := otelcol.CollectorSettings{
-		BuildInfo: component.BuildInfo{Command: "otelcol-lf", Description: "OpenTelemetry Collector for lf's tests (otlp receiver; otlphttp and nop exporters)", Version: "0.165.0"},
+		BuildInfo: component.BuildInfo{Command: "otelcol-lf", Description: "OpenTelemetry Collector for lf's tests (otlp receiver; otlphttp, otlp and nop exporters)", Version: "0.165.0"},
 		Factories: components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
@@ -44,6 +45,6 @@ func components() (otelcol.Factories, error) {
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
 		return f, err
 	}
-	f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](otlphttpexporter.NewFactory(), nopexporter.NewFactory())
+	f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](otlphttpexporter.NewFactory(), otlpexporter.NewFactory(), nopexporter.NewFactory())
 	return f, err
 }
