@@ -8,16 +8,21 @@
 #   3. an OpenTelemetry Collector built from its modules (otlp receiver to
 #      the nop exporter, tools/otelcol-lf),
 # printing spans/s and the server's CPU per 1,000 spans (user+sys from
-# /proc/PID/stat); then lf agentleak scan of the same traces as lf's JSONL
-# and as OTLP JSON (otlpload convert). The last line gives lf's rate as a
-# ratio of the Collector's.
+# /proc/PID/stat, counted until the server is idle again: lf scans finished
+# traces in the background, so the spans/s it sustains is the spans over
+# the sending time plus the time it took to finish their scans); then, while
+# spans stream at 10,000/s to lf serve, the span-to-verdict freshness (a
+# probe sends a tool span of a new agent every 100 ms and polls POST
+# /verdict until it scores the agent) and POST /verdict latency (lfgen
+# loadgen, 5,000 req/s), the Collector's request latency at the same stream
+# beside; then lf agentleak scan of the same traces as lf's JSONL and as
+# OTLP JSON (otlpload convert), at the default worker count and with
+# --workers 1. The last line gives lf's rate as a ratio of the Collector's.
 #
 #   bash scripts/bench-otlp.sh
 #
 # LF_BENCH_SECONDS (10) per run; LF_BENCH_CONC (8) concurrent requests;
 # LF_OTELCOL=PATH uses an already built Collector; LF_BENCH_PORT (18280).
-# The span-to-verdict freshness and POST /verdict latency under a 10,000
-# spans/s stream are not measured by this script.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${LF_BENCH_SECONDS:-10}
@@ -69,9 +74,7 @@ YAML
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 rate=()
 cpuk=()
-bench() { # label command...
-	local label=$1
-	shift
+start() { # command...: starts a server on $port, waits until it answers
 	rm -f "$dir/lf.db"*
 	(cd "$dir" && exec "$@") >"$dir/server.log" 2>&1 &
 	pid=$!
@@ -80,47 +83,101 @@ bench() { # label command...
 		[ "$code" = 200 ] && break
 		sleep 0.1
 	done
-	local c0 c1 out spans
+}
+stop() {
+	kill "$pid" && wait "$pid" 2>/dev/null || true
+	pid=""
+}
+idle() { # waits until the server used at most 10 ms of CPU in 200 ms (at most 120 s); prints the seconds waited
+	local a b t0 t1
+	t0=$(date +%s%N)
+	a=$(cpu "$pid")
+	for _ in $(seq 600); do
+		sleep 0.2
+		b=$(cpu "$pid")
+		[ $((b - a)) -le 1 ] && break
+		a=$b
+	done
+	t1=$(date +%s%N)
+	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f", (d > 200000000 ? d - 200000000 : 0) / 1e9 }'
+}
+bench() { # label command...
+	local label=$1
+	shift
+	start "$@"
+	local c0 c1 out spans total el drain
 	c0=$(cpu "$pid")
 	echo "=== $label $(date -u +%H:%M:%S) load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	out=$("$dir/otlpload" send -url "http://127.0.0.1:$port/v1/traces" -header "Authorization=Bearer $LF_BENCH_KEY" -duration "${secs}s" -conc "$conc")
+	drain=$(idle)
 	c1=$(cpu "$pid")
-	kill "$pid" && wait "$pid" 2>/dev/null || true
-	pid=""
+	stop
 	echo "$out"
-	spans=$(sed -n 's/.*: \([0-9]*\) spans\/s$/\1/p' <<<"$out")
-	local total
 	total=$(sed -n 's/.*; \([0-9]*\) spans in.*/\1/p' <<<"$out")
+	el=$(sed -n 's/.* spans in \([0-9.]*\) s.*/\1/p' <<<"$out")
+	spans=$(awk -v n="$total" -v e="$el" -v d="$drain" 'BEGIN { printf "%.0f", n / (e + d) }')
 	rate+=("$spans")
 	cpuk+=("$(awk -v c=$((c1 - c0)) -v n="$total" 'BEGIN { printf "%.1f", (n ? c * 10 / n * 1000 : 0) }')")
+	echo "idle ${drain} s after the client stopped (background scans); sustained $spans spans/s"
 	echo "server CPU: $(((c1 - c0) * 10)) ms, ${cpuk[-1]} ms per 1,000 spans"
 }
 bench "lf serve (live scores + trace scans)" ./lf serve --config server-true.yaml --addr "127.0.0.1:$port"
 bench "lf serve, otlp.scan: false (live scores only)" ./lf serve --config server-false.yaml --addr "127.0.0.1:$port"
 bench "Collector (otlp -> nop)" "$otelcol" --config otelcol.yaml
 
-echo "=== lf agentleak scan: the same traces as lf's JSONL and as OTLP JSON"
-(cd "$root" && "$dir/lfgen" agentleak -o "$dir/traces.jsonl" -repeat 300 >/dev/null)
-"$dir/otlpload" convert "$dir/traces.jsonl" "$dir/spans.otlp.jsonl"
-scan() { # file -> seconds (best of 3)
-	local best=999999 s e
-	for _ in 1 2 3; do
-		s=$(date +%s%N)
-		"$dir/lf" agentleak scan --no-record -q -o jsonl --workers 1 "$1" >/dev/null || true
-		e=$(date +%s%N)
-		best=$(((e - s) / 1000000 < best ? (e - s) / 1000000 : best))
-	done
-	echo "$best"
+stream() { # label: 10,000 spans/s for 20 s (+ probes when lf)
+	echo "=== $1 at 10,000 spans/s $(date -u +%H:%M:%S) load average $(cut -d' ' -f1-3 /proc/loadavg)"
 }
-tj=$(scan "$dir/traces.jsonl")
-to=$(scan "$dir/spans.otlp.jsonl")
-n=$(wc -l <"$dir/traces.jsonl")
-echo "$n traces: JSONL $tj ms ($(du -h "$dir/traces.jsonl" | cut -f1)), OTLP JSON $to ms ($(du -h "$dir/spans.otlp.jsonl" | cut -f1)): OTLP at $(awk -v a="$tj" -v b="$to" 'BEGIN { printf "%.2f", a / b }')x the JSONL speed"
+stream "lf serve (live scores + trace scans): freshness and POST /verdict"
+start ./lf serve --config server-true.yaml --addr "127.0.0.1:$port"
+"$dir/otlpload" send -url "http://127.0.0.1:$port/v1/traces" -header "Authorization=Bearer $LF_BENCH_KEY" -duration 20s -conc "$conc" -rate 10000 \
+	-probe 100ms -verdict "http://127.0.0.1:$port/verdict" -tenant acme >"$dir/stream.out" &
+spid=$!
+sleep 2
+"$dir/lfgen" loadgen -addr "127.0.0.1:$port" -key "$LF_BENCH_KEY" -tenant acme -rate 5000 -duration 15s -warmup 1s >"$dir/loadgen.out" || true
+wait "$spid" || true
+stop
+cat "$dir/stream.out"
+grep -E '^(achieved|errors|service latency)' "$dir/loadgen.out" || cat "$dir/loadgen.out"
+lflat=$(sed -n 's/^request latency: .*p99 \([^ ]*\) .*/\1/p' "$dir/stream.out")
+fresh=$(sed -n 's/^span-to-verdict freshness.*p99 \([^ ]*\) .*/\1/p' "$dir/stream.out")
+verdict=$(sed -n 's/^service latency.*p99 \([^ ]*\) .*/\1/p' "$dir/loadgen.out")
+stream "Collector (otlp -> nop)"
+start "$otelcol" --config otelcol.yaml
+"$dir/otlpload" send -url "http://127.0.0.1:$port/v1/traces" -duration 20s -conc "$conc" -rate 10000 >"$dir/stream.out"
+stop
+cat "$dir/stream.out"
+collat=$(sed -n 's/^request latency: .*p99 \([^ ]*\) .*/\1/p' "$dir/stream.out")
 
-echo "=== summary"
+echo "=== lf agentleak scan: the same traces as lf's JSONL and as OTLP JSON"
+(cd "$root" && "$dir/lfgen" agentleak -o "$dir/traces.jsonl" -repeat 100 >/dev/null)
+"$dir/otlpload" convert "$dir/traces.jsonl" "$dir/spans.otlp.jsonl"
+scan() { # file args... -> "WALL CPU" in ms (best of 3 each, lfgen bestof)
+	local f=$1 out
+	shift
+	out=$("$dir/lfgen" bestof -n 3 -- "$dir/lf" agentleak scan --no-record -q -o jsonl "$@" "$f" 2>&1 | tail -1)
+	sed -n 's/^wall best \([0-9.]*\) ms.*cpu best \([0-9.]*\) ms.*/\1 \2/p' <<<"$out"
+}
+n=$(wc -l <"$dir/traces.jsonl")
+echo "$n traces: JSONL $(du -h "$dir/traces.jsonl" | cut -f1), OTLP JSON $(du -h "$dir/spans.otlp.jsonl" | cut -f1)"
+scanline=()
+for w in default 1; do
+	args=()
+	[ "$w" = default ] || args=(--workers "$w")
+	read -r tjw tjc <<<"$(scan "$dir/traces.jsonl" "${args[@]}")"
+	read -r tow toc <<<"$(scan "$dir/spans.otlp.jsonl" "${args[@]}")"
+	scanline+=("$(printf 'workers %s: OTLP JSON %s ms (CPU %s ms), JSONL %s ms (CPU %s ms): %sx the JSONL speed (%sx in CPU)' "$w" "$tow" "$toc" "$tjw" "$tjc" \
+		"$(awk -v a="$tjw" -v b="$tow" 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a="$tjc" -v b="$toc" 'BEGIN { printf "%.2f", a / b }')")")
+	echo "${scanline[-1]}"
+done
+
+echo "=== summary (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 printf 'lf serve: %s spans/s (%s ms CPU per 1,000 spans); without scans: %s spans/s (%s ms); Collector: %s spans/s (%s ms)\n' \
 	"${rate[0]}" "${cpuk[0]}" "${rate[1]}" "${cpuk[1]}" "${rate[2]}" "${cpuk[2]}"
 printf 'scanning finished traces costs %s%% more CPU per span than receiving without scanning\n' \
 	"$(awk -v a="${cpuk[0]}" -v b="${cpuk[1]}" 'BEGIN { printf "%.0f", (b > 0 ? (a / b - 1) * 100 : 0) }')"
+printf 'at 10,000 spans/s: span-to-verdict freshness p99 %s, POST /verdict p99 %s; OTLP request p99: lf %s, Collector %s\n' \
+	"${fresh:-?}" "${verdict:-?}" "${lflat:-?}" "${collat:-?}"
+printf 'lf agentleak scan, %s\n' "${scanline[@]}"
 printf 'OTLP: lf %s spans/s, Collector %s spans/s: %sx the Collector\n' "${rate[0]}" "${rate[2]}" \
 	"$(awk -v a="${rate[0]}" -v b="${rate[2]}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"

@@ -88,7 +88,7 @@ func otelPackTraces(t *testing.T, dir string, m otelspans.Mapping) []*Trace {
 		inputs = append(inputs, Input{Path: f, Display: filepath.Base(f), Spans: SpanOptions{Mapping: m}})
 	}
 	var out []*Trace
-	rawTraces(inputs, false, func(rt *tracefile.RawTrace) bool {
+	rawTraces(inputs, false, 1, func(rt *tracefile.RawTrace) bool {
 		tr, err := rt.Decode(nil)
 		if err != nil {
 			t.Fatal(err)

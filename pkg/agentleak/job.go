@@ -204,7 +204,7 @@ func (j *Job) Run(ctx context.Context, inputs []Input) (*Summary, error) {
 		}
 		j.Scanner.transient = j.Transient
 		defer func() { j.Scanner.transient = false }()
-		rawTraces(inputs, j.Transient, func(rt *tracefile.RawTrace) bool {
+		rawTraces(inputs, j.Transient, 1, func(rt *tracefile.RawTrace) bool {
 			start := events
 			it := j.process(j.Scanner, rt, into, &events, out[:0])
 			if it.res != nil && j.Render != nil {
@@ -252,8 +252,9 @@ func (j *Job) process(sc *Scanner, rt *tracefile.RawTrace, into *Trace, events *
 
 // rawTraces calls fn for every trace (or error) of the inputs, in order,
 // until fn returns false. JSONL lines are handed over undecoded; with
-// reuse, a line's bytes are valid only until fn returns.
-func rawTraces(inputs []Input, reuse bool, fn func(rt *tracefile.RawTrace) bool) {
+// reuse, a line's bytes are valid only until fn returns. Span files' lines
+// are decoded by decoders goroutines (at least one).
+func rawTraces(inputs []Input, reuse bool, decoders int, fn func(rt *tracefile.RawTrace) bool) {
 	for _, in := range inputs {
 		r := in.Reader
 		if in.Path != "-" {
@@ -267,7 +268,7 @@ func rawTraces(inputs []Input, reuse bool, fn func(rt *tracefile.RawTrace) bool)
 		}
 		r, format := spanInput(r, in.Spans)
 		if format != otelspans.Auto {
-			if !spanTraces(in, r, format, fn) {
+			if !spanTraces(in, r, format, decoders, fn) {
 				return
 			}
 			continue
@@ -337,7 +338,7 @@ func (j *Job) parallel(ctx context.Context, inputs []Input, handle func(item) bo
 			return true
 		}
 		ok := true
-		rawTraces(inputs, false, func(rt *tracefile.RawTrace) bool {
+		rawTraces(inputs, false, j.Workers, func(rt *tracefile.RawTrace) bool {
 			b.raws = append(b.raws, *rt)
 			size += len(rt.Data)
 			if len(b.raws) >= batchTraces || size >= batchBytes {

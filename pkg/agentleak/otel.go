@@ -75,15 +75,17 @@ func spanInput(r io.Reader, opt SpanOptions) (io.Reader, otelspans.Format) {
 
 // spanTraces reads a span file and hands its traces to fn in order, each
 // as soon as it is complete (a named file is read twice for that: see
-// otelspans.Stream).
-func spanTraces(in Input, r io.Reader, f otelspans.Format, fn func(rt *tracefile.RawTrace) bool) bool {
+// otelspans.Stream), with decoders goroutines decoding its lines; each
+// trace is mapped to events by whoever decodes the RawTrace.
+func spanTraces(in Input, r io.Reader, f otelspans.Format, decoders int, fn func(rt *tracefile.RawTrace) bool) bool {
 	var reopen func() (io.ReadCloser, error)
 	if in.Path != "-" && in.Path != "" {
 		reopen = func() (io.ReadCloser, error) { return os.Open(in.Path) }
 	}
 	more := true
-	err := otelspans.Stream(in.Display, r, f, reopen, func(st *otelspans.Trace) bool {
-		more = fn(&tracefile.RawTrace{File: in.Display, T: TraceFromSpans(st, in.Spans.Mapping)})
+	m := in.Spans.Mapping
+	err := otelspans.StreamDecoders(in.Display, r, f, reopen, decoders, func(st *otelspans.Trace) bool {
+		more = fn(&tracefile.RawTrace{File: in.Display, Make: func() *Trace { return TraceFromSpans(st, m) }})
 		return more
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/store"
@@ -20,7 +21,7 @@ const noAppLabel = "(none)"
 func appsCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "apps",
-		Usage: "list the AI apps in the store, with how many methodologies, risk scorers and runs each holds",
+		Usage: "list the AI apps in the store, with how many methodologies, risk scorers and runs each holds (and its name, lifecycle stage and PII access from ai_apps)",
 		Description: "One store holds many AI apps: every methodology, risk scorer, run and score belongs to the app\n" +
 			"of the project that wrote it (app: in lf.yaml, else the project folder's name; --app / LF_APP\n" +
 			"override it). Commands read and write their own app only. The current app is marked with *.\n" +
@@ -44,11 +45,15 @@ func appsCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return diag.Internal(err)
 			}
+			descs, err := project.AppDescriptions(c.Context, st, apps)
+			if err != nil {
+				return err
+			}
 			current, _ := env.App(c.Context, st) // an app that cannot be told marks none
 			if format == "table" && len(apps) == 0 {
 				fmt.Fprintln(env.Stderr, "no apps: the store holds no methodology, risk scorer or run yet")
 			}
-			return env.writeReport(format, appsReport{apps, current, "store " + env.storeShown(st)})
+			return env.writeReport(format, appsReport{apps, descs, current, "store " + env.storeShown(st)})
 		},
 		Subcommands: []*ucli.Command{appsRenameCommand(env), appsPortfolioCommand(env)},
 	}
@@ -101,6 +106,7 @@ func appLabel(app string) string {
 // appsReport is the result of lf apps.
 type appsReport struct {
 	apps    []store.AppInfo
+	descs   map[string]*model.AIApp // each app's ai_apps entry, when it has one
 	current string
 	caption string // the store shown
 }
@@ -116,6 +122,9 @@ func (a appsReport) Data() any {
 			{Key: "runs", Value: x.Runs},
 			{Key: "latest_run_at", Value: storedTime(x.LatestRunAt)},
 		})
+		if d := a.descs[x.App]; d != nil {
+			out[len(out)-1] = append(out[len(out)-1], output.Field{Key: "display_name", Value: d.DisplayName}, output.Field{Key: "key_info", Value: d.KeyInfo})
+		}
 	}
 	return out
 }
@@ -134,7 +143,19 @@ func (a appsReport) View() any {
 		if x.LatestRunAt != "" {
 			latest = storedTime(x.LatestRunAt)
 		}
-		rows = append(rows, []string{name, strconv.Itoa(x.Methodologies), strconv.Itoa(x.RiskScorers), strconv.Itoa(x.Runs), latest})
+		row := []string{name, strconv.Itoa(x.Methodologies), strconv.Itoa(x.RiskScorers), strconv.Itoa(x.Runs), latest}
+		if len(a.descs) > 0 {
+			display, ki := "-", keyInfoOf(nil)
+			if d := a.descs[x.App]; d != nil {
+				display, ki = d.DisplayName, keyInfoOf(d.KeyInfo)
+			}
+			row = append(row, display, orDash(ki.LifecycleStage), yesNo(ki.HasPIIAccess))
+		}
+		rows = append(rows, row)
 	}
-	return output.Sections{lines(a.caption), &output.TableView{Header: []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}, Rows: rows}}
+	header := []string{"APP", "METHODOLOGIES", "RISK SCORERS", "RUNS", "LATEST RUN"}
+	if len(a.descs) > 0 { // the apps' descriptions, when one has an ai_apps entry
+		header = append(header, "NAME", "STAGE", "PII")
+	}
+	return output.Sections{lines(a.caption), &output.TableView{Header: header, Rows: rows}}
 }

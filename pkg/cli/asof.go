@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -19,25 +18,18 @@ func atFlag(usage string) *ucli.StringFlag {
 	return &ucli.StringFlag{Name: "at", Usage: usage + " (RFC 3339, e.g. 2026-11-20T00:00:00Z, or a time ago: 7d, 12h, 30m, 2w)"}
 }
 
-// relUnits are the units of a relative moment ("7d": seven days ago).
-var relUnits = map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+// relUnits are the units of a time ago or a window ("7d").
+var relUnits = project.WhenUnits
 
-// parseWhen reads the moment of flag: RFC 3339, or a whole number and a
-// unit (s, m, h, d, w) meaning that long before now. "" is the zero time
-// (no moment given).
+// parseWhen reads the moment of flag (project.ParseWhen): RFC 3339, or a
+// whole number and a unit (s, m, h, d, w) meaning that long before now. ""
+// is the zero time (no moment given).
 func parseWhen(flag, s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if n := len(s); n >= 2 {
-		if unit, ok := relUnits[s[n-1]]; ok {
-			if k, err := strconv.ParseUint(s[:n-1], 10, 31); err == nil && int64(k) <= int64(200*365*24*time.Hour/unit) {
-				return now.Add(-time.Duration(k) * unit).UTC(), nil
-			}
-		}
+	if t, ok := project.ParseWhen(s, now); ok {
+		return t, nil
 	}
 	return time.Time{}, diag.Usagef("--%s %q is neither RFC 3339 (e.g. 2026-11-20T00:00:00Z) nor a time ago such as 7d, 12h, 30m or 2w", flag, s)
 }

@@ -182,6 +182,8 @@ func listCommand(env *Env) *ucli.Command {
 
 func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, format string) error {
 	switch kind {
+	case model.KindAIApp:
+		return listAIApps(ctx, env, st, format)
 	case model.KindEvaluationRun:
 		rows, err := st.Runs(ctx)
 		if err != nil {

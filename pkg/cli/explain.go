@@ -89,14 +89,7 @@ func (r explainReport) View() any {
 	if len(m.Parameters) > 0 {
 		var ps []string
 		for _, p := range m.Parameters {
-			s := fmt.Sprintf("%s = %v", p.Key, p.Configured)
-			if fmt.Sprint(p.Used) != fmt.Sprint(p.Configured) {
-				s += fmt.Sprintf(" (%v)", p.Used)
-			}
-			if p.Default {
-				s += " (default)"
-			}
-			ps = append(ps, s)
+			ps = append(ps, p.String())
 		}
 		doc = append(doc, "config: "+strings.Join(ps, ", "), "with the config: risk = "+m.Substituted)
 	}

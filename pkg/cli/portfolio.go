@@ -55,15 +55,17 @@ func (p portfolioReport) View() any {
 		if name == "" {
 			name = noAppLabel
 		}
+		ki := keyInfoOf(a.KeyInfo)
+		app := []string{name, orDash(a.DisplayName), orDash(ki.LifecycleStage), yesNo(ki.HasPIIAccess), string(a.Worst)}
 		if len(a.Domains) == 0 {
-			rows = append(rows, []string{name, string(a.Worst), "-", "-", "0", "0", "0", "0", "0", "0", "0"})
+			rows = append(rows, append(app, "-", "-", "0", "0", "0", "0", "0", "0", "0"))
 		}
 		for _, d := range a.Domains {
-			rows = append(rows, []string{
-				name, string(a.Worst), d.Domain, string(d.Worst), fmt.Sprint(d.Scorers), fmt.Sprint(d.Critical),
+			rows = append(rows, append(app[:len(app):len(app)],
+				d.Domain, string(d.Worst), fmt.Sprint(d.Scorers), fmt.Sprint(d.Critical),
 				fmt.Sprint(d.High), fmt.Sprint(d.Medium), fmt.Sprint(d.Low), fmt.Sprint(d.NoData), fmt.Sprint(d.Error),
-			})
+			))
 		}
 	}
-	return &output.TableView{Header: []string{"APP", "APP WORST", "DOMAIN", "WORST", "SCORERS", "CRITICAL", "HIGH", "MEDIUM", "LOW", "NO_DATA", "ERROR"}, Rows: rows}
+	return &output.TableView{Header: []string{"APP", "NAME", "STAGE", "PII", "APP WORST", "DOMAIN", "WORST", "SCORERS", "CRITICAL", "HIGH", "MEDIUM", "LOW", "NO_DATA", "ERROR"}, Rows: rows}
 }

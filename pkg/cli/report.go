@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -17,10 +18,13 @@ func reportCommand(env *Env) *ucli.Command {
 		Description: "One HTML file with everything inline (styles, SVG charts; no script, no font, no network):\n" +
 			"every risk scorer with its level, score and runs, a level heat map by domain, the latest\n" +
 			"AgentLeak scans (risk index per channel, verdicts), and each agent's score, tier, components\n" +
-			"and a sparkline of its score history. It opens offline from a file URL.",
+			"and a sparkline of its score history; each scorer's history as a small chart (and each domain's),\n" +
+			"and under its row the explanation of its score (lf explain risk-scorer KEY). It opens offline\n" +
+			"from a file URL. With --at, the risk scorers and scans are shown as of that moment.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "out", Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
+			atFlag("the risk scorers (scores, history, explanations) and AgentLeak scans as of `TIME`: the runs created up to then"),
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
@@ -30,12 +34,16 @@ func reportCommand(env *Env) *ucli.Command {
 			if err := checkOut(out); err != nil {
 				return err
 			}
+			at, err := parseWhen("at", c.String("at"), time.Now())
+			if err != nil {
+				return err
+			}
 			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant")})
+			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), At: at})
 			if err != nil {
 				return diag.Internal(err)
 			}

@@ -106,7 +106,7 @@ func writeSchemas(dir string, kinds []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range regexp.MustCompile(`"\$ref":\s*"([a-z-]+)\.schema\.json`).FindAllSubmatch(b, -1) {
+		for _, m := range regexp.MustCompile(`"\$ref":\s*"([a-z_-]+)\.schema\.json`).FindAllSubmatch(b, -1) {
 			need[string(m[1])] = true
 		}
 	}

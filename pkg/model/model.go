@@ -1,5 +1,5 @@
-// Package model holds the entities of an lf project: risk scoring
-// methodologies, risk scorers and evaluation runs.
+// Package model holds the entities of an lf project: the AI app, risk
+// scoring methodologies, risk scorers and evaluation runs.
 package model
 
 import (
@@ -13,6 +13,7 @@ type Kind string
 
 // Entity kinds.
 const (
+	KindAIApp         Kind = "ai-app"
 	KindMethodology   Kind = "risk-scoring-methodology"
 	KindRiskScorer    Kind = "risk-scorer"
 	KindEvaluationRun Kind = "evaluation-run"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // lfAttrs is what MappingLF reads of a span: its attributes; nested
@@ -137,8 +138,13 @@ func (m genMessage) text() string {
 	return strings.Join(parts, "\n")
 }
 
-// rawText is a JSON string's text, or "" for anything else.
+// rawText is a JSON string's text, or "" for anything else. r comes from
+// a document json.Unmarshal read, so a string without escapes in valid
+// UTF-8 is its bytes between the quotes (what decoding it again returns).
 func rawText(r json.RawMessage) string {
+	if n := len(r); n >= 2 && r[0] == '"' && r[n-1] == '"' && bytes.IndexByte(r, '\\') < 0 && utf8.Valid(r) {
+		return string(r[1 : n-1])
+	}
 	var s string
 	if len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &s) == nil {
 		return s

@@ -78,9 +78,22 @@ func LeakEvents(t *Trace, m Mapping) []LeakEvent {
 		e.Target = "user"
 	}
 	for i := range a.events {
-		a.events[i].EventID = fmt.Sprintf("evt_%03d", i+1)
+		a.events[i].EventID = eventID(i + 1)
 	}
 	return a.events
+}
+
+// eventID is fmt.Sprintf("evt_%03d", n) without fmt's cost.
+func eventID(n int) string {
+	var b [24]byte
+	out := append(b[:0], "evt_"...)
+	if n < 100 {
+		out = append(out, '0')
+		if n < 10 {
+			out = append(out, '0')
+		}
+	}
+	return string(strconv.AppendInt(out, int64(n), 10))
 }
 
 // byStart orders spans by start time (stable) when every span has one.

@@ -285,7 +285,9 @@ func readOTLPLinesEach(file string, br *bufio.Reader, fn func(spans []*Span, lin
 // decodeOTLPDoc decodes one OTLP JSON document found at line (0: the
 // whole file).
 func decodeOTLPDoc(file string, doc []byte, line int) ([]*Span, error) {
-	if bytes.Contains(doc, []byte(`"instrumentationLibrarySpans"`)) && !bytes.Contains(doc, []byte(`"scopeSpans"`)) {
+	// "scopeSpans" comes first: it is found near the start of a current
+	// document, where the other search would read the whole line.
+	if !bytes.Contains(doc, []byte(`"scopeSpans"`)) && bytes.Contains(doc, []byte(`"instrumentationLibrarySpans"`)) {
 		// OTLP before 0.15 named scopes instrumentation libraries.
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrarySpans"`), []byte(`"scopeSpans"`))
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrary"`), []byte(`"scope"`))

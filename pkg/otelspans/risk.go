@@ -122,19 +122,42 @@ func isToolSpan(s *Span, at Attrs) bool {
 // top-level uri, url, path or file key), "" when none.
 func argResource(at Attrs) string {
 	args, ok := at.First("gen_ai.tool.call.arguments", "tool_call.function.arguments", "ai.toolCall.args", "input.value", "traceloop.entity.input")
-	if !ok || !strings.HasPrefix(strings.TrimSpace(args), "{") {
+	if !ok || !strings.HasPrefix(strings.TrimSpace(args), "{") || !mayNameResource(args) {
 		return ""
 	}
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return ""
 	}
-	for _, k := range []string{"uri", "url", "resource", "path", "file_path", "file"} {
+	for _, k := range resourceKeys {
 		if v, ok := m[k].(string); ok && v != "" {
 			return v
 		}
 	}
 	return ""
+}
+
+// resourceKeys are the top-level argument keys argResource reads, in order.
+var resourceKeys = []string{"uri", "url", "resource", "path", "file_path", "file"}
+
+// quotedResourceKeys are resourceKeys in JSON quotes.
+var quotedResourceKeys = []string{`"uri"`, `"url"`, `"resource"`, `"path"`, `"file_path"`, `"file"`}
+
+// mayNameResource tells whether args could hold one of resourceKeys as a
+// key: it holds one of them in quotes, or a \u escape (the only way a JSON
+// key spells those letters otherwise). When it cannot, decoding the
+// arguments (most of the live path's cost for benign tool calls) is
+// skipped: argResource's answer would be "" whatever the JSON.
+func mayNameResource(args string) bool {
+	if strings.Contains(args, `\u`) {
+		return true
+	}
+	for _, k := range quotedResourceKeys {
+		if strings.Contains(args, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // lfFields reads the lf.* attributes of a span into the event.

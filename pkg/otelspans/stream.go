@@ -15,6 +15,13 @@ import (
 // JSON lines only). Without it, or for other formats, every trace is
 // held until the file is read, as Read does.
 func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, error), fn func(*Trace) bool) error {
+	return StreamDecoders(file, r, f, reopen, 1, fn)
+}
+
+// StreamDecoders is Stream with the lines of OTLP JSON lines decoded by
+// that many goroutines (the traces still reach fn in order, from the
+// caller's goroutine); 1 decodes them in the caller's goroutine.
+func StreamDecoders(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, error), decoders int, fn func(*Trace) bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if f == Auto {
 		head, _ := br.Peek(16 << 10)
@@ -37,7 +44,13 @@ func Stream(file string, r io.Reader, f Format, reopen func() (io.ReadCloser, er
 	// trace is held to the end.
 	idx, ierr := indexTraceLines(reopen)
 	g.idx, g.ready = idx, ierr == nil
-	whole, err := readOTLPLinesEach(file, br, g.add)
+	var whole []byte
+	var err error
+	if decoders > 1 {
+		whole, err = readOTLPLinesParallel(file, br, decoders, g.add)
+	} else {
+		whole, err = readOTLPLinesEach(file, br, g.add)
+	}
 	if err != nil || g.stopped {
 		return err
 	}

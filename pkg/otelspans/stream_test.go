@@ -2,6 +2,7 @@ package otelspans
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,16 @@ func streamLines(t *testing.T) []string {
 // reader gives the lines after the fourth only once a trace has been
 // handed over (or after a few seconds: early tells which).
 func streamAll(t *testing.T, data string, stop int, gated bool) (got []*Trace, early bool) {
+	got, early, err := streamDecoders(t, data, stop, gated, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, early
+}
+
+// streamDecoders is streamAll with that many decoding goroutines, and the
+// error.
+func streamDecoders(t *testing.T, data string, stop int, gated bool, decoders int) (got []*Trace, early bool, err error) {
 	path := filepath.Join(t.TempDir(), "spans.jsonl")
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
@@ -56,17 +67,17 @@ func streamAll(t *testing.T, data string, stop int, gated bool) (got []*Trace, e
 	if gated {
 		r.after = 4
 	}
-	err := Stream(path, r, OTLPJSON, func() (io.ReadCloser, error) { return os.Open(path) }, func(tr *Trace) bool {
+	err = StreamDecoders(path, r, OTLPJSON, func() (io.ReadCloser, error) { return os.Open(path) }, decoders, func(tr *Trace) bool {
 		if len(got) == 0 {
 			close(gate)
 		}
 		got = append(got, tr)
 		return len(got) != stop
 	})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil { // named as in the other tests' files
+		err = errors.New(strings.ReplaceAll(err.Error(), path, "spans.jsonl"))
 	}
-	return got, r.early
+	return got, r.early, err
 }
 
 // gatedReader reads data one byte at a time and waits for gate after
@@ -126,6 +137,46 @@ func TestStreamEqualsRead(t *testing.T) {
 				t.Errorf("Stream:\n%s\nRead:\n%s", g, w)
 			}
 		})
+	}
+}
+
+// TestStreamDecoders: lines decoded by several goroutines reach fn as
+// with one: the same traces in the same order, the same error at the
+// same line (after the same traces), the same stop.
+func TestStreamDecoders(t *testing.T) {
+	lines := streamLines(t)
+	var many []string
+	for range 7 { // more lines than the decoders' slots
+		many = append(many, lines...)
+	}
+	bad := append(append(append([]string(nil), many[:9]...), `{"resourceSpans": 5}`), many[9:]...)
+	cases := map[string]string{
+		"plain":        strings.Join(lines, "\n") + "\n",
+		"many":         strings.Join(many, "\n"),
+		"blank lines":  "\n" + strings.Join(many, "\n\n"),
+		"bad line":     strings.Join(bad, "\n"),
+		"bad json":     strings.Join(lines[:3], "\n") + "\n{\"resourceSpans\": [\n" + lines[3],
+		"one document": `{"resourceSpans": [` + "\n" + strings.TrimPrefix(lines[0], `{"resourceSpans":[`),
+	}
+	for name, data := range cases {
+		for _, stop := range []int{-1, 3} {
+			t.Run(fmt.Sprintf("%s stop %d", name, stop), func(t *testing.T) {
+				want, _, werr := streamDecoders(t, data, stop, false, 1)
+				got, _, gerr := streamDecoders(t, data, stop, false, 3)
+				if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+					t.Errorf("error %v, with one decoder %v", gerr, werr)
+				}
+				if (werr != nil) != (name == "bad line" || name == "bad json") && stop < 0 {
+					t.Errorf("error %v", werr)
+				}
+				for _, tr := range append(got, want...) {
+					tr.File = "spans.jsonl"
+				}
+				if g, w := traceDigest(got), traceDigest(want); g != w {
+					t.Errorf("3 decoders:\n%s\n1 decoder:\n%s", g, w)
+				}
+			})
+		}
 	}
 }
 

@@ -25,6 +25,7 @@ func LoadChecked(ctx context.Context, root string, paths []string, stdin io.Read
 			return nil, nil, diag.Internal(err)
 		}
 		diags = append(diags, b.Check(stored)...)
+		diags = append(diags, b.CheckAIAppKeys(st.App())...)
 	}
 	if diags.HasErrors() {
 		return nil, nil, diag.Invalid(diags)

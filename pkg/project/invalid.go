@@ -79,6 +79,10 @@ func (b *Batch) keepInvalid(f *File, kind model.Kind, ptr string, m map[string]a
 	}
 	var err error
 	switch kind {
+	case model.KindAIApp:
+		ie.AIApp = &model.AIApp{}
+		err = decodeJSON(clean, ie.AIApp)
+		ie.Key = ie.AIApp.Key
 	case model.KindMethodology:
 		ie.Methodology = &model.Methodology{}
 		err = decodeJSON(clean, ie.Methodology)

@@ -19,6 +19,9 @@ import (
 // keys given twice). They are not file kinds of their own: a file may hold
 // every section (EntityFile).
 var (
+	AIApps = kind.Kind[model.AIApp, struct{}]{
+		Name: "ai-apps", Schema: "project", List: "ai_apps",
+	}
 	Methodologies = kind.Kind[model.Methodology, struct{}]{
 		Name: "risk-scoring-methodologies", Schema: "project", List: "risk_scoring_methodologies",
 	}
@@ -40,6 +43,7 @@ type KindInfo struct {
 
 // Kinds lists the entity kinds in export order.
 var Kinds = []KindInfo{
+	entityKind(model.KindAIApp, &AIApps),
 	entityKind(model.KindMethodology, &Methodologies),
 	entityKind(model.KindRiskScorer, &RiskScorers),
 	entityKind(model.KindEvaluationRun, &EvaluationRuns),
@@ -75,14 +79,17 @@ func KindNames() string {
 // entries) are written in sorted order. TestSchemaAndGoTypesAgree checks
 // that the schema and the Go types name the same fields.
 type keyOrders struct {
+	aiApp, keyInfo,
 	methodology, param, scorer, scope, run, result, section []string
 }
 
 // orders reads the key orders from the schema the first time one is
 // needed, not at start-up: most commands never write canonical YAML.
 var orders = sync.OnceValue(func() keyOrders {
-	doc := schemaDoc("project")
+	doc, apps := schemaDoc("project"), schemaDoc("ai_apps")
 	return keyOrders{
+		aiApp:       mustKeys(apps, "/$defs/ai_app/properties"),
+		keyInfo:     mustKeys(apps, "/$defs/key_info/properties"),
 		methodology: mustKeys(doc, "/$defs/methodology/properties"),
 		param:       mustKeys(doc, "/$defs/param/properties"),
 		scorer:      mustKeys(doc, "/$defs/risk_scorer/properties"),
@@ -124,6 +131,8 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 	switch {
 	case rel == "":
 		switch kind {
+		case model.KindAIApp:
+			order = o.aiApp
 		case model.KindMethodology:
 			order = o.methodology
 		case model.KindRiskScorer:
@@ -131,6 +140,8 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 		case model.KindEvaluationRun:
 			order = o.run
 		}
+	case kind == model.KindAIApp && rel == "/key_info":
+		order = o.keyInfo
 	case kind == model.KindMethodology && len(parts) == 2 && parts[0] == "config_spec":
 		order = o.param
 	case kind == model.KindRiskScorer && rel == "/scope":

@@ -18,6 +18,8 @@ func TestSchemaAndGoTypesAgree(t *testing.T) {
 		typ   any
 		order []string
 	}{
+		{"ai app", model.AIApp{}, orders().aiApp},
+		{"key info", model.AIAppKeyInfo{}, orders().keyInfo},
 		{"methodology", model.Methodology{}, orders().methodology},
 		{"param", model.Param{}, orders().param},
 		{"risk scorer", model.RiskScorer{}, orders().scorer},

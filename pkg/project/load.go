@@ -38,6 +38,7 @@ type Entity struct {
 	Value   map[string]any
 	YAML    string // canonical list item ("- key: ...") with its comments; see yaml()
 
+	AIApp       *model.AIApp
 	Methodology *model.Methodology
 	Scorer      *model.RiskScorer
 	Run         *model.EvaluationRun
@@ -367,6 +368,11 @@ func (e *Entity) decode() diag.List {
 	var ds diag.List
 	var ok bool
 	switch e.Kind {
+	case model.KindAIApp:
+		var v model.AIApp
+		if v, ds, ok = AIApps.Entry(doc, e.Pointer, none); ok {
+			e.AIApp, e.Key = &v, v.Key
+		}
 	case model.KindMethodology:
 		var v model.Methodology
 		if v, ds, ok = Methodologies.Entry(doc, e.Pointer, none); ok {

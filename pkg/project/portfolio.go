@@ -5,16 +5,19 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/risk"
 	"github.com/lfcli/lf/pkg/store"
 )
 
-// AppDomains is one app of a portfolio: its domains at a glance and the
-// worst level across them.
+// AppDomains is one app of a portfolio: its description (ai_apps, when
+// the app has one), its domains at a glance and the worst level across them.
 type AppDomains struct {
-	App     string               `json:"app"`
-	Worst   risk.Level           `json:"worst"`
-	Domains []risk.DomainSummary `json:"domains"`
+	App         string               `json:"app"`
+	DisplayName string               `json:"display_name,omitempty"`
+	KeyInfo     *model.AIAppKeyInfo  `json:"key_info,omitempty"`
+	Worst       risk.Level           `json:"worst"`
+	Domains     []risk.DomainSummary `json:"domains"`
 }
 
 // Portfolio scores every app of the store (st opened with no app), now or
@@ -37,7 +40,15 @@ func Portfolio(ctx context.Context, st *store.Store, at time.Time) ([]AppDomains
 		if len(all) > 0 {
 			worst = all[0].Worst
 		}
-		out = append(out, AppDomains{App: a.App, Worst: worst, Domains: ds})
+		ad := AppDomains{App: a.App, Worst: worst, Domains: ds}
+		desc, err := describedApp(ctx, app)
+		if err != nil {
+			return nil, err
+		}
+		if desc != nil {
+			ad.DisplayName, ad.KeyInfo = desc.DisplayName, desc.KeyInfo
+		}
+		out = append(out, ad)
 	}
 	return out, nil
 }

@@ -31,6 +31,12 @@ type Data struct {
 	// AgentsTotal is how many scored agents there are; Agents holds the
 	// MaxAgents highest scores of them.
 	AgentsTotal int
+	// At is the moment the risk scorers and AgentLeak runs are shown as of
+	// (zero: now); see Options.At.
+	At time.Time
+	// Trends: the history of each scorer and domain, and each scorer's
+	// explanation (scorers.go).
+	Trends
 }
 
 // LeakRun is one recorded AgentLeak scan.
@@ -98,6 +104,10 @@ type Options struct {
 	// MaxAgents bounds the agents shown in detail, highest scores first
 	// (0 = all), so the report's cost does not grow with the tenant.
 	MaxAgents int
+	// At shows the risk scorers (scores, history, explanations) and the
+	// AgentLeak runs as of a moment: what a store holding only the runs
+	// created up to it shows (zero: now). Agents show their latest scores.
+	At time.Time
 }
 
 // Build reads the report's data from the store.
@@ -111,7 +121,7 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Data, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	d := &Data{Title: "lf risk report", GeneratedAt: o.Now, Tenant: o.Tenant, AgentsOnly: o.AgentsOnly}
+	d := &Data{Title: "lf risk report", GeneratedAt: o.Now, Tenant: o.Tenant, AgentsOnly: o.AgentsOnly, At: o.At}
 	var err error
 	if !o.AgentsOnly {
 		if err := storeWide(ctx, st, o, d); err != nil {
@@ -127,11 +137,14 @@ func Build(ctx context.Context, st *store.Store, o Options) (*Data, error) {
 // storeWide reads what the report shows of the whole store: the risk
 // scorers, their domains and the latest AgentLeak runs.
 func storeWide(ctx context.Context, st *store.Store, o Options, d *Data) error {
-	res, err := project.Overview(ctx, st, project.OverviewFilter{})
+	res, err := project.Overview(ctx, st, project.OverviewFilter{At: o.At})
 	if err != nil {
 		return err
 	}
 	d.Scorers = res
+	if d.Trends, err = trends(ctx, st, o.At); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, r := range res {
 		dom := r.Domain
@@ -144,14 +157,19 @@ func storeWide(ctx context.Context, st *store.Store, o Options, d *Data) error {
 		}
 	}
 	sort.Strings(d.Domains)
-	d.AgentLeak, err = leakRuns(ctx, st, o.LeakRuns)
+	d.AgentLeak, err = leakRuns(ctx, st, o.LeakRuns, o.At)
 	return err
 }
 
-func leakRuns(ctx context.Context, st *store.Store, limit int) ([]LeakRun, error) {
+// leakRuns reads the limit latest AgentLeak runs (created at or before at
+// when at is set).
+func leakRuns(ctx context.Context, st *store.Store, limit int, at time.Time) ([]LeakRun, error) {
 	rows, err := st.Runs(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if !at.IsZero() {
+		rows = createdBy(rows, at)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].CreatedAt > rows[j].CreatedAt })
 	var out []LeakRun

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/risk"
@@ -29,6 +30,7 @@ var tmpl = sync.OnceValue(func() *template.Template {
 		"deref":      func(f *float64) float64 { return *f },
 		"levelColor": func(l risk.Level) string { return LevelColor[string(l)] },
 		"add":        func(a, b int) int { return a + b },
+		"g":          func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
 	}).Parse(page))
 })
 
@@ -60,6 +62,11 @@ type pageView struct {
 	Leak      []leakView
 	Agents    []agentView
 	Generated string
+	// Rows are the scorer table's rows (chart and explanation each);
+	// DomainCharts a card per domain with its history (html_trends.go).
+	Rows         []scorerRow
+	DomainCharts []domainChart
+	AsOf         string // Data.At, "" for now
 }
 
 type levelCount struct {
@@ -127,6 +134,10 @@ func view(d *Data) pageView {
 		v.Counts = append(v.Counts, levelCount{Level: l, Color: LevelColor[l], N: counts[l]})
 	}
 	v.Heat = heat(d)
+	v.Rows, v.DomainCharts = scorerRows(d), domainCharts(d)
+	if !d.At.IsZero() {
+		v.AsOf = d.At.UTC().Format(time.RFC3339)
+	}
 	for _, lr := range d.AgentLeak {
 		lv := leakView{LeakRun: lr}
 		var parts []string

@@ -44,6 +44,37 @@ func fixture() *Data {
 			},
 			History: hist,
 		}},
+		Trends: trendsFixture(),
+	}
+}
+
+// trendsFixture: a scorer with three points (one without a score), one
+// with a single point, one with none; two domains; an explanation with a
+// value and a value left out whose names hold markup.
+func trendsFixture() Trends {
+	f := func(x float64) *float64 { return &x }
+	pt := func(at string, s *float64, l risk.Level) risk.Point { return risk.Point{At: at, Score: s, Level: l} }
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	return Trends{
+		History: map[string][]risk.Point{
+			"privacy_agentleak": {pt("2026-11-20T00:00:00Z", nil, risk.NoData), pt("2026-11-25T00:00:00Z", f(3), risk.Medium), pt("2026-12-01T00:00:00Z", f(6), risk.High)},
+			"quality_external":  {pt("2026-11-22T00:00:00Z", f(0.8), risk.Low)},
+		},
+		DomainHistory: []DomainTrend{
+			{Domain: "performance", Points: []DomainPoint{{At: t0.Add(48 * time.Hour), Level: risk.Low, Score: f(0.8)}}},
+			{Domain: "privacy", Points: []DomainPoint{{At: t0, Level: risk.NoData}, {At: t0.Add(120 * time.Hour), Level: risk.Medium, Score: f(3)}, {At: t0.Add(264 * time.Hour), Level: risk.High, Score: f(6)}}},
+		},
+		Explanations: map[string]*risk.Explanation{
+			"privacy_agentleak": {
+				Key: "privacy_agentleak", Domain: "privacy", Metric: "risk_index",
+				Methodology: risk.ExplainedMethod{Key: "leak", Function: "value * impact", Substituted: "value * 10", Variable: "value", Parameters: []risk.ParamValue{{Key: "impact", Configured: 10.0, Used: 10.0}}},
+				Runs:        []risk.RunRef{{EvaluationKey: "agentleak", ID: "r1"}},
+				Values:      []risk.ExplainedValue{{Run: risk.RunRef{EvaluationKey: "agentleak", ID: "r1"}, TaskSpecificationKey: "finance", ScorerKey: "agentleak", Metric: "risk_index", Value: 0.6, Risk: 6}},
+				Excluded:    []risk.ExcludedValue{{Run: risk.RunRef{EvaluationKey: "agentleak", ID: "r1"}, TaskSpecificationKey: "<leaks>", ScorerKey: "agentleak", Metric: "risk_index", Value: 0.1, Reason: "out of scope"}},
+				Aggregation: risk.Aggregation{Kind: "mean", N: 1, Sum: 6, Raw: 6, Formula: "mean = sum / n = 6 / 1 = 6"},
+				Score:       f(6), Level: risk.High,
+			},
+		},
 	}
 }
 
@@ -74,8 +105,10 @@ func TestSelfContained(t *testing.T) {
 	if !strings.Contains(s, "Compliance, traces with controls at risk: PCI-DSS v4.0 1") {
 		t.Error("report lacks the scan's compliance")
 	}
-	if n := strings.Count(s, `data-chart="`); n != 4 { // heat map, channel bars, and a sparkline and components per agent
-		t.Errorf("charts = %d, want 4", n)
+	// heat map, channel bars, a sparkline and components per agent, a
+	// history per scorer (3) and per domain (2)
+	if n := strings.Count(s, `data-chart="`); n != 9 {
+		t.Errorf("charts = %d, want 9", n)
 	}
 }
 
@@ -139,7 +172,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("chart %s rendered no shape", c[1])
 		}
 	}
-	for _, want := range []string{"heatmap", "channels", "sparkline", "components"} {
+	for _, want := range []string{"heatmap", "channels", "sparkline", "components", "history"} {
 		if got[want] == 0 {
 			t.Errorf("chart %s missing from the rendered page (got %v)", want, got)
 		}

@@ -24,6 +24,7 @@ type otlpState struct {
 	mu      sync.Mutex
 	tenants map[string]*tenantTraces
 	now     func() time.Time
+	q       scanQueue // finished traces waiting for their scan (scanqueue.go)
 }
 
 // tenantTraces is one tenant's part of otlpState.
@@ -31,8 +32,8 @@ type tenantTraces struct {
 	pending map[string]*pendingTrace // by trace id
 	spans   int                      // spans held in pending
 	leaks   []LeakRecord             // scanned traces, oldest first
-	scanMu  sync.Mutex               // the scanner serves one trace at a time
-	scanner *agentleak.Scanner
+	queue   []scanJob                // finished traces waiting for their scan (scanqueue.go)
+	pool    scannerPool              // the tenant's AgentLeak scanners
 }
 
 // pendingTrace is a trace whose root span has not arrived yet.
@@ -87,7 +88,10 @@ type LeaksResponse struct {
 }
 
 func newOTLPState(set *otlpSettings) *otlpState {
-	return &otlpState{set: set, tenants: map[string]*tenantTraces{}, now: time.Now}
+	o := &otlpState{set: set, tenants: map[string]*tenantTraces{}, now: time.Now}
+	o.q.wake = make(chan struct{}, 1)
+	o.q.idle = sync.NewCond(&o.mu)
+	return o
 }
 
 func (o *otlpState) tenant(t string) *tenantTraces {
@@ -99,7 +103,8 @@ func (o *otlpState) tenant(t string) *tenantTraces {
 	return tt
 }
 
-// full tells whether the key's tenant holds as many pending spans as it may.
+// full tells whether the key's tenant holds as many spans (of unfinished
+// traces and of finished ones waiting for their scan) as it may.
 func (o *otlpState) full(p Principal) bool {
 	if p.Admin {
 		return false
@@ -110,11 +115,11 @@ func (o *otlpState) full(p Principal) bool {
 	return tt != nil && tt.spans >= o.set.maxPending
 }
 
-// add files a tenant's spans under their traces and scans the traces whose
-// root span (a span without parent) is among them.
-func (o *otlpState) add(ctx context.Context, s *Server, tenant string, spans []*otelspans.Span) error {
+// add files a tenant's spans under their traces and queues for their scan
+// the traces whose root span (a span without parent) is among them.
+func (o *otlpState) add(tenant string, spans []*otelspans.Span) {
 	if o.set.noScan {
-		return nil
+		return
 	}
 	now := o.now()
 	o.mu.Lock()
@@ -133,16 +138,12 @@ func (o *otlpState) add(ctx context.Context, s *Server, tenant string, spans []*
 			done = append(done, sp.TraceID)
 		}
 	}
-	finished := o.take(tt, done)
-	o.mu.Unlock()
-	for i, id := range done {
-		if finished[i] != nil {
-			if err := s.scanTrace(ctx, tenant, tt, id, finished[i], "root"); err != nil {
-				return err
-			}
+	for i, pt := range o.take(tt, done) {
+		if pt != nil {
+			o.enqueue(scanJob{tenant, tt, done[i], pt, "root"})
 		}
 	}
-	return nil
+	o.mu.Unlock()
 }
 
 // take removes the traces ids from pending; o.mu is held.
@@ -158,17 +159,12 @@ func (o *otlpState) take(tt *tenantTraces, ids []string) []*pendingTrace {
 	return out
 }
 
-// sweep scans the traces that had no new span for the idle timeout.
-func (o *otlpState) sweep(ctx context.Context, s *Server) {
+// sweep queues for their scan the traces that had no new span for the
+// idle timeout.
+func (o *otlpState) sweep() {
 	cut := o.now().Add(-o.set.idle)
-	type due struct {
-		tenant string
-		tt     *tenantTraces
-		id     string
-		pt     *pendingTrace
-	}
-	var list []due
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	for tenant, tt := range o.tenants {
 		var ids []string
 		for id, pt := range tt.pending {
@@ -178,19 +174,23 @@ func (o *otlpState) sweep(ctx context.Context, s *Server) {
 		}
 		sort.Strings(ids)
 		for i, pt := range o.take(tt, ids) {
-			list = append(list, due{tenant, tt, ids[i], pt})
-		}
-	}
-	o.mu.Unlock()
-	for _, d := range list {
-		if err := s.scanTrace(ctx, d.tenant, d.tt, d.id, d.pt, "idle"); err != nil {
-			s.logf("otlp: scan of trace %s (tenant %s): %v", d.id, d.tenant, err)
+			o.enqueue(scanJob{tenant, tt, ids[i], pt, "idle"})
 		}
 	}
 }
 
-// otlpLoop sweeps idle traces until ctx ends.
+// otlpLoop sweeps idle traces and runs the scan workers until ctx ends;
+// the workers then scan what is still queued before it returns.
 func (s *Server) otlpLoop(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range scanWorkers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.scanLoop(ctx)
+		}()
+	}
+	defer wg.Wait()
 	every := min(max(s.otlp.set.idle/4, 100*time.Millisecond), 5*time.Second)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -199,7 +199,7 @@ func (s *Server) otlpLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			s.otlp.sweep(ctx, s)
+			s.otlp.sweep()
 		}
 	}
 }
@@ -220,17 +220,10 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	}
 	evs := otelspans.LeakEvents(st, otelspans.MappingLF)
 	trace := agentleak.TraceFromEvents(st, evs)
-	tt.scanMu.Lock()
-	if tt.scanner == nil {
-		ts := s.otlp.set.scanners[tenant]
-		if ts == nil {
-			ts = &tenantScanner{}
-		}
-		tt.scanner = agentleak.NewScanner(ts.cfg, ts.vaults)
-	}
-	res, err := tt.scanner.Scan(trace)
+	scanner := tt.pool.get(s.otlp.set.scanners[tenant])
+	res, err := scanner.Scan(trace)
 	if err != nil {
-		tt.scanMu.Unlock()
+		tt.pool.put(scanner)
 		return err
 	}
 	rec := LeakRecord{
@@ -262,7 +255,7 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 			Severity: f.Severity, Detector: f.Detector, Tier: f.Tier, Leaked: f.Leaked, Value: agentleak.Redact(f.Value),
 		})
 	}
-	tt.scanMu.Unlock()
+	tt.pool.put(scanner) // res is not read past here
 	for a := range agents {
 		rec.Agents = append(rec.Agents, a)
 	}

@@ -23,6 +23,7 @@ func TestLeaksCompliance(t *testing.T) {
 	if code, _, out := postOTLP(t, ts.base, keyT1Op, ctProto, td, false); code != 200 {
 		t.Fatalf("export: %d %q", code, out)
 	}
+	ts.otlp.waitScans() // the scan runs after the answer
 	get := func(query string) (int, []json.RawMessage, LeakRecord, []byte) {
 		t.Helper()
 		code, out := ts.call(t, keyT1, "GET", "/tenants/t1/leaks"+query, nil)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
@@ -59,6 +61,7 @@ func (s *Server) otlpTraces(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, status, msg := s.otlpBody(w, r)
+	defer putBodyBuf(body)
 	if status != 0 {
 		otlpError(w, enc, status, msg)
 		return
@@ -148,7 +151,7 @@ func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, 
 		dropBody(w, r)
 		return nil, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: send gzip or none", clip(ce))
 	}
-	b, err := io.ReadAll(src)
+	b, err := readBody(src, r.ContentLength, limit)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
@@ -162,6 +165,38 @@ func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, 
 		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("uncompressed body larger than %d bytes", limit)
 	}
 	return b, 0, ""
+}
+
+// bodyBufs are the buffers OTLP bodies are read into: pdata copies what it
+// decodes, so a body's bytes are free again once it is decoded. Reading
+// each body with io.ReadAll (a fresh, growing, cleared buffer per request)
+// was a visible share of the receiver's CPU.
+var bodyBufs sync.Pool
+
+// maxPooledBody is the largest buffer kept for another body.
+const maxPooledBody = 4 << 20
+
+// readBody reads src into a pooled buffer, sized at once from the
+// request's Content-Length when it has one (within limit).
+func readBody(src io.Reader, length, limit int64) ([]byte, error) {
+	buf, _ := bodyBufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	if length > 0 && length <= limit {
+		buf.Grow(int(length) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(src)
+	return buf.Bytes(), err
+}
+
+// putBodyBuf gives the buffer of a body read by readBody back (nil: none).
+func putBodyBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledBody {
+		return
+	}
+	bodyBufs.Put(bytes.NewBuffer(b[:0]))
 }
 
 // otlpTenants sorts spans by tenant: lf.tenant_id (span, then resource),
@@ -201,7 +236,7 @@ func (s *Server) otlpTenants(p Principal, spans []*otelspans.Span) (map[string][
 
 // otlpAccept turns each tenant's spans into agent-risk events (ingested on
 // the live path, as POST .../events does) and into pending traces; traces
-// whose root span arrived are scanned.
+// whose root span arrived are queued for their scan (scanqueue.go).
 func (s *Server) otlpAccept(ctx context.Context, byTenant map[string][]*otelspans.Span, rejected *int, why *string) (agentrisk.IngestResult, error) {
 	var total agentrisk.IngestResult
 	for tenant, spans := range byTenant {
@@ -254,9 +289,7 @@ func (s *Server) otlpAccept(ctx context.Context, byTenant map[string][]*otelspan
 			}
 			total.Events += res.Events
 		}
-		if err := s.otlp.add(ctx, s, tenant, spans); err != nil {
-			return total, err
-		}
+		s.otlp.add(tenant, spans)
 	}
 	return total, nil
 }

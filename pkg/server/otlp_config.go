@@ -15,8 +15,9 @@ type OTLPConfig struct {
 	// IdleTimeout ends a trace whose root span never arrives: no new span
 	// for this long (default 30s).
 	IdleTimeout string `json:"idleTimeout,omitempty"`
-	// MaxPendingSpans bounds the spans of unfinished traces held per
-	// tenant; above it the receiver answers 429 (default 100000).
+	// MaxPendingSpans bounds the spans held per tenant, of unfinished
+	// traces and of finished ones waiting for their scan; above it the
+	// receiver answers 429 (default 100000).
 	MaxPendingSpans int `json:"maxPendingSpans,omitempty"`
 	// MaxLeaks is how many scanned traces GET /tenants/{id}/leaks keeps per
 	// tenant, newest last (default 1000).

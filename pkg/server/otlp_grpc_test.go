@@ -87,6 +87,7 @@ func TestOTLPGRPCFromOpenTelemetrySDK(t *testing.T) {
 	if err := tp.Shutdown(ctx); err != nil { // flushes the batch
 		t.Fatalf("exporter: %v", err)
 	}
+	ts.otlp.waitScans() // the trace's scan runs after the answer
 	code, out := ts.call(t, keyT1Op, "POST", "/verdict", `{"tenantId": "t1", "agentId": "agt_grpc", "method": "tools/call"}`)
 	if code != 200 || !strings.Contains(string(out), `"scored":true`) {
 		t.Errorf("verdict: %d %s", code, out)
@@ -161,6 +162,7 @@ func TestOTLPGRPCAnswers(t *testing.T) {
 	} else if ps := resp.PartialSuccess(); ps.RejectedSpans() != 0 || ps.ErrorMessage() != "" {
 		t.Errorf("accepted export: %d %q", ps.RejectedSpans(), ps.ErrorMessage())
 	}
+	ts.otlp.waitScans()
 	if code, out := ts.call(t, keyT1, "GET", "/tenants/t1/leaks", nil); code != 200 || !strings.Contains(string(out), `"traceId":"53010000000000000000000000000000"`) {
 		t.Errorf("leaks after the gRPC export: %d %s", code, out)
 	}

@@ -61,6 +61,7 @@ func TestOTLPFromOpenTelemetrySDK(t *testing.T) {
 	if err := tp.Shutdown(ctx); err != nil { // flushes the batch
 		t.Fatalf("exporter: %v", err)
 	}
+	ts.otlp.waitScans() // the trace's scan runs after the answer
 
 	code, out := ts.call(t, keyT1Op, "POST", "/verdict", `{"tenantId": "t1", "agentId": "agt_sdk", "method": "tools/call"}`)
 	var v struct {

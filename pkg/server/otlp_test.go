@@ -115,6 +115,7 @@ func TestOTLPReceiver(t *testing.T) {
 	if code != 200 || hdr.Get("Content-Type") != ctProto || len(out) != 0 {
 		t.Fatalf("%d %s %q", code, hdr.Get("Content-Type"), out)
 	}
+	ts.otlp.waitScans() // the scan runs after the answer
 	code, out = ts.call(t, keyT1, "GET", "/tenants/t1/leaks", nil)
 	var leaks LeaksResponse
 	if code != 200 || json.Unmarshal(out, &leaks) != nil || len(leaks.Leaks) != 1 {
@@ -202,6 +203,7 @@ func TestOTLPPartialSuccess(t *testing.T) {
 	if code != 200 || !bytes.Contains(out, []byte("not the key's tenant")) || out[0] != 0x0a || out[2] != 0x08 || out[3] != 3 {
 		t.Errorf("protobuf partial success: %d %x", code, out)
 	}
+	ts.otlp.waitScans()
 	if code, out := ts.call(t, keyT2, "GET", "/tenants/t2/leaks", nil); code != 200 || !strings.Contains(string(out), `"traceId":"0d01`) || strings.Contains(string(out), `"traceId":"0b01`) {
 		t.Errorf("t2's leaks: %d %s", code, out)
 	}
@@ -252,7 +254,8 @@ func TestOTLPBackpressureAndIdle(t *testing.T) {
 		t.Errorf("t2: %d %s", code, out)
 	}
 	ts.otlp.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
-	ts.otlp.sweep(t.Context(), ts.Server)
+	ts.otlp.sweep()
+	ts.otlp.waitScans()
 	code, out = ts.call(t, keyT1, "GET", "/tenants/t1/leaks", nil)
 	if code != 200 || !strings.Contains(string(out), `"ended":"idle"`) || !strings.Contains(string(out), `"spans":2`) {
 		t.Errorf("idle trace: %d %s", code, out)

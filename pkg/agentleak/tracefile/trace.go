@@ -112,6 +112,9 @@ type RawTrace struct {
 	Data []byte
 	T    *Trace
 	Err  error
+	// Make, when not nil, makes the trace on demand instead of T (a span
+	// trace is mapped to events by whoever scans it, in parallel).
+	Make func() *Trace
 }
 
 // Decode returns the trace; events is a scratch list for the fast decoder.
@@ -122,6 +125,9 @@ func (rt *RawTrace) Decode(events *[]Event) (*Trace, error) {
 // DecodeInto is decode into t, a trace the caller reuses (nil: a new one).
 func (rt *RawTrace) DecodeInto(t *Trace, events *[]Event) (*Trace, error) {
 	if rt.Data == nil {
+		if rt.Make != nil && rt.Err == nil {
+			return rt.Make(), nil
+		}
 		return rt.T, rt.Err
 	}
 	if t == nil {

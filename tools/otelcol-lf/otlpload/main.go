@@ -106,6 +106,9 @@ func send(args []string) error {
 	spans := fs.Int("spans", 100, "spans per request (one trace)")
 	agents := fs.Int("agents", 50, "distinct agents")
 	rate := fs.Int("rate", 0, "spans per second to offer (0: as fast as accepted)")
+	probe := fs.Duration("probe", 0, "every this often, send one tool span of a new agent and poll -verdict until its verdict reflects it: the span-to-verdict freshness")
+	verdictURL := fs.String("verdict", "", "POST /verdict URL of the probes (lf serve)")
+	tenant := fs.String("tenant", "acme", "tenant of the probes' verdicts")
 	_ = fs.Parse(args)
 	tmpl := make([][]byte, *agents)
 	for i := range tmpl {
@@ -123,7 +126,18 @@ func send(args []string) error {
 		tick = tk.C
 	}
 	var wg sync.WaitGroup
+	var lmu sync.Mutex
+	var lats []time.Duration
 	start := time.Now()
+	var pr *prober
+	if *probe > 0 {
+		pr = &prober{client: client, url: *url, verdict: *verdictURL, tenant: *tenant, hname: hname, hval: hval}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pr.loop(*probe, deadline)
+		}()
+	}
 	for w := 0; w < *conc; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -140,6 +154,7 @@ func send(args []string) error {
 				if hname != "" {
 					req.Header.Set(hname, hval)
 				}
+				t0 := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {
 					failed.Add(1)
@@ -147,6 +162,9 @@ func send(args []string) error {
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
+				lmu.Lock()
+				lats = append(lats, time.Since(t0))
+				lmu.Unlock()
 				if resp.StatusCode == 200 {
 					ok.Add(1)
 					spansOK.Add(int64(*spans))
@@ -163,8 +181,111 @@ func send(args []string) error {
 	var cs []string
 	codes.Range(func(k, v any) bool { cs = append(cs, fmt.Sprintf("%v:%d", k, v.(*atomic.Int64).Load())); return true })
 	sort.Strings(cs)
+	fmt.Printf("request latency: %s\n", summary(lats))
+	if pr != nil {
+		fmt.Printf("span-to-verdict freshness (%d probes, %d failed): %s\n", len(pr.fresh), pr.failed, summary(pr.fresh))
+		if pr.err != nil {
+			fmt.Printf("last probe error: %v\n", pr.err)
+		}
+	}
 	fmt.Printf("requests %d ok, %d failed %v; %d spans in %.1f s: %.0f spans/s\n", ok.Load(), failed.Load(), cs, spansOK.Load(), el, float64(spansOK.Load())/el)
 	return nil
+}
+
+// summary is the percentiles of ds.
+func summary(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "no samples"
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	pct := func(p float64) string { return ds[int(p*float64(len(ds)-1))].Round(10 * time.Microsecond).String() }
+	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s", pct(0.50), pct(0.90), pct(0.99), pct(1))
+}
+
+// prober measures the span-to-verdict freshness: from sending one tool span
+// of a new agent (with its trace's root span) to the first POST /verdict
+// answer that scores the agent.
+type prober struct {
+	client               *http.Client
+	url, verdict, tenant string
+	hname, hval          string
+	fresh                []time.Duration
+	failed               int
+	err                  error
+}
+
+func (p *prober) loop(every time.Duration, deadline time.Time) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for n := 0; time.Now().Before(deadline); n++ {
+		<-tick.C
+		d, err := p.one(fmt.Sprintf("probe-%d-%d", time.Now().UnixNano(), n))
+		if err != nil {
+			p.failed++
+			p.err = err
+			continue
+		}
+		p.fresh = append(p.fresh, d)
+	}
+}
+
+func (p *prober) one(agent string) (time.Duration, error) {
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	var tid pcommon.TraceID
+	rand.Read(tid[:])
+	now := time.Now()
+	for i, name := range []string{"execute_tool lookup", "invoke_agent probe"} {
+		s := ss.Spans().AppendEmpty()
+		s.SetTraceID(tid)
+		s.SetSpanID(pcommon.SpanID{byte(i + 1)})
+		s.SetName(name)
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
+		a := s.Attributes()
+		a.PutStr("gen_ai.agent.id", agent)
+		if i == 0 {
+			s.SetParentSpanID(pcommon.SpanID{2})
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "lookup")
+			a.PutStr("gen_ai.tool.call.arguments", `{"query":"probe"}`)
+		} else {
+			a.PutStr("gen_ai.operation.name", "invoke_agent")
+		}
+	}
+	body, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	vbody := []byte(fmt.Sprintf(`{"tenantId":%q,"agentId":%q,"method":"tools/call"}`, p.tenant, agent))
+	t0 := time.Now()
+	code, out, err := p.post(p.url, "application/x-protobuf", body)
+	if err != nil || code != 200 {
+		return 0, fmt.Errorf("probe spans: %d %s %v", code, out, err)
+	}
+	for time.Since(t0) < 10*time.Second {
+		code, out, err := p.post(p.verdict, "application/json", vbody)
+		if err != nil || code != 200 {
+			return 0, fmt.Errorf("probe verdict: %d %s %v", code, out, err)
+		}
+		if bytes.Contains(out, []byte(`"scored":true`)) {
+			return time.Since(t0), nil
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return 0, fmt.Errorf("probe %s: no verdict reflected its span within 10 s", agent)
+}
+
+func (p *prober) post(url, ctype string, body []byte) (int, []byte, error) {
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	if p.hname != "" {
+		req.Header.Set(p.hname, p.hval)
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, out, err
 }
 
 // convert writes each AgentLeak trace as one OTLP JSON request, with the

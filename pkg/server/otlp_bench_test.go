@@ -1,0 +1,125 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lfcli/lf/pkg/store"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// benchTraceID is the trace id of benchRequest's template, replaced per
+// request.
+var benchTraceID = pcommon.TraceID{0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57}
+
+// benchRequest is one OTLP protobuf request of n GenAI spans of one trace
+// (tool calls, a model turn every tenth span, the agent's root span last),
+// about 1 KB of attributes per span: the spans of scripts/bench-otlp.sh.
+func benchRequest(n, agent int) []byte {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "bench-agent")
+	ss := rs.ScopeSpans().AppendEmpty()
+	now := time.Now()
+	filler := strings.Repeat("The customer asked about the itinerary and the booking reference; ", 12)
+	root := pcommon.SpanID{byte((n - 1) >> 8), byte(n - 1), 1}
+	for i := 0; i < n; i++ {
+		s := ss.Spans().AppendEmpty()
+		s.SetTraceID(benchTraceID)
+		s.SetSpanID(pcommon.SpanID{byte(i >> 8), byte(i), 1})
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Duration(i) * time.Millisecond)))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Duration(i)*time.Millisecond + 500*time.Microsecond)))
+		a := s.Attributes()
+		switch {
+		case i == n-1:
+			s.SetName("invoke_agent planner")
+			a.PutStr("gen_ai.operation.name", "invoke_agent")
+			a.PutStr("gen_ai.agent.id", fmt.Sprintf("agt_%03d", agent))
+			a.PutStr("gen_ai.agent.name", "Planner")
+			a.PutStr("gen_ai.conversation.id", fmt.Sprintf("conv-%d", agent))
+			a.PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"`+filler[:600]+`"}]}]`)
+		case i%10 == 9:
+			s.SetName("chat gpt-4o")
+			s.SetParentSpanID(root)
+			a.PutStr("gen_ai.operation.name", "chat")
+			a.PutStr("gen_ai.request.model", "gpt-4o")
+			a.PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"`+filler[:700]+`"}]}]`)
+		default:
+			s.SetName("execute_tool lookup")
+			s.SetParentSpanID(root)
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", fmt.Sprintf("tool_%d", i%7))
+			a.PutStr("gen_ai.tool.call.id", fmt.Sprintf("call_%d", i))
+			a.PutStr("gen_ai.tool.call.arguments", `{"query":"`+filler[:400]+`"}`)
+			a.PutStr("gen_ai.tool.call.result", `{"result":"`+filler[:400]+`"}`)
+		}
+	}
+	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	return b
+}
+
+// BenchmarkOTLPReceive is POST /v1/traces in process (no network): 100-span
+// traces, with and without the AgentLeak scan of each finished trace.
+//
+//	go test ./pkg/server -run '^$' -bench OTLPReceive -cpuprofile /tmp/cpu.out
+func BenchmarkOTLPReceive(b *testing.B) {
+	for _, scan := range []bool{true, false} {
+		b.Run(fmt.Sprintf("scan=%v", scan), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, b.TempDir()+"/lf.db")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			cfg, d := LoadConfig("server.yaml", []byte(fmt.Sprintf("apiKeys: [{name: t1, tenant: t1, role: operator, key: %s}]\nrecalcInterval: 1h\notlp: {scan: %v}\n", keyT1, scan)), func(string) string { return "" })
+			if d.HasErrors() {
+				b.Fatal(d)
+			}
+			s, err := New(ctx, cfg, st, io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close(ctx) })
+			// The scan workers and idle sweep, as Serve runs them.
+			lctx, stop := context.WithCancel(ctx)
+			loopDone := make(chan struct{})
+			go func() { defer close(loopDone); s.otlpLoop(lctx) }()
+			b.Cleanup(func() { stop(); <-loopDone })
+			h := s.Handler()
+			tmpl := make([][]byte, 50)
+			for i := range tmpl {
+				tmpl[i] = benchRequest(100, i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				n := 0
+				for pb.Next() {
+					var id [16]byte
+					rand.Read(id[:])
+					body := bytes.ReplaceAll(tmpl[n%len(tmpl)], benchTraceID[:], id[:])
+					n++
+					req := httptest.NewRequest("POST", "/v1/traces", bytes.NewReader(body))
+					req.Header.Set("Content-Type", ctProto)
+					req.Header.Set("Authorization", "Bearer "+keyT1)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != 200 {
+						b.Fatalf("%d %s", w.Code, w.Body)
+					}
+				}
+			})
+			s.otlp.waitScans() // the background scans are part of the cost
+			b.StopTimer()
+			b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "spans/s")
+		})
+	}
+}
