@@ -28,6 +28,7 @@ const Deleted store.Outcome = "deleted"
 // have passed Check.
 func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	var changes []Change
+	completed := completedRuns(b.Entities) // putAll releases the runs
 	err := st.Update(ctx, func(tx store.Tx) error {
 		var err error
 		check := writesEntities(b.Entities)
@@ -39,6 +40,7 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	if err != nil {
 		return nil, diag.Internal(err)
 	}
+	_ = KeepRunPartials(ctx, st, writtenRuns(completed, changes)) // best effort: histories compute what is missing
 	return changes, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // sharedDir finds ../shared next to the repository root (or $LF_SHARED).
@@ -83,7 +85,7 @@ func noteText(e *Event) (string, error) {
 			if out := unsafe.Slice((*byte)(dec), decN); fl&ContentHigh == 0 || utf8.Valid(out) {
 				return string(out), nil
 			}
-		} else if out, ok := UnquoteTo(nil, raw); ok && (fl&ContentHigh == 0 || utf8.Valid(out)) {
+		} else if out, ok := jsonlex.UnquoteTo(nil, raw); ok && (fl&ContentHigh == 0 || utf8.Valid(out)) {
 			return string(out), nil
 		}
 	}
