@@ -2,6 +2,7 @@
 //
 //	go run ./cmd/lfgen project -dir /tmp/lf-bench            # 1,000 scorers, 100 keys x 100 runs x 1,000 values
 //	go run ./cmd/lfgen project -dir /tmp/lf-bench-10 -runs 10
+//	go run ./cmd/lfgen project -dir /tmp/lf-compliance -runs 10 -frameworks 50 -requirements 40
 //	go run ./cmd/lfgen files -dir /tmp/lf-files -n 1000       # 1,000 entity files for lf validate
 //	go run ./cmd/lfgen runs -dir /tmp/lf-runs -mb 50          # one 50 MB file of runs (runs.yaml)
 //	go run ./cmd/lfgen agent-events -agents 10000 -events 5000000 > events.jsonl
@@ -53,6 +54,8 @@ func main() {
 	fs.IntVar(&size.EvaluationKeys, "keys", size.EvaluationKeys, "evaluation keys")
 	fs.IntVar(&size.RunsPerKey, "runs", size.RunsPerKey, "runs per evaluation key")
 	fs.IntVar(&size.ValuesPerRun, "values", size.ValuesPerRun, "metric values per run")
+	fs.IntVar(&size.Frameworks, "frameworks", 0, "compliance frameworks (frameworks.yaml, stored)")
+	fs.IntVar(&size.Requirements, "requirements", 40, "requirements per framework")
 	n := fs.Int("n", 1000, "files (files)")
 	mb := fs.Int("mb", 50, "size of runs.yaml in MB (runs)")
 	fs.Parse(os.Args[2:])

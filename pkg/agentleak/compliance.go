@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/bits"
-	"os"
 	"strconv"
-	"time"
 
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/model"
@@ -90,27 +88,9 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// ReportTime is the time compliance reports are made at, as the digest
-// holds it (Python's isoformat of a UTC time, "2026-01-01T00:00:00+00:00"):
-// SOURCE_DATE_EPOCH when it is set (the reproducible-builds convention, so
-// that a digest can be reproduced), else now, to the second.
-func ReportTime() (string, error) {
-	t := time.Now().UTC().Truncate(time.Second)
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return "", &sourceDateError{s}
-		}
-		t = time.Unix(n, 0).UTC()
-	}
-	return t.Format("2006-01-02T15:04:05+00:00"), nil
-}
-
-type sourceDateError struct{ value string }
-
-func (e *sourceDateError) Error() string {
-	return "SOURCE_DATE_EPOCH=" + strconv.Quote(e.value) + " is not a whole number of seconds since 1970"
-}
+// ReportTime is the time compliance reports are made at
+// (compliance.ReportTime: SOURCE_DATE_EPOCH when it is set, else now).
+func ReportTime() (string, error) { return compliance.ReportTime() }
 
 // ComplianceMode says what each scan result carries of the compliance
 // mapping.

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // MarshalJSON writes a result as encoding/json would from its struct tags
@@ -191,9 +191,9 @@ func (f *Finding) appendValues(b []byte) []byte {
 		// The only key above 16 bytes a finding has: append would copy
 		// it by a call; three stores of its words instead.
 		b = b[:o+len(redactedKey)]
-		tracefile.StoreBytes64(b, o, redactedKeyWords[0])
-		tracefile.StoreBytes64(b, o+8, redactedKeyWords[1])
-		tracefile.StoreBytes64(b, o+len(redactedKey)-8, redactedKeyWords[2])
+		jsonlex.StoreBytes64(b, o, redactedKeyWords[0])
+		jsonlex.StoreBytes64(b, o+8, redactedKeyWords[1])
+		jsonlex.StoreBytes64(b, o+len(redactedKey)-8, redactedKeyWords[2])
 	} else {
 		b = append(b, redactedKey...)
 	}
@@ -203,7 +203,7 @@ func (f *Finding) appendValues(b []byte) []byte {
 const redactedKey = `,"redacted_value":`
 
 // redactedKeyWords are redactedKey's bytes 0-7, 8-15 and its last eight.
-var redactedKeyWords = [3]uint64{tracefile.LeWord(redactedKey[:8]), tracefile.LeWord(redactedKey[8:16]), tracefile.LeWord(redactedKey[len(redactedKey)-8:])}
+var redactedKeyWords = [3]uint64{jsonlex.LeWord(redactedKey[:8]), jsonlex.LeWord(redactedKey[8:16]), jsonlex.LeWord(redactedKey[len(redactedKey)-8:])}
 
 // appendTail writes the finding's members from its level on and closes it.
 func (f *Finding) appendTail(b []byte) []byte {
@@ -315,7 +315,7 @@ func appendMillionths(b []byte, f float64) ([]byte, bool) {
 	n := (bits.Len64(w^0x30303030303030) + 7) >> 3
 	if o := len(b); cap(b)-o >= 8 {
 		b = b[:o+8]
-		tracefile.StoreBytes64(b, o, w)
+		jsonlex.StoreBytes64(b, o, w)
 		return b[:o+n], true
 	}
 	var d [8]byte
@@ -340,7 +340,7 @@ const hexDigits = "0123456789abcdef"
 // appendJSONString quotes s as encoding/json does, HTML characters left as
 // they are: control characters escaped (\b \f \n \r \t or \u00XX), invalid
 // UTF-8 as \ufffd, U+2028 and U+2029 escaped. Runs of bytes that need none
-// of that are found eight bytes at a time (tracefile.NextSpecial, stopping at every
+// of that are found eight bytes at a time (jsonlex.NextSpecial, stopping at every
 // non-ASCII byte) and copied whole.
 func appendJSONString(b []byte, s string) []byte {
 	n, o := len(s), len(b)
@@ -349,26 +349,26 @@ func appendJSONString(b []byte, s string) []byte {
 		// their sum), one test, two stores, no call.
 		p := unsafe.Slice(unsafe.StringData(s), n)
 		if n >= 8 {
-			w0, w1 := tracefile.LoadBytes64(p, 0), tracefile.LoadBytes64(p, n-8)
-			if tracefile.StopMask(w0)|tracefile.StopMask(w1) == 0 {
+			w0, w1 := jsonlex.LoadBytes64(p, 0), jsonlex.LoadBytes64(p, n-8)
+			if jsonlex.StopMask(w0)|jsonlex.StopMask(w1) == 0 {
 				b = b[:o+n+2]
 				// The quotes go in the words: the opening one below the
 				// first seven bytes, the closing one above the last seven
 				// (the middle word only when those two leave a gap).
-				tracefile.StoreBytes64(b, o, w0<<8|'"')
+				jsonlex.StoreBytes64(b, o, w0<<8|'"')
 				if n > 14 {
-					tracefile.StoreBytes64(b, o+8, tracefile.LoadBytes64(p, 7))
+					jsonlex.StoreBytes64(b, o+8, jsonlex.LoadBytes64(p, 7))
 				}
-				tracefile.StoreBytes64(b, o+n-6, w1>>8|'"'<<56)
+				jsonlex.StoreBytes64(b, o+n-6, w1>>8|'"'<<56)
 				return b
 			}
 		} else {
-			w0, w1 := tracefile.LoadBytes32(p, 0), tracefile.LoadBytes32(p, n-4)
-			if tracefile.StopMask(uint64(w0)|uint64(w1)<<32) == 0 {
+			w0, w1 := jsonlex.LoadBytes32(p, 0), jsonlex.LoadBytes32(p, n-4)
+			if jsonlex.StopMask(uint64(w0)|uint64(w1)<<32) == 0 {
 				b = b[:o+n+2]
 				b[o] = '"'
-				tracefile.StoreBytes32(b, o+1, w0)
-				tracefile.StoreBytes32(b, o+n-3, w1)
+				jsonlex.StoreBytes32(b, o+1, w0)
+				jsonlex.StoreBytes32(b, o+n-3, w1)
 				b[o+n+1] = '"'
 				return b
 			}
@@ -379,14 +379,14 @@ func appendJSONString(b []byte, s string) []byte {
 		// to end inside the string.
 		p := unsafe.Slice(unsafe.StringData(s), n)
 		k := min(16, n-8)
-		w0, w1, w2, w3 := tracefile.LoadBytes64(p, 0), tracefile.LoadBytes64(p, 8), tracefile.LoadBytes64(p, k), tracefile.LoadBytes64(p, n-8)
-		if tracefile.StopMask(w0)|tracefile.StopMask(w1)|tracefile.StopMask(w2)|tracefile.StopMask(w3) == 0 {
+		w0, w1, w2, w3 := jsonlex.LoadBytes64(p, 0), jsonlex.LoadBytes64(p, 8), jsonlex.LoadBytes64(p, k), jsonlex.LoadBytes64(p, n-8)
+		if jsonlex.StopMask(w0)|jsonlex.StopMask(w1)|jsonlex.StopMask(w2)|jsonlex.StopMask(w3) == 0 {
 			b = b[:o+n+2]
 			b[o] = '"'
-			tracefile.StoreBytes64(b, o+1, w0)
-			tracefile.StoreBytes64(b, o+9, w1)
-			tracefile.StoreBytes64(b, o+1+k, w2)
-			tracefile.StoreBytes64(b, o+n-7, w3)
+			jsonlex.StoreBytes64(b, o+1, w0)
+			jsonlex.StoreBytes64(b, o+9, w1)
+			jsonlex.StoreBytes64(b, o+1+k, w2)
+			jsonlex.StoreBytes64(b, o+n-7, w3)
 			b[o+n+1] = '"'
 			return b
 		}
@@ -409,29 +409,29 @@ func appendJSONString(b []byte, s string) []byte {
 // plainASCII reports whether s holds only ASCII bytes that JSON writes as
 // they are (no quote, backslash or control character). The words are
 // tested whole; the last one may overlap bytes already tested, which only
-// a "yes or no" question allows, and tracefile.StopMask flags none of w when none
+// a "yes or no" question allows, and jsonlex.StopMask flags none of w when none
 // of its bytes is special or above 0x7f (no byte borrows then).
 func plainASCII(s string) bool {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	n := len(b)
 	if n >= 8 {
 		for i := 0; i+8 < n; i += 8 {
-			if tracefile.StopMask(tracefile.LoadBytes64(b, i)) != 0 {
+			if jsonlex.StopMask(jsonlex.LoadBytes64(b, i)) != 0 {
 				return false
 			}
 		}
-		return tracefile.StopMask(tracefile.LoadBytes64(b, n-8)) == 0
+		return jsonlex.StopMask(jsonlex.LoadBytes64(b, n-8)) == 0
 	}
 	if n >= 4 {
 		w := uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
-		return tracefile.StopMask(w) == 0
+		return jsonlex.StopMask(w) == 0
 	}
 	if n == 0 {
 		return true
 	}
 	// 'a' in the bytes s has not.
 	w := uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16 | 0x6161616161<<24
-	return tracefile.StopMask(w) == 0
+	return jsonlex.StopMask(w) == 0
 }
 
 // appendJSONStringEsc is appendJSONString for a string that may need
@@ -441,7 +441,7 @@ func appendJSONStringEsc(b []byte, s string) []byte {
 	bs := unsafe.Slice(unsafe.StringData(s), len(s))
 	start, i := 0, 0
 	for {
-		if i = tracefile.NextSpecial(bs, i, tracefile.HighBits); i >= len(bs) {
+		if i = jsonlex.NextSpecial(bs, i, jsonlex.HighBits); i >= len(bs) {
 			break
 		}
 		c := bs[i]

@@ -14,6 +14,7 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/agentleak/detect"
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // Finding is one detection in one event.
@@ -480,7 +481,7 @@ func (sc *Scanner) eventText(e *Event) (string, error) {
 				sc.scratch = true
 				return unsafe.String((*byte)(dec), len(out)), nil
 			}
-		} else if out, ok := tracefile.UnquoteTo(sc.text[:0], raw); ok && (fl&tracefile.ContentHigh == 0 || utf8.Valid(out)) {
+		} else if out, ok := jsonlex.UnquoteTo(sc.text[:0], raw); ok && (fl&tracefile.ContentHigh == 0 || utf8.Valid(out)) {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}
@@ -493,7 +494,7 @@ func (sc *Scanner) eventText(e *Event) (string, error) {
 				// backslash.
 				return unsafe.String(&raw[1], len(raw)-2), nil
 			}
-		} else if out, ok := tracefile.UnquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
+		} else if out, ok := jsonlex.UnquoteTo(sc.text[:0], raw); ok && utf8.Valid(out) {
 			sc.text, sc.scratch = out, true
 			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		}

@@ -139,7 +139,7 @@ func canaryLines(lines string) (out [len(canaryTiers)][]string) {
 
 // plainText: no control character but line feeds, no DEL. Eight bytes at
 // a time are passed when none is below 0x20 or DEL (exact bit tests, as in
-// specialMask); a word with one is checked byte by byte.
+// jsonlex.SpecialMask); a word with one is checked byte by byte.
 func plainText(data []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
@@ -164,7 +164,9 @@ func plainText(data []byte) bool {
 }
 
 // quotedPrefix reads a double-quoted scalar at the start of s and returns
-// its value and the rest of s after the closing quote.
+// its value and the rest of s after the closing quote. It is YAML's scalar
+// (no \u surrogates or control characters), not a JSON string: not
+// jsonlex's.
 func quotedPrefix(s string) (val, rest string, ok bool) {
 	if len(s) < 2 || s[0] != '"' {
 		return "", "", false

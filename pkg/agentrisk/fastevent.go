@@ -1,14 +1,13 @@
 package agentrisk
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 	"github.com/lfcli/lf/pkg/kind"
 )
 
@@ -58,7 +57,7 @@ var eventFields = []string{"timestamp", "tenant_id", "agent_id", "agent_name", "
 // decodeEvent.
 func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 	*ev = Event{}
-	p := skipWS(line, 0)
+	p := jsonlex.SkipSpace(line, 0)
 	if p >= len(line) || line[p] != '{' {
 		return false
 	}
@@ -66,7 +65,7 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 	var seen int
 	next := 0 // the fields are looked for in their usual order from here
 	for {
-		p = skipWS(line, p)
+		p = jsonlex.SkipSpace(line, p)
 		if p >= len(line) || line[p] != '"' {
 			return false
 		}
@@ -74,7 +73,7 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 		if !ok {
 			return false
 		}
-		next, p = after, skipWS(line, q)
+		next, p = after, jsonlex.SkipSpace(line, q)
 		if p >= len(line) {
 			return false
 		}
@@ -86,7 +85,7 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 					return false
 				}
 			}
-			if p, ok = skipScalar(line, p); !ok {
+			if p = skipScalar(line, p); p < 0 {
 				return false
 			}
 		} else {
@@ -98,7 +97,7 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 				return false
 			}
 		}
-		p = skipWS(line, p)
+		p = jsonlex.SkipSpace(line, p)
 		if p >= len(line) {
 			return false
 		}
@@ -111,7 +110,7 @@ func (d *fastDecoder) decode(line []byte, ev *Event) bool {
 		}
 		p++
 	}
-	if skipWS(line, p) != len(line) || seen&(fTimestamp|fTenant|fAgent) != fTimestamp|fTenant|fAgent {
+	if jsonlex.SkipSpace(line, p) != len(line) || seen&(fTimestamp|fTenant|fAgent) != fTimestamp|fTenant|fAgent {
 		return false
 	}
 	if ev.Decision == "" {
@@ -134,7 +133,7 @@ var keyLits = func() (l [13]string) {
 // or 0, next and p when no key matches.
 func knownKey(line []byte, p, next int) (f, after, end int) {
 	for i := next; i < len(keyLits); i++ {
-		if hasLit(line, p, keyLits[i]) {
+		if jsonlex.Lit(line, p, keyLits[i]) {
 			return 1 << i, i + 1, p + len(keyLits[i])
 		}
 	}
@@ -148,11 +147,11 @@ func readKey(line []byte, p, next int) (f int, key []byte, after, end int, ok bo
 	if f, after, end = knownKey(line, p, next); f != 0 {
 		return f, nil, after, end, true
 	}
-	key, q, ok := scanPlainString(line, p)
+	key, q, ok := jsonlex.PlainString(line, p)
 	if !ok {
 		return 0, nil, next, p, false
 	}
-	q = skipWS(line, q)
+	q = jsonlex.SkipSpace(line, q)
 	if q >= len(line) || line[q] != ':' {
 		return 0, nil, next, p, false
 	}
@@ -195,16 +194,16 @@ func (d *fastDecoder) value(line []byte, p, f int, ev *Event) (int, bool) {
 	switch f {
 	case fHighImpact:
 		switch {
-		case hasLit(line, p, "true"):
+		case jsonlex.Lit(line, p, "true"):
 			ev.HighImpact = true
 			return p + 4, true
-		case hasLit(line, p, "false"):
+		case jsonlex.Lit(line, p, "false"):
 			return p + 5, true
 		}
 		return p, false
 	case fInjection:
-		end, ok := scanNumber(line, p)
-		if !ok {
+		end := jsonlex.NumberEnd(line, p)
+		if end < 0 {
 			return p, false
 		}
 		v, ok := parseScore(line[p:end])
@@ -222,7 +221,7 @@ func (d *fastDecoder) value(line []byte, p, f int, ev *Event) (int, bool) {
 	if line[p] != '"' {
 		return p, false
 	}
-	s, end, ok := scanPlainString(line, p)
+	s, end, ok := jsonlex.PlainString(line, p)
 	if !ok {
 		return p, false
 	}
@@ -373,137 +372,6 @@ func parseScore(b []byte) (float64, bool) {
 	return v, err == nil
 }
 
-func skipWS(b []byte, p int) int {
-	for p < len(b) && (b[p] == ' ' || b[p] == '\t' || b[p] == '\r' || b[p] == '\n') {
-		p++
-	}
-	return p
-}
-
-func hasLit(b []byte, p int, lit string) bool {
-	return len(b)-p >= len(lit) && string(b[p:p+len(lit)]) == lit
-}
-
-// scanPlainString reads the string starting at b[p] == '"'; ok is false
-// for escapes, control characters, invalid UTF-8 or no closing quote.
-func scanPlainString(b []byte, p int) (s []byte, end int, ok bool) {
-	var seen byte
-	i := p + 1
-	// Eight bytes at a time while none of them needs a look.
-	for ; i+8 <= len(b); i += 8 {
-		if needsLook(binary.LittleEndian.Uint64(b[i:])) {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		c := strByte[b[i]]
-		if c == 0 {
-			continue
-		}
-		seen |= c
-		if c&strQuote != 0 {
-			s = b[p+1 : i]
-			if seen&strNonASCII != 0 && !utf8.Valid(s) {
-				return nil, 0, false
-			}
-			return s, i + 1, true
-		}
-		if c&strBad != 0 {
-			return nil, 0, false
-		}
-	}
-	return nil, 0, false
-}
-
-// needsLook tells whether any of the eight bytes in w is a quote, a
-// backslash, a control character or not ASCII (a borrow can make it say yes
-// for a plain byte, never no for one of those).
-func needsLook(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := w ^ ('"' * ones)
-	bs := w ^ ('\\' * ones)
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(bs-ones)&^bs|w)&highs != 0
-}
-
-const (
-	strQuote = 1 << iota
-	strBad
-	strNonASCII
-)
-
-// strByte classes the bytes of a JSON string: 0 for the plain ones.
-var strByte = func() (t [256]byte) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = strBad
-	}
-	t['\\'] = strBad
-	t['"'] = strQuote
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = strNonASCII
-	}
-	return t
-}()
-
-// scanNumber checks the JSON number grammar at b[p:] and returns its end.
-func scanNumber(b []byte, p int) (int, bool) {
-	i := p
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return p, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return p, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return p, false
-		}
-	}
-	return i, true
-}
-
-// skipScalar skips a string, number, true, false or null.
-func skipScalar(b []byte, p int) (int, bool) {
-	switch c := b[p]; {
-	case c == '"':
-		_, end, ok := scanPlainString(b, p)
-		return end, ok
-	case c == '-' || (c >= '0' && c <= '9'):
-		return scanNumber(b, p)
-	case hasLit(b, p, "true"):
-		return p + 4, true
-	case hasLit(b, p, "false"):
-		return p + 5, true
-	case hasLit(b, p, "null"):
-		return p + 4, true
-	}
-	return p, false
-}
-
 // unsafeString views b as a string without copying; the string must not
 // outlive b's contents.
 func unsafeString(b []byte) string {
@@ -511,4 +379,20 @@ func unsafeString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// skipScalar skips a plain string, a number, true, false or null: the
+// index after it, or a negative result.
+func skipScalar(b []byte, p int) int {
+	switch c := b[p]; {
+	case c == '"':
+		_, end, ok := jsonlex.PlainString(b, p)
+		if !ok {
+			return -1
+		}
+		return end
+	case c == '-' || jsonlex.IsDigit(c):
+		return jsonlex.NumberEnd(b, p)
+	}
+	return jsonlex.LitEnd(b, p)
 }

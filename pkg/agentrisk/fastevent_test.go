@@ -3,7 +3,6 @@ package agentrisk
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"math/rand"
 	"os"
 	"reflect"
@@ -152,20 +151,4 @@ func FuzzFastDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFastAgrees(t, d, line)
 	})
-}
-
-// TestNeedsLook checks the eight-bytes-at-a-time test of scanPlainString
-// for every byte at every position: yes for a byte that needs a look, no
-// among plain ones.
-func TestNeedsLook(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		special := c == '"' || c == '\\' || c < 0x20 || c >= 0x80
-		for k := 0; k < 8; k++ {
-			w := []byte("aaaaaaaa")
-			w[k] = byte(c)
-			if got := needsLook(binary.LittleEndian.Uint64(w)); got != special {
-				t.Errorf("byte %#x at %d: needsLook %v", c, k, got)
-			}
-		}
-	}
 }

@@ -7,10 +7,13 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/frameworks"
+	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/project"
+	"github.com/lfcli/lf/pkg/store"
 )
 
 var complianceFormats = []string{"table", "json", "yaml", "markdown", "junit", "sarif"}
@@ -19,11 +22,14 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "compliance",
 		Usage: "each requirement of the project's compliance frameworks: met, partial, gap or no_data, from the risk scorers that evidence it",
-		Description: "Frameworks are read from the project's `frameworks:` files (or the files and folders given with -f).\n" +
+		Description: "Frameworks are the stored ones (lf add -f FILE) with those of the files and folders given with -f\n" +
+			"(a framework of the files replaces the stored one of its key).\n" +
 			"A requirement is met when every evidence risk scorer with data is at or below its met_at level,\n" +
-			"partial when some are above, gap when all are, and no_data when none has data in scope.",
+			"partial when some are above, gap when all are, and no_data when none has data in scope.\n" +
+			"json, yaml and markdown carry the evidence matrix and a SHA-256 digest over it; SOURCE_DATE_EPOCH\n" +
+			"fixes the report time that goes into the digest, so that it can be reproduced.",
 		Flags: []ucli.Flag{
-			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read frameworks from `PATH` (file, folder or glob; repeatable; default: the project folder)"},
+			&ucli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "read frameworks also from `PATH` (file, folder or glob; repeatable), over the stored ones"},
 			&ucli.StringFlag{Name: "framework", Usage: "only the framework `KEY`"},
 			outputFlag("table", complianceFormats...),
 			&ucli.StringFlag{Name: "fail-on", Usage: "exit 1 when a requirement is at `STATUS` (gap, or partial: partial or gap), or has no data"},
@@ -38,15 +44,15 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 			if err != nil {
 				return diag.Usagef("%v", err)
 			}
-			set, err := loadFrameworks(env, c.StringSlice("file"))
-			if err != nil {
-				return err
-			}
 			st, err := env.OpenExistingStore(c.Context)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			set, err := loadFrameworks(c, env, st, c.StringSlice("file"))
+			if err != nil {
+				return err
+			}
 			scored, err := project.Overview(c.Context, st, project.OverviewFilter{})
 			if err != nil {
 				return err
@@ -59,9 +65,17 @@ func overviewComplianceCommand(env *Env) *ucli.Command {
 				return diag.Usagef("%v", err)
 			}
 			if format == "table" && len(res) == 0 {
-				fmt.Fprintln(env.Stderr, "no frameworks: add a file with a frameworks: list to the project")
+				fmt.Fprintln(env.Stderr, "no frameworks: store some with lf add -f FILE (a file with a frameworks: list), or give them with -f")
 			}
-			if err := writeCompliance(env, format, frameworks.Report{Results: res, Gate: gate}); err != nil {
+			report := frameworks.Report{Results: res, Gate: gate}
+			if format == "json" || format == "yaml" || format == "markdown" {
+				at, err := compliance.ReportTime()
+				if err != nil {
+					return diag.Usagef("%v", err)
+				}
+				report = report.Sealed(at)
+			}
+			if err := writeCompliance(env, format, report); err != nil {
 				return err
 			}
 			if err := gate.Check(res); err != nil {
@@ -87,21 +101,32 @@ func writeCompliance(env *Env, format string, r frameworks.Report) error {
 	if err := w.Write(r); err != nil {
 		return diag.Internal(err)
 	}
+	if format == "markdown" {
+		if err := w.Write(r.DigestNote()); err != nil {
+			return diag.Internal(err)
+		}
+	}
 	return w.Close()
 }
 
-// loadFrameworks reads the frameworks files among paths (default: the
-// project folder; in a folder, files of other kinds are passed over, while
-// a file given by name must be a frameworks file). Every problem is reported at once.
-// frameworksKey finds the files that may be frameworks files before they
-// are parsed: a top-level frameworks key.
+// frameworksKey finds the files that may hold frameworks before they are
+// parsed: a top-level frameworks key.
 var frameworksKey = regexp.MustCompile(`(?m)^["']?frameworks["']?\s*:`)
 
-func loadFrameworks(env *Env, paths []string) (frameworks.Set, error) {
-	root := env.ProjectDir()
-	if len(paths) == 0 {
-		paths = []string{root}
+// loadFrameworks returns the stored frameworks with those of the files
+// among paths (a framework of the files replaces the stored one of its
+// key). In a folder, files without a frameworks list are passed over, while
+// a file given by name must hold frameworks. Every problem is reported at
+// once.
+func loadFrameworks(c *ucli.Context, env *Env, st *store.Store, paths []string) (frameworks.Set, error) {
+	stored, err := project.StoredFrameworks(c.Context, st)
+	if err != nil {
+		return nil, diag.Internal(err)
 	}
+	if len(paths) == 0 {
+		return frameworks.Merge(stored, nil), nil
+	}
+	root := env.ProjectDir()
 	files, err := project.ExpandPaths(paths)
 	if err != nil {
 		return nil, err
@@ -112,32 +137,43 @@ func loadFrameworks(env *Env, paths []string) (frameworks.Set, error) {
 			byName[p] = true
 		}
 	}
-	var set frameworks.Set
-	var ds diag.List
+	var picked []string
 	for _, p := range files {
-		named := byName[p]
 		data, err := os.ReadFile(p)
-		if err != nil {
-			ds = append(ds, diag.Diagnostic{File: diag.Rel(root, p), Msg: fmt.Sprintf("cannot read: %v", err)})
+		if err == nil && !byName[p] && !frameworksKey.Match(data) {
 			continue
 		}
-		if !named && !frameworksKey.Match(data) {
-			continue
+		picked = append(picked, p)
+	}
+	if len(picked) == 0 {
+		return frameworks.Merge(stored, nil), nil
+	}
+	b, ds, err := project.LoadEntities(root, picked, env.Stdin, fileKinds)
+	if err != nil {
+		return nil, err
+	}
+	if !ds.HasErrors() {
+		b.Only(model.KindFramework)
+		ds = append(ds, b.Check(nil)...)
+	}
+	set := frameworks.FromEntities(b.Entities)
+	for _, f := range b.Files {
+		if byName[f.Path] && !holdsFramework(set, f.Rel) {
+			ds = append(ds, diag.Diagnostic{File: f.Rel, Line: 1, Col: 1, Msg: "holds no frameworks: expected frameworks: [{key: ..., name: ..., requirements: [...]}]"})
 		}
-		f, pds := project.ReadFile(root, p, nil, fileKinds)
-		if f == nil || f.Type == nil || f.Type.Name != frameworks.File.Name {
-			if !named && pds.HasErrors() {
-				ds = append(ds, pds.Errors()...) // a broken frameworks file is not passed over
-			} else if named {
-				ds = append(ds, append(pds.Errors(), diag.Diagnostic{File: diag.Rel(root, p), Msg: "not a frameworks file: expected frameworks: [{key: ..., name: ..., requirements: [...]}]"})...)
-			}
-			continue
-		}
-		ds = append(ds, set.Add(f.Rel, f.Data)...)
 	}
 	if ds.HasErrors() {
 		return nil, diag.Invalid(ds)
 	}
 	printWarnings(env, ds)
-	return set, nil
+	return frameworks.Merge(stored, set), nil
+}
+
+func holdsFramework(set frameworks.Set, file string) bool {
+	for _, l := range set {
+		if l.Doc != nil && l.Doc.File == file {
+			return true
+		}
+	}
+	return false
 }

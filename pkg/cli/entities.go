@@ -17,7 +17,7 @@ import (
 	"github.com/lfcli/lf/pkg/store"
 )
 
-const kindsHelp = "KIND is risk-scoring-methodology, risk-scorer or evaluation-run (singular or plural)"
+const kindsHelp = "KIND is ai-app, risk-scoring-methodology, risk-scorer, evaluation-run or framework (singular or plural)"
 
 func parseKind(s string) (project.KindInfo, error) {
 	k, ok := project.ParseKind(s)
@@ -245,6 +245,8 @@ func listKind(ctx context.Context, env *Env, st *store.Store, kind model.Kind, f
 			table = append(table, []string{m.Key, m.DisplayName, m.Function, fmt.Sprint(len(m.ConfigSpec))})
 		}
 		return output.Table(env.Stdout, []string{"KEY", "NAME", "FUNCTION", "PARAMETERS"}, table)
+	case model.KindFramework:
+		return listFrameworks(ctx, env, st, format)
 	default:
 		ss, err := st.RiskScorers(ctx)
 		if err != nil {
@@ -296,7 +298,7 @@ func exportCommand(env *Env) *ucli.Command {
 		Name:      "export",
 		Usage:     "write stored entities as canonical YAML (sorted by key, comments kept)",
 		ArgsUsage: "KIND|all",
-		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs (singular or plural) or all" + extraKindsHelp() + ".\n" +
+		Description: "KIND is risk-scoring-methodologies, risk-scorers, evaluation-runs, frameworks (singular or plural) or all" + extraKindsHelp() + ".\n" +
 			"Exporting, adding the result and exporting again gives the same bytes.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output (- is standard output)"},

@@ -7,7 +7,6 @@ import (
 	"github.com/lfcli/lf/pkg/agentrisk"
 	"github.com/lfcli/lf/pkg/alerts"
 	"github.com/lfcli/lf/pkg/diag"
-	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/runfile"
@@ -34,7 +33,6 @@ var fileKinds = []kind.File{
 	alerts.RulesFile.File(alerts.RuleCheck{}),
 	server.ConfigFile.File(ValidateEnv),
 	agentrisk.CasesFile.File(struct{}{}),
-	frameworks.File.File(struct{}{}),
 }
 
 // vaultsKind is the vaults kind with the fast path for common vault files

@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/report"
 )
@@ -19,8 +20,10 @@ func reportCommand(env *Env) *ucli.Command {
 			"every risk scorer with its level, score and runs, a level heat map by domain, the latest\n" +
 			"AgentLeak scans (risk index per channel, verdicts), and each agent's score, tier, components\n" +
 			"and a sparkline of its score history; each scorer's history as a small chart (and each domain's),\n" +
-			"and under its row the explanation of its score (lf explain risk-scorer KEY). It opens offline\n" +
-			"from a file URL. With --at, the risk scorers and scans are shown as of that moment.",
+			"and under its row the explanation of its score (lf explain risk-scorer KEY); the stored compliance\n" +
+			"frameworks as a matrix of requirements coloured by status, each linking to its evidence, with the\n" +
+			"evidence digest. It opens offline from a file URL. With --at, the risk scorers and scans are shown\n" +
+			"as of that moment. SOURCE_DATE_EPOCH fixes the report time.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "out", Value: "report.html", Usage: "write the report to `FILE` (- for standard output)"},
 			&ucli.StringFlag{Name: "tenant", Usage: "only the agents of tenant `ID`"},
@@ -43,7 +46,11 @@ func reportCommand(env *Env) *ucli.Command {
 				return err
 			}
 			defer st.Close()
-			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), At: at})
+			now, err := reportNow()
+			if err != nil {
+				return err
+			}
+			d, err := report.Build(c.Context, st, report.Options{Tenant: c.String("tenant"), At: at, Now: now})
 			if err != nil {
 				return diag.Internal(err)
 			}
@@ -63,4 +70,18 @@ func reportCommand(env *Env) *ucli.Command {
 			return nil
 		},
 	}
+}
+
+// reportNow is the report time: SOURCE_DATE_EPOCH when set (so that the
+// evidence digest can be reproduced), else now.
+func reportNow() (time.Time, error) {
+	at, err := compliance.ReportTime()
+	if err != nil {
+		return time.Time{}, diag.Usagef("%v", err)
+	}
+	t, err := time.Parse("2006-01-02T15:04:05+00:00", at)
+	if err != nil {
+		return time.Time{}, diag.Internal(err)
+	}
+	return t.UTC(), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
+	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/output"
 	"github.com/lfcli/lf/pkg/runfile"
 )
@@ -25,8 +26,10 @@ func runCommand(env *Env) *ucli.Command {
 			"upserted in one transaction, then the evaluations run in order. An evaluation that fails stops\n" +
 			"the run with its exit code, keeping the entities and the evaluations recorded before it.\n" +
 			"An AgentLeak scan whose traces, vaults and config are unchanged keeps its latest run.\n" +
-			"Exit 1 when a gate the run file turns on trips: overview.fail_on (or --fail-on), or\n" +
-			"agentleak: {gate: true} with a blocked trace or no trace at all. See docs/run.md.",
+			"With compliance:, the stored frameworks' requirements are decided after the overview and a\n" +
+			"compliance line printed. Exit 1 when a gate the run file turns on trips: overview.fail_on\n" +
+			"(or --fail-on), compliance.fail_on, or agentleak: {gate: true} with a blocked trace or no\n" +
+			"trace at all. See docs/run.md.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "run `FILE`", Required: true},
 			outputFlag("table", append([]string{"table", "json", "yaml"}, ciFormats...)...),
@@ -81,6 +84,9 @@ func runAction(c *ucli.Context, env *Env) error {
 	}, st)
 	if err != nil {
 		return err
+	}
+	if res.Compliance != nil || spec.Compliance != nil {
+		fmt.Fprintln(info, frameworks.Summary(res.Compliance))
 	}
 	switch format {
 	case "table":

@@ -21,6 +21,7 @@ var onPostgres = []string{
 	"agents_two_tenants",
 	"core_reference_example",
 	"core_roundtrip",
+	"frameworks_store",
 	"import",
 	"risk_overview_key_filter",
 	"run_gates",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
 )
 
@@ -25,12 +26,15 @@ const (
 var Statuses = []Status{Met, Partial, Gap, NoData}
 
 // Scorer is one risk scorer behind a requirement, as the overview scored it.
+// Its runs are written once per scorer, in the evidence matrix (a scorer
+// evidences many requirements: writing its runs with each would multiply
+// them).
 type Scorer struct {
 	Key    string        `json:"key"`
 	Domain string        `json:"domain"`
 	Level  risk.Level    `json:"level"`
 	Score  *float64      `json:"score"`
-	Runs   []risk.RunRef `json:"runs"`
+	Runs   []risk.RunRef `json:"-"`
 	Above  bool          `json:"above_met_at"`
 }
 
@@ -67,26 +71,8 @@ func (s Set) Check(scored []risk.Result) diag.List {
 		keys[r.Key], domains[r.Domain] = true, true
 	}
 	var ds diag.List
-	for i := range s {
-		l := &s[i]
-		for j, q := range l.Requirements {
-			p := reqPtr(l, j)
-			for k, sc := range q.Evidence.RiskScorers {
-				if !keys[sc] {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/evidence/risk_scorers/%d", p, k), "risk scorer %q not found in the store", sc))
-				}
-			}
-			for k, d := range q.Evidence.Domains {
-				if !domains[d] {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/evidence/domains/%d", p, k), "no risk scorer of domain %q in the store", d))
-				}
-			}
-			for k, ref := range q.SameAs {
-				if _, ok := s.requirement(ref); !ok || ref == l.Key+"/"+q.Key {
-					ds = append(ds, l.Doc.Errorf(fmt.Sprintf("%s/same_as/%d", p, k), "requirement %q not found among the frameworks (framework/requirement, another requirement)", ref))
-				}
-			}
-		}
+	for _, p := range project.FrameworkRefs(s.frameworks(), keys, domains) {
+		ds = append(ds, s[p.Framework].errorf(p.Pointer, "%s", p.Msg))
 	}
 	return ds
 }
@@ -98,6 +84,8 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 	if only != "" && s.find(only) == nil {
 		return nil, fmt.Errorf("framework %q not found (known: %s)", only, strings.Join(s.keys(), ", "))
 	}
+	idx := s.index()
+	ix := newScoredIndex(scored)
 	out := []Result{}
 	for i := range s {
 		l := &s[i]
@@ -107,9 +95,13 @@ func (s Set) Evaluate(only string, scored []risk.Result) ([]Result, error) {
 		fr := Result{Key: l.Key, Name: l.Name, Source: l.Source, Requirements: []RequirementResult{}}
 		for j := range l.Requirements {
 			q := &l.Requirements[j]
-			rr := RequirementResult{Key: q.Key, Title: q.Title, MetAt: q.MetAt, SameAs: q.SameAs, File: l.Doc.File}
-			rr.Line, _ = l.Doc.Pos(reqPtr(l, j))
-			rr.Evidence = evidence(s.shared(l.Key+"/"+q.Key, q), scored, q.MetAt)
+			metAt := risk.Level(q.MetAt)
+			if metAt == "" {
+				metAt = risk.Low
+			}
+			rr := RequirementResult{Key: q.Key, Title: q.Title, MetAt: metAt, SameAs: q.SameAs}
+			rr.File, rr.Line = l.pos(j)
+			rr.Evidence = ix.evidence(shared(idx, l.Key+"/"+q.Key, q), metAt)
 			rr.Status = status(rr.Evidence)
 			fr.Requirements = append(fr.Requirements, rr)
 		}
@@ -129,9 +121,12 @@ func (s Set) keys() []string {
 
 // shared returns the evidence of q and of every requirement it names in
 // same_as, following those in turn.
-func (s Set) shared(ref string, q *Requirement) []Evidence {
-	seen := map[string]bool{ref: true}
+func shared(idx map[string]*Requirement, ref string, q *Requirement) []Evidence {
 	out := []Evidence{q.Evidence}
+	if len(q.SameAs) == 0 {
+		return out
+	}
+	seen := map[string]bool{ref: true}
 	queue := append([]string(nil), q.SameAs...)
 	for len(queue) > 0 {
 		r := queue[0]
@@ -140,7 +135,7 @@ func (s Set) shared(ref string, q *Requirement) []Evidence {
 			continue
 		}
 		seen[r] = true
-		if other, ok := s.requirement(r); ok {
+		if other, ok := idx[r]; ok {
 			out = append(out, other.Evidence)
 			queue = append(queue, other.SameAs...)
 		}
@@ -148,28 +143,60 @@ func (s Set) shared(ref string, q *Requirement) []Evidence {
 	return out
 }
 
+// scoredIndex finds the scored risk scorers by key and by domain; order
+// ranks them by key, and stamp marks those an evidence picked already.
+type scoredIndex struct {
+	scored          []risk.Result
+	byKey, byDomain map[string][]int
+	order, stamp    []int
+	gen             int
+	picked          []int
+}
+
+func newScoredIndex(scored []risk.Result) *scoredIndex {
+	ix := &scoredIndex{scored: scored, byKey: map[string][]int{}, byDomain: map[string][]int{}, order: make([]int, len(scored)), stamp: make([]int, len(scored))}
+	byName := make([]int, len(scored))
+	for i, r := range scored {
+		ix.byKey[r.Key] = append(ix.byKey[r.Key], i)
+		ix.byDomain[r.Domain] = append(ix.byDomain[r.Domain], i)
+		byName[i] = i
+	}
+	sort.SliceStable(byName, func(a, b int) bool { return scored[byName[a]].Key < scored[byName[b]].Key })
+	for rank, i := range byName {
+		ix.order[i] = rank
+	}
+	return ix
+}
+
 // evidence returns the scored risk scorers the evidence names, by key, once
 // each, marking those with data above metAt (an error counts as above: a
 // scorer that could not be scored does not show the requirement met).
-func evidence(evs []Evidence, scored []risk.Result, metAt risk.Level) []Scorer {
-	keys, domains := map[string]bool{}, map[string]bool{}
+func (ix *scoredIndex) evidence(evs []Evidence, metAt risk.Level) []Scorer {
+	ix.gen++
+	ix.picked = ix.picked[:0]
+	pick := func(is []int) {
+		for _, i := range is {
+			if ix.stamp[i] != ix.gen {
+				ix.stamp[i] = ix.gen
+				ix.picked = append(ix.picked, i)
+			}
+		}
+	}
 	for _, e := range evs {
 		for _, k := range e.RiskScorers {
-			keys[k] = true
+			pick(ix.byKey[k])
 		}
 		for _, d := range e.Domains {
-			domains[d] = true
+			pick(ix.byDomain[d])
 		}
 	}
-	out := []Scorer{}
-	for _, r := range scored {
-		if !keys[r.Key] && !domains[r.Domain] {
-			continue
-		}
+	sort.Slice(ix.picked, func(a, b int) bool { return ix.order[ix.picked[a]] < ix.order[ix.picked[b]] })
+	out := make([]Scorer, len(ix.picked))
+	for j, i := range ix.picked {
+		r := &ix.scored[i]
 		above := r.Level == risk.Failed || r.Level.Rank() > metAt.Rank()
-		out = append(out, Scorer{Key: r.Key, Domain: r.Domain, Level: r.Level, Score: r.Score, Runs: r.Runs, Above: above})
+		out[j] = Scorer{Key: r.Key, Domain: r.Domain, Level: r.Level, Score: r.Score, Runs: r.Runs, Above: above}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 

@@ -1,11 +1,43 @@
 package frameworks
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
 )
+
+// parseSet reads data as the file f.yaml (in a temporary folder) the way
+// lf reads entity files, and returns its frameworks.
+func parseSet(t testing.TB, data string) Set {
+	t.Helper()
+	s, ds := readSet(t.TempDir(), []byte(data))
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	return s
+}
+
+func readSet(dir string, data []byte) (Set, diag.List) {
+	p := filepath.Join(dir, "f.yaml")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return nil, diag.List{{Msg: err.Error()}}
+	}
+	b, ds := project.LoadEntityFiles(dir, []string{p}, nil, nil)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	b.Only(model.KindFramework)
+	if ds = b.Check(nil); ds.HasErrors() {
+		return nil, ds
+	}
+	return FromEntities(b.Entities), nil
+}
 
 func scored(key, domain string, level risk.Level) risk.Result {
 	return risk.Result{Key: key, Domain: domain, Level: level}
@@ -29,10 +61,7 @@ const testFile = `frameworks:
 `
 
 func TestStatuses(t *testing.T) {
-	var s Set
-	if ds := s.Add("f.yaml", []byte(testFile)); ds.HasErrors() {
-		t.Fatal(ds)
-	}
+	s := parseSet(t, testFile)
 	res := []risk.Result{
 		scored("low1", "d1", risk.Low), scored("high1", "d2", risk.High),
 		scored("none1", "d1", risk.NoData), scored("err1", "d3", risk.Failed),
@@ -92,11 +121,8 @@ func TestGate(t *testing.T) {
 }
 
 func TestCheckLocatesMissingNames(t *testing.T) {
-	var s Set
 	data := "frameworks:\n  - key: a\n    name: A\n    requirements:\n      - {key: r, title: T, evidence: {risk_scorers: [x], domains: [y]}, same_as: [a/r]}\n"
-	if ds := s.Add("f.yaml", []byte(data)); ds.HasErrors() {
-		t.Fatal(ds)
-	}
+	s := parseSet(t, data)
 	ds := s.Check([]risk.Result{scored("k", "d", risk.Low)})
 	var got string
 	for _, d := range ds {

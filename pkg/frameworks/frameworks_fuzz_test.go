@@ -22,9 +22,10 @@ func FuzzFrameworks(f *testing.F) {
 	f.Add([]byte("frameworks: [{key: a, name: A, requirements: [{key: r, title: T, evidence: {}}]}]"))
 	res := []risk.Result{scored("low1", "d1", risk.Low), scored("high1", "d2", risk.High)}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
 		fuzzcheck.Bounded(t, len(data), func() {
-			var s Set
-			if ds := s.Add("f.yaml", data); ds.HasErrors() {
+			s, ds := readSet(dir, data)
+			if ds.HasErrors() {
 				return
 			}
 			_ = s.Check(res)

@@ -265,6 +265,7 @@ func FuzzPromptfooWalk(f *testing.F) {
 	// small seeds: the fuzzer minimises every new input, which takes long on 200 KB
 	f.Add(readTB(f, "promptfoo/eval_error_case.json"))
 	f.Add([]byte(`{"evalId":"a\"b","results":{"version":3,"results":[{"prompt":{"raw":"x\\\\","label":"l"}}]}}`))
+	f.Add([]byte(`{"ev\u0061lId":"a","results":{"v\u0065rsion":3,"results":[{"pr\u006fmpt":{"\ud83d\ude00":"x","label":"l"}}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var slow pfExport
 		if json.Unmarshal(b, &slow) != nil {

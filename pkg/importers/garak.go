@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 	"github.com/lfcli/lf/pkg/model"
 )
 
@@ -674,28 +675,8 @@ func balanced(b []byte) []byte {
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
 		return nil
 	}
-	depth, inStr := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return b[:i+1]
-			}
-		}
+	if e := jsonlex.SkimValue(b, 0); e > 0 {
+		return b[:e]
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -444,21 +445,15 @@ func topLevelKeys(b []byte) (map[string]struct{}, bool) {
 		c := b[i]
 		switch c {
 		case '"':
-			j := i + 1
-			for j < len(b) && b[j] != '"' {
-				if b[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(b) {
+			e := jsonlex.QuoteEnd(b, i)
+			if e < 0 {
 				return keys, false
 			}
 			if depth == 1 && expectKey {
-				keys[string(b[i+1:j])] = struct{}{}
+				keys[string(b[i+1:e-1])] = struct{}{}
 				expectKey = false
 			}
-			i = j
+			i = e - 1
 		case '{', '[':
 			depth++
 			if depth == 1 && c == '{' {

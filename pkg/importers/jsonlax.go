@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // laxDoc is a JSON document in which the bare NaN, Infinity and -Infinity
@@ -40,23 +42,19 @@ func lax(b []byte) *laxDoc {
 		return d
 	}
 	out := make([]byte, 0, len(b)+16)
-	inStr := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if inStr {
-			out = append(out, c)
-			if c == '\\' && i+1 < len(b) {
-				i++
-				out = append(out, b[i])
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
 		var tok []byte
 		switch {
 		case c == '"':
-			inStr = true
+			// a string is copied whole (an unclosed one to the end)
+			e := jsonlex.QuoteEnd(b, i)
+			if e < 0 {
+				e = len(b)
+			}
+			out = append(out, b[i:e]...)
+			i = e - 1
+			continue
 		case c == 'N' && bytes.HasPrefix(b[i:], tokNaN):
 			tok = tokNaN
 		case c == 'I' && bytes.HasPrefix(b[i:], tokInf):

@@ -2,8 +2,9 @@ package importers
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // errWalk says the fast walk could not read the document; the caller then
@@ -12,92 +13,21 @@ var errWalk = errors.New("json walk failed")
 
 // walker reads the members of JSON objects and the elements of arrays as raw
 // slices, skipping values it is not asked to decode. It checks structure
-// (brackets, strings, commas and colons), not the content of skipped scalars;
-// decoded values are checked by encoding/json. It exists because a promptfoo
+// (brackets, strings, commas and colons: jsonlex.SkimValue), not the content
+// of skipped scalars; decoded values are checked by encoding/json. It exists because a promptfoo
 // export is mostly rows' prompts, outputs and grading text that lf never reads.
 type walker struct{ b []byte }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the end of the value starting at i, or -1.
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				if i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) && !isSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
-}
-
-// stringEnd returns the index after the closing quote of the string at i.
-func stringEnd(b []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		// an escaped quote has an odd number of backslashes before it
-		k := i - 1
-		for k >= 0 && b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i + 1
-		}
-		i++
-	}
-}
 
 // members calls fn with each key and raw value of the object v.
 func (walker) members(v []byte, fn func(key string, val []byte) error) error {
 	if string(v) == "null" {
 		return nil // as encoding/json: null leaves the destination alone
 	}
-	i := skipSpace(v, 0)
+	i := jsonlex.SkipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return errWalk
 	}
-	i = skipSpace(v, i+1)
+	i = jsonlex.SkipSpace(v, i+1)
 	if i < len(v) && v[i] == '}' {
 		return nil
 	}
@@ -105,31 +35,34 @@ func (walker) members(v []byte, fn func(key string, val []byte) error) error {
 		if i >= len(v) || v[i] != '"' {
 			return errWalk
 		}
-		ke := stringEnd(v, i)
+		ke := jsonlex.QuoteEnd(v, i)
 		if ke < 0 {
 			return errWalk
 		}
 		key := v[i+1 : ke-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			var s string
-			if json.Unmarshal(v[i:ke], &s) != nil {
+			if e, _ := jsonlex.StringEnd(v, i+1, 0); e != ke-1 {
+				return errWalk // a malformed escape
+			}
+			s, ok := jsonlex.Unquote(v[i:ke])
+			if !ok {
 				return errWalk
 			}
 			key = []byte(s)
 		}
-		i = skipSpace(v, ke)
+		i = jsonlex.SkipSpace(v, ke)
 		if i >= len(v) || v[i] != ':' {
 			return errWalk
 		}
-		i = skipSpace(v, i+1)
-		ve := valueEnd(v, i)
+		i = jsonlex.SkipSpace(v, i+1)
+		ve := jsonlex.SkimValue(v, i)
 		if ve < 0 {
 			return errWalk
 		}
 		if err := fn(string(key), v[i:ve]); err != nil {
 			return err
 		}
-		i = skipSpace(v, ve)
+		i = jsonlex.SkipSpace(v, ve)
 		if i >= len(v) {
 			return errWalk
 		}
@@ -139,7 +72,7 @@ func (walker) members(v []byte, fn func(key string, val []byte) error) error {
 		if v[i] != ',' {
 			return errWalk
 		}
-		i = skipSpace(v, i+1)
+		i = jsonlex.SkipSpace(v, i+1)
 	}
 }
 
@@ -148,23 +81,23 @@ func (walker) elements(v []byte, fn func(val []byte) error) error {
 	if string(v) == "null" {
 		return nil
 	}
-	i := skipSpace(v, 0)
+	i := jsonlex.SkipSpace(v, 0)
 	if i >= len(v) || v[i] != '[' {
 		return errWalk
 	}
-	i = skipSpace(v, i+1)
+	i = jsonlex.SkipSpace(v, i+1)
 	if i < len(v) && v[i] == ']' {
 		return nil
 	}
 	for {
-		ve := valueEnd(v, i)
+		ve := jsonlex.SkimValue(v, i)
 		if ve < 0 {
 			return errWalk
 		}
 		if err := fn(v[i:ve]); err != nil {
 			return err
 		}
-		i = skipSpace(v, ve)
+		i = jsonlex.SkipSpace(v, ve)
 		if i >= len(v) {
 			return errWalk
 		}
@@ -174,15 +107,15 @@ func (walker) elements(v []byte, fn func(val []byte) error) error {
 		if v[i] != ',' {
 			return errWalk
 		}
-		i = skipSpace(v, i+1)
+		i = jsonlex.SkipSpace(v, i+1)
 	}
 }
 
 // document checks that b is one value with nothing but space after it.
 func (walker) document(b []byte) ([]byte, error) {
-	i := skipSpace(b, 0)
-	e := valueEnd(b, i)
-	if e < 0 || skipSpace(b, e) != len(b) {
+	i := jsonlex.SkipSpace(b, 0)
+	e := jsonlex.SkimValue(b, i)
+	if e < 0 || jsonlex.SkipSpace(b, e) != len(b) {
 		return nil, errWalk
 	}
 	return b[i:e], nil

@@ -44,6 +44,7 @@ func (r Result) RunOutcome(i, j int) store.Outcome {
 // importing a file twice, or adding its export, changes nothing.
 func ImportToStore(ctx context.Context, st *store.Store, format Format, paths []string, opts Options) (Result, error) {
 	res := Result{PerRun: map[string]store.Outcome{}}
+	var written []model.RunRef // completed runs created or updated, for their risk partials
 	rep, err := Import(ctx, format, paths, opts, func(run model.EvaluationRun) error {
 		var out store.Outcome
 		err := st.Update(ctx, func(tx store.Tx) error {
@@ -55,6 +56,9 @@ func ImportToStore(ctx context.Context, st *store.Store, format Format, paths []
 			return err
 		}
 		res.PerRun[run.EvaluationKey+"/"+run.ID] = out
+		if out != store.Unchanged && run.Status == model.StatusCompleted {
+			written = append(written, model.RunRef{EvaluationKey: run.EvaluationKey, ID: run.ID})
+		}
 		res.order = append(res.order, out)
 		switch out {
 		case store.Created:
@@ -67,6 +71,7 @@ func ImportToStore(ctx context.Context, st *store.Store, format Format, paths []
 		return nil
 	})
 	res.Report = rep
+	_ = project.KeepRunPartials(ctx, st, written) // best effort: histories compute what is missing
 	return res, err
 }
 

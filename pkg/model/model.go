@@ -1,5 +1,6 @@
 // Package model holds the entities of an lf project: the AI app, risk
-// scoring methodologies, risk scorers and evaluation runs.
+// scoring methodologies, risk scorers, evaluation runs and compliance
+// frameworks.
 package model
 
 import (
@@ -17,6 +18,7 @@ const (
 	KindMethodology   Kind = "risk-scoring-methodology"
 	KindRiskScorer    Kind = "risk-scorer"
 	KindEvaluationRun Kind = "evaluation-run"
+	KindFramework     Kind = "framework"
 )
 
 // Param types of a methodology's config_spec.

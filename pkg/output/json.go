@@ -5,8 +5,11 @@ import (
 	"io"
 )
 
-// JSON writes v as indented JSON followed by a newline.
+// JSON writes v as indented JSON followed by a newline (Fields streamed).
 func JSON(w io.Writer, v any) error {
+	if f, ok := v.(Fields); ok {
+		return streamFields(w, f)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

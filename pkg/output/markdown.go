@@ -52,6 +52,9 @@ func (m *MarkdownWriter) Close() error {
 		}
 		m.suite(&b, s)
 	}
+	if len(m.suites) > 0 && len(m.views) > 0 {
+		b.WriteString("\n") // a paragraph after a suite's table
+	}
 	for _, v := range m.views {
 		writeMarkdownView(&b, v)
 	}

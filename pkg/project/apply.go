@@ -28,6 +28,7 @@ const Deleted store.Outcome = "deleted"
 // have passed Check.
 func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	var changes []Change
+	completed := completedRuns(b.Entities) // putAll releases the runs
 	err := st.Update(ctx, func(tx store.Tx) error {
 		var err error
 		check := writesEntities(b.Entities)
@@ -39,6 +40,7 @@ func Upsert(ctx context.Context, st *store.Store, b *Batch) ([]Change, error) {
 	if err != nil {
 		return nil, diag.Internal(err)
 	}
+	_ = KeepRunPartials(ctx, st, writtenRuns(completed, changes)) // best effort: histories compute what is missing
 	return changes, nil
 }
 
@@ -216,7 +218,8 @@ func deleteOne(ctx context.Context, tx store.Tx, kind model.Kind, key string) er
 }
 
 // Delete removes one entity; for runs key is EVALUATION_KEY/ID. A missing
-// entity is an error (exit 3), as is a methodology still in use.
+// entity is an error (exit 3), as is a methodology still in use, and a
+// risk scorer or framework that a stored framework names (checkRefs).
 func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) error {
 	return st.Update(ctx, func(tx store.Tx) error {
 		existing, err := storedKeys(ctx, tx, kind)
@@ -236,7 +239,7 @@ func Delete(ctx context.Context, st *store.Store, kind model.Kind, key string) e
 				return err
 			}
 		}
-		if err := deleteOne(ctx, tx, kind, key); err != nil || kind != model.KindMethodology {
+		if err := deleteOne(ctx, tx, kind, key); err != nil || kind == model.KindEvaluationRun {
 			return err
 		}
 		return checkRefs(ctx, tx, nil, nil)

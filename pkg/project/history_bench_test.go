@@ -67,3 +67,16 @@ func BenchmarkHistoryOne(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHistoryAll is every scorer's history (lf history risk-scorer
+// --all without the output). The first iteration keeps the partials the
+// store misses; later ones read them.
+func BenchmarkHistoryAll(b *testing.B) {
+	st := historyBenchStore(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		if _, err := project.Histories(ctx, st, project.OverviewFilter{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -32,6 +32,12 @@ var (
 		Name: "evaluation-runs", Schema: "project", List: "evaluation_runs",
 		Decode: decodeRunAt,
 	}
+	// Frameworks are compliance frameworks (frameworks.go): the section's
+	// entries are schemas/frameworks.schema.json's.
+	Frameworks = kind.Kind[model.Framework, struct{}]{
+		Name: "frameworks", Schema: "project", List: "frameworks",
+		Decode: decodeFramework, Check: checkFramework,
+	}
 )
 
 // KindInfo describes an entity kind of project files.
@@ -47,6 +53,7 @@ var Kinds = []KindInfo{
 	entityKind(model.KindMethodology, &Methodologies),
 	entityKind(model.KindRiskScorer, &RiskScorers),
 	entityKind(model.KindEvaluationRun, &EvaluationRuns),
+	entityKind(model.KindFramework, &Frameworks),
 }
 
 func entityKind[T any](k model.Kind, decl *kind.Kind[T, struct{}]) KindInfo {
@@ -81,12 +88,13 @@ func KindNames() string {
 type keyOrders struct {
 	aiApp, keyInfo,
 	methodology, param, scorer, scope, run, result, section []string
+	framework, requirement, evidence []string
 }
 
 // orders reads the key orders from the schema the first time one is
 // needed, not at start-up: most commands never write canonical YAML.
 var orders = sync.OnceValue(func() keyOrders {
-	doc, apps := schemaDoc("project"), schemaDoc("ai_apps")
+	doc, apps, fw := schemaDoc("project"), schemaDoc("ai_apps"), schemaDoc("frameworks")
 	return keyOrders{
 		aiApp:       mustKeys(apps, "/$defs/ai_app/properties"),
 		keyInfo:     mustKeys(apps, "/$defs/key_info/properties"),
@@ -97,6 +105,9 @@ var orders = sync.OnceValue(func() keyOrders {
 		run:         mustKeys(doc, "/$defs/evaluation_run/properties"),
 		result:      mustKeys(doc, "/$defs/evaluation_run/properties/results/items/properties"),
 		section:     mustKeys(doc, "/properties"),
+		framework:   mustKeys(fw, "/$defs/framework/properties"),
+		requirement: mustKeys(fw, "/$defs/requirement/properties"),
+		evidence:    mustKeys(fw, "/$defs/requirement/properties/evidence/properties"),
 	}
 })
 
@@ -139,6 +150,8 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 			order = o.scorer
 		case model.KindEvaluationRun:
 			order = o.run
+		case model.KindFramework:
+			order = o.framework
 		}
 	case kind == model.KindAIApp && rel == "/key_info":
 		order = o.keyInfo
@@ -148,6 +161,10 @@ func KeyOrder(kind model.Kind, rel string, keys []string) []string {
 		order = o.scope
 	case kind == model.KindEvaluationRun && len(parts) == 2 && parts[0] == "results":
 		order = o.result
+	case kind == model.KindFramework && len(parts) == 2 && parts[0] == "requirements":
+		order = o.requirement
+	case kind == model.KindFramework && len(parts) == 3 && parts[0] == "requirements" && parts[2] == "evidence":
+		order = o.evidence
 	}
 	return applyOrder(order, keys)
 }

@@ -26,6 +26,9 @@ func TestSchemaAndGoTypesAgree(t *testing.T) {
 		{"scope", model.Scope{}, orders().scope},
 		{"evaluation run", model.EvaluationRun{}, orders().run},
 		{"result", model.Result{}, orders().result},
+		{"framework", model.Framework{}, orders().framework},
+		{"requirement", model.Requirement{}, orders().requirement},
+		{"evidence", model.Evidence{}, orders().evidence},
 	} {
 		var fields []string
 		rt := reflect.TypeOf(c.typ)

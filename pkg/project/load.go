@@ -42,6 +42,7 @@ type Entity struct {
 	Methodology *model.Methodology
 	Scorer      *model.RiskScorer
 	Run         *model.EvaluationRun
+	Framework   *model.Framework
 
 	packed *packedRun // a run read one at a time (runstream.go), instead of Run
 }
@@ -388,8 +389,13 @@ func (e *Entity) decode() diag.List {
 		if v, ds, ok = EvaluationRuns.Entry(doc, e.Pointer, none); ok {
 			e.Run, e.Key = &v, v.EvaluationKey+"/"+v.ID
 		}
+	case model.KindFramework:
+		var v model.Framework
+		if v, ds, ok = Frameworks.Entry(doc, e.Pointer, none); ok {
+			e.Framework, e.Key = &v, v.Key
+		}
 	}
-	if !ok {
+	if !ok || ds.HasErrors() { // a kind's Check may fail a decoded entry
 		return ds
 	}
 	return nil

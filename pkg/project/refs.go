@@ -14,14 +14,15 @@ import (
 )
 
 // checkRefs is the last step of every transaction that writes
-// methodologies or risk scorers: every risk scorer the app holds must use
+// methodologies, risk scorers or frameworks: every risk scorer the app holds must use
 // a methodology the app holds, and every risk scorer the transaction wrote
 // must fit that methodology's config_spec as it is now. The files were
 // checked before the transaction against the store as it was then; a
 // writer that ran in between (`lf set`, `lf add`, `lf delete` at the same
 // time) may have changed it. On a problem the transaction rolls back and
-// nothing is written (exit 3). written are the batch's entities, to locate
-// the problems of the risk scorers it wrote.
+// nothing is written (exit 3). Every reference of a stored framework must
+// lead somewhere too (frameworkRefs). written are the batch's entities, to
+// locate the problems of the risk scorers and frameworks it wrote.
 // left are entities of the files that the command leaves out (another
 // kind than the one asked for), to say so when a risk scorer needs one.
 func checkRefs(ctx context.Context, tx store.Tx, written, left []*Entity) error {
@@ -70,7 +71,11 @@ func checkRefs(ctx context.Context, tx store.Tx, written, left []*Entity) error 
 		sort.Strings(loose)
 		diags = append(diags, diag.Diagnostic{Msg: fmt.Sprintf("this would leave risk scorers without their risk scoring methodology: %s; nothing was written: delete or change those risk scorers first", strings.Join(loose, ", "))})
 	}
-	if len(diags) > 0 {
+	fds, err := frameworkRefs(ctx, tx, written)
+	if err != nil {
+		return err
+	}
+	if diags = append(diags, fds...); len(diags) > 0 {
 		return diag.Invalid(diags)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/lfcli/lf/pkg/agentleak"
 	"github.com/lfcli/lf/pkg/agentleak/compliance"
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
 	"github.com/lfcli/lf/pkg/store"
@@ -37,6 +38,9 @@ type Data struct {
 	// Trends: the history of each scorer and domain, and each scorer's
 	// explanation (scorers.go).
 	Trends
+	// Compliance is the stored frameworks evaluated over Scorers and
+	// sealed at GeneratedAt (nil without frameworks).
+	Compliance *frameworks.Report
 }
 
 // LeakRun is one recorded AgentLeak scan.
@@ -157,6 +161,9 @@ func storeWide(ctx context.Context, st *store.Store, o Options, d *Data) error {
 		}
 	}
 	sort.Strings(d.Domains)
+	if d.Compliance, err = frameworksOf(ctx, st, res, o.Now); err != nil {
+		return err
+	}
 	d.AgentLeak, err = leakRuns(ctx, st, o.LeakRuns, o.At)
 	return err
 }

@@ -67,6 +67,7 @@ type pageView struct {
 	Rows         []scorerRow
 	DomainCharts []domainChart
 	AsOf         string // Data.At, "" for now
+	Comp         *complianceView
 }
 
 type levelCount struct {
@@ -124,7 +125,7 @@ type agentView struct {
 }
 
 func view(d *Data) pageView {
-	v := pageView{Data: d, CSP: CSP, Generated: d.GeneratedAt.UTC().Format("2006-01-02 15:04 MST")}
+	v := pageView{Data: d, CSP: CSP, Generated: d.GeneratedAt.UTC().Format("2006-01-02 15:04 MST"), Comp: matrixOf(d.Compliance)}
 	counts := map[string]int{}
 	for _, r := range d.Scorers {
 		counts[string(r.Level)]++

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/risk"
 )
 
@@ -22,13 +23,25 @@ func fixture() *Data {
 	for i := 0; i < 12; i++ {
 		hist = append(hist, agentrisk.HistoryPoint{At: at.Add(time.Duration(i) * time.Hour), Score: 40 + 5*i})
 	}
+	scorers := []risk.Result{
+		{Key: "privacy_agentleak", DisplayName: "Agent privacy <leaks>", Domain: "privacy", Score: f(6), Level: risk.High, Values: 10, Runs: []risk.RunRef{{EvaluationKey: "agentleak", ID: "r1"}}},
+		{Key: "quality_external", Domain: "performance", Score: f(0.8), Level: risk.Low, Values: 1},
+		{Key: "empty", Domain: "performance", Level: risk.NoData},
+	}
+	set := frameworks.Set{{Framework: frameworks.Framework{Key: "owasp-llm-2025", Name: "OWASP <Top 10>", Requirements: []frameworks.Requirement{
+		{Key: "LLM01", Title: "Prompt Injection", Evidence: frameworks.Evidence{Domains: []string{"privacy"}}, MetAt: "low"},
+		{Key: "LLM02", Title: "Disclosure", Evidence: frameworks.Evidence{RiskScorers: []string{"quality_external", "privacy_agentleak"}}, MetAt: "medium"},
+		{Key: "LLM09", Title: "Misinformation", Evidence: frameworks.Evidence{RiskScorers: []string{"quality_external"}}, MetAt: "low"},
+		{Key: "LLM10", Title: "Unbounded", Evidence: frameworks.Evidence{RiskScorers: []string{"empty"}}, MetAt: "low"},
+	}}}}
+	res, err := set.Evaluate("", scorers)
+	if err != nil {
+		panic(err)
+	}
+	comp := frameworks.Report{Results: res}.Sealed("2026-12-01T12:00:00+00:00")
 	return &Data{
-		Title: "lf risk report", GeneratedAt: at,
-		Scorers: []risk.Result{
-			{Key: "privacy_agentleak", DisplayName: "Agent privacy <leaks>", Domain: "privacy", Score: f(6), Level: risk.High, Values: 10, Runs: []risk.RunRef{{EvaluationKey: "agentleak", ID: "r1"}}},
-			{Key: "quality_external", Domain: "performance", Score: f(0.8), Level: risk.Low, Values: 1},
-			{Key: "empty", Domain: "performance", Level: risk.NoData},
-		},
+		Title: "lf risk report", GeneratedAt: at, Compliance: &comp,
+		Scorers: scorers,
 		Domains: []string{"performance", "privacy"},
 		AgentLeak: []LeakRun{{
 			EvaluationKey: "agentleak", ID: "r1", CreatedAt: "2026-12-01T12:00:00Z",
@@ -91,10 +104,15 @@ func render(t *testing.T) []byte {
 // anything, no script, a CSP that forbids the rest; markup in data escaped.
 func TestSelfContained(t *testing.T) {
 	s := string(render(t))
-	for _, bad := range []string{"<script", "src=", "href=", "@import", "url(", "<link", "<leaks>"} {
+	for _, bad := range []string{"<script", "src=", "@import", "url(", "<link", "<leaks>", "<Top 10>"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("report contains %q", bad)
 		}
+	}
+	// Links only within the page: the compliance matrix to its evidence,
+	// the evidence to the risk scorers.
+	if m := regexp.MustCompile(`href="[^#]`).FindString(s); m != "" {
+		t.Errorf("report links out of the page: %s", m)
 	}
 	if !strings.Contains(s, `http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) {
 		t.Error("report lacks its Content-Security-Policy")
@@ -223,6 +241,7 @@ func TestBrowser(t *testing.T) {
 	if !regexp.MustCompile(`<polyline [^>]*points="[0-9., ]{20,}"`).MatchString(dom) {
 		t.Error("sparkline has no points")
 	}
+	checkMatrix(t, dom)
 	if run := waitRun(t, blocked); !consoleLine.MatchString(run.stderr) {
 		t.Error("a script blocked by the CSP left no console message: the console check cannot fail")
 	}

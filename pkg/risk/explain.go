@@ -194,14 +194,15 @@ func (a *aggregator) explain() Aggregation {
 		out.Formula = "no value in scope: no score (no_data)"
 		return out
 	}
-	out.Raw = a.acc
+	v := a.value()
+	out.Raw = v
 	switch out.Kind {
 	case "max", "min":
-		out.Formula = fmt.Sprintf("%s of %d risk%s = %s", out.Kind, a.n, pluralS(a.n), num(a.acc))
+		out.Formula = fmt.Sprintf("%s of %d risk%s = %s", out.Kind, a.n, pluralS(a.n), num(v))
 	default:
-		out.Sum = a.acc
-		out.Raw = a.acc / float64(a.n)
-		out.Formula = fmt.Sprintf("mean = sum / n = %s / %d = %s", num(a.acc), a.n, num(out.Raw))
+		out.Sum = v
+		out.Raw = v / float64(a.n)
+		out.Formula = fmt.Sprintf("mean = sum / n = %s / %d = %s", num(v), a.n, num(out.Raw))
 	}
 	score, _ := a.score()
 	if out.Raw < 0 || out.Raw > 10 {

@@ -2,7 +2,9 @@ package risk
 
 import (
 	"context"
+	"math"
 	"sort"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -44,84 +46,238 @@ type History struct {
 
 // Histories computes the history of each scorer: one point per moment at
 // which a run entered its scope, each scored exactly as the overview as of
-// that moment scores it (same runs, same order, same aggregation). Values
-// are read and evaluated once per run however many points use them.
+// that moment scores it (same runs, same aggregation). A point adds up the
+// partials of its runs (what each run gives the scorer); a run's partial is
+// computed once from its values, and kept when tl is also a PartialStore,
+// so that the next history reads it instead of the values. Scorers that
+// differ only in aggregation (or key, domain) share their walk through
+// time, and their points share the Changed and Runs slices: callers must
+// not modify them.
 func Histories(ctx context.Context, src Source, tl Timeline, methodologies map[string]*model.Methodology, scorers []*model.RiskScorer) ([]History, error) {
-	sc := newScoring(src, methodologies)
-	var all []TimedRun
-	allLoaded := false
+	hn := &historian{sc: newScoring(src, methodologies), tl: tl}
+	hn.ps, _ = tl.(PartialStore)
 	out := make([]History, len(scorers))
-	// Scorers of one metric share the values read for it; only one
-	// metric's values are held at a time.
+	evs := make([]*Evaluator, len(scorers))
+	sigs := make([]string, len(scorers))
+	errs := make([]error, len(scorers))
+	keyed := 0
+	for i, s := range scorers {
+		if evs[i], errs[i] = hn.sc.admit(s); errs[i] == nil {
+			m := methodologies[s.RiskScoringMethodologyKey]
+			params, _ := Params(m, s.Config)
+			sigs[i] = Signature(m, params, s)
+		}
+		if !everyKey(s) {
+			keyed++
+		}
+	}
+	// Many scorers over listed keys read the whole timeline once instead
+	// of one query each.
+	hn.fromAll = keyed > 2
+	// Scorers of one metric share the values read for it, scorers of one
+	// signature their partials and walks; only one metric's values and one
+	// signature's partials are held at a time.
 	order := make([]int, len(scorers))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return scorers[order[a]].Metric < scorers[order[b]].Metric })
+	sort.SliceStable(order, func(a, b int) bool {
+		sa, sb := scorers[order[a]], scorers[order[b]]
+		if sa.Metric != sb.Metric {
+			return sa.Metric < sb.Metric
+		}
+		return sigs[order[a]] < sigs[order[b]]
+	})
 	metric := ""
 	for _, i := range order {
 		s := scorers[i]
 		if s.Metric != metric {
-			metric, sc.values = s.Metric, map[valuesKey][]Value{}
+			metric, hn.sc.values = s.Metric, map[valuesKey][]Value{}
 		}
 		h := History{Key: s.Key, DisplayName: s.DisplayName, Domain: s.Domain, Points: []Point{}}
-		ev, err := sc.admit(s)
-		if err != nil {
-			h.Error = err.Error()
+		if errs[i] != nil {
+			h.Error = errs[i].Error()
 			out[i] = h
 			continue
 		}
-		var runs []TimedRun
-		every := s.Scope.AllLatest || s.Scope.EvaluationKeys == nil
-		if every {
-			if !allLoaded {
-				if all, err = tl.RunTimeline(ctx, nil); err != nil {
-					return nil, err
-				}
-				allLoaded = true
-			}
-			runs = all
-		} else if runs, err = tl.RunTimeline(ctx, s.Scope.EvaluationKeys); err != nil {
+		if hn.parts == nil || hn.parts.sig != sigs[i] {
+			hn.parts = &partialSet{sig: sigs[i], have: map[RunRef]*partial{}}
+			hn.walks = map[string][]pointState{}
+		}
+		walk, err := hn.walk(ctx, s, evs[i])
+		if err != nil {
 			return nil, err
 		}
-		if h.Points, err = sc.history(ctx, s, ev, runs, every); err != nil {
-			return nil, err
-		}
+		h.Points = pointsOf(s, walk)
 		out[i] = h
 	}
 	return out, nil
 }
 
-// risks is what one run gives a scorer: the function's value for each of
-// its values in scope, in order, or the first evaluation error.
-type risks struct {
-	xs  []float64
-	err error
+func everyKey(s *model.RiskScorer) bool { return s.Scope.AllLatest || s.Scope.EvaluationKeys == nil }
+
+// historian is what the histories of one Histories call share.
+type historian struct {
+	sc      *scoring
+	tl      Timeline
+	ps      PartialStore
+	fromAll bool                  // keyed scorers' timelines come from the whole one
+	all     []TimedRun            // the whole timeline, once read
+	byKey   map[string][]TimedRun // all by evaluation key, once needed
+	parts   *partialSet           // the current signature's partials
+	walks   map[string][]pointState
 }
 
-// history walks the timeline of a scorer's runs, one point per distinct
-// created_at.
-func (sc *scoring) history(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []TimedRun, every bool) ([]Point, error) {
-	latest := map[string]RunRef{}
-	cache := map[RunRef]*risks{}
+// pointState is one moment of a walk through a scorer's timeline: the runs
+// that entered its scope then, and what the latest runs in scope add up to
+// (the partials merged, or the first error), whatever the aggregation.
+type pointState struct {
+	at      string
+	changed []RunRef
+	runs    []RunRef // the runs that gave a value, sorted
+	sum     partial
+}
+
+// walk returns the states of scorer s's timeline, computed once per
+// signature and scope.
+func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluator) ([]pointState, error) {
+	every := everyKey(s)
 	metricOut := s.Scope.MetricKeys != nil && !contains(s.Scope.MetricKeys, s.Metric)
-	points := []Point{}
+	scope := "*"
+	if !every {
+		scope = "=" + strings.Join(s.Scope.EvaluationKeys, "\x00")
+	}
+	if metricOut {
+		scope = "-" + scope
+	}
+	if w, ok := hn.walks[scope]; ok {
+		return w, nil
+	}
+	runs, err := hn.timeline(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !metricOut {
+		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs); err != nil {
+			return nil, err
+		}
+	}
+	w := hn.sc.states(s, runs, every, metricOut, hn.parts.have)
+	hn.walks[scope] = w
+	return w, nil
+}
+
+// timeline returns the completed runs in s's scope in (created_at, id,
+// evaluation key) order.
+func (hn *historian) timeline(ctx context.Context, s *model.RiskScorer) ([]TimedRun, error) {
+	every := everyKey(s)
+	if !every && !hn.fromAll {
+		return hn.tl.RunTimeline(ctx, s.Scope.EvaluationKeys)
+	}
+	if hn.all == nil {
+		all, err := hn.tl.RunTimeline(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		hn.all = append([]TimedRun{}, all...)
+	}
+	if every {
+		return hn.all, nil
+	}
+	if hn.byKey == nil {
+		hn.byKey = map[string][]TimedRun{}
+		for _, r := range hn.all {
+			hn.byKey[r.EvaluationKey] = append(hn.byKey[r.EvaluationKey], r)
+		}
+	}
+	var out []TimedRun
+	seen := map[string]bool{}
+	for _, k := range s.Scope.EvaluationKeys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, hn.byKey[k]...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.EvaluationKey < b.EvaluationKey
+	})
+	return out, nil
+}
+
+// partialSet is the partials of one signature, by run.
+type partialSet struct {
+	sig    string
+	have   map[RunRef]*partial
+	loaded bool
+}
+
+// fill makes sure every run of runs has its partial: kept in ps, or
+// computed from the run's values (and then kept in ps). Keeping is best
+// effort: a store that cannot take them (read-only, busy) costs the next
+// history the values again, nothing else.
+func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun) error {
+	if !set.loaded && ps != nil {
+		kept, err := ps.RiskPartials(ctx, set.sig)
+		if err != nil {
+			return err
+		}
+		for run, b := range kept {
+			if p, err := decodePartial(b); err == nil {
+				set.have[run] = p
+			}
+		}
+	}
+	set.loaded = true
+	var fresh map[RunRef][]byte
+	for _, r := range runs {
+		if set.have[r.RunRef] != nil {
+			continue
+		}
+		vals, err := sc.valuesOf(ctx, r.RunRef, s.Metric)
+		if err != nil {
+			return err
+		}
+		p := partialOf(s, ev, r.RunRef, vals)
+		set.have[r.RunRef] = p
+		if ps != nil {
+			if fresh == nil {
+				fresh = map[RunRef][]byte{}
+			}
+			fresh[r.RunRef] = p.encode()
+		}
+	}
+	if len(fresh) > 0 {
+		_ = ps.PutRiskPartials(ctx, set.sig, fresh)
+	}
+	return nil
+}
+
+// states walks the timeline of a scorer's runs, one state per distinct
+// created_at.
+func (sc *scoring) states(s *model.RiskScorer, runs []TimedRun, every, metricOut bool, parts map[RunRef]*partial) []pointState {
+	latest := map[string]RunRef{}
+	var out []pointState
 	for i := 0; i < len(runs); {
 		j := i
-		p := Point{At: runs[i].CreatedAt, Changed: []RunRef{}, Runs: []RunRef{}, Level: NoData}
+		st := pointState{at: runs[i].CreatedAt, changed: []RunRef{}, runs: []RunRef{}}
 		for ; j < len(runs) && runs[j].CreatedAt == runs[i].CreatedAt; j++ {
 			latest[runs[j].EvaluationKey] = runs[j].RunRef
-			p.Changed = append(p.Changed, runs[j].RunRef)
+			st.changed = append(st.changed, runs[j].RunRef)
 		}
 		i = j
 		if !metricOut {
-			if err := sc.scorePoint(ctx, s, ev, sc.order(s, latest, every), cache, &p); err != nil {
-				return nil, err
-			}
+			mergeState(sc.order(s, latest, every), parts, &st)
 		}
-		points = append(points, p)
+		out = append(out, st)
 	}
-	return points, nil
+	return out
 }
 
 // order lists the latest runs in the order Score takes them: by evaluation
@@ -143,45 +299,50 @@ func (sc *scoring) order(s *model.RiskScorer, latest map[string]RunRef, every bo
 	return out
 }
 
-// scorePoint aggregates the risks of runs into p as Score does.
-func (sc *scoring) scorePoint(ctx context.Context, s *model.RiskScorer, ev *Evaluator, runs []RunRef, cache map[RunRef]*risks, p *Point) error {
-	agg := newAggregator(s.Aggregation)
+// mergeState adds up the partials of runs (in the order Score takes
+// them) into st, stopping at the first run on which the function failed.
+func mergeState(runs []RunRef, parts map[RunRef]*partial, st *pointState) {
 	for _, run := range runs {
-		rk := cache[run]
-		if rk == nil {
-			vals, err := sc.valuesOf(ctx, run, s.Metric)
-			if err != nil {
-				return err
-			}
-			rk = &risks{}
-			var one aggregator
-			_, rk.err = evalValues(s, ev, run, vals, &one, collect{rk})
-			cache[run] = rk
+		rp := parts[run]
+		if rp.err != "" {
+			st.sum = partial{err: rp.err}
+			st.runs = []RunRef{}
+			return
 		}
-		if rk.err != nil {
-			p.Level, p.Error = Failed, rk.err.Error()
-			p.Runs, p.Values = []RunRef{}, 0
-			return nil
+		if rp.n == 0 {
+			continue
 		}
-		for _, x := range rk.xs {
-			agg.add(x)
+		if st.sum.n == 0 {
+			st.sum.min, st.sum.max = rp.min, rp.max
+		} else {
+			st.sum.min, st.sum.max = math.Min(st.sum.min, rp.min), math.Max(st.sum.max, rp.max)
 		}
-		if len(rk.xs) > 0 {
-			p.Runs = append(p.Runs, run)
-		}
+		st.sum.sum.addSum(&rp.sum)
+		st.sum.n += rp.n
+		st.runs = append(st.runs, run)
 	}
-	p.Values = agg.n
-	if score, ok := agg.score(); ok {
-		p.Score = &score
-		p.Level = LevelOf(score)
-	}
-	sortRuns(p.Runs)
-	return nil
+	sortRuns(st.runs)
 }
 
-// collect keeps the risks a run gives (history's tap).
-type collect struct{ rk *risks }
-
-func (c collect) scored(_ RunRef, _ *Value, risk float64) { c.rk.xs = append(c.rk.xs, risk) }
-
-func (c collect) excluded(RunRef, *Value, string) {}
+// pointsOf scores a scorer's states with its aggregation, as Score
+// aggregates the values of the same runs.
+func pointsOf(s *model.RiskScorer, states []pointState) []Point {
+	points := make([]Point, len(states))
+	for i := range states {
+		st := &states[i]
+		p := Point{At: st.at, Changed: st.changed, Runs: st.runs, Level: NoData}
+		if st.sum.err != "" {
+			p.Level, p.Error = Failed, st.sum.err
+		} else {
+			agg := aggregator{kind: s.Aggregation}
+			agg.merge(&st.sum)
+			p.Values = agg.n
+			if score, ok := agg.score(); ok {
+				p.Score = &score
+				p.Level = LevelOf(score)
+			}
+		}
+		points[i] = p
+	}
+	return points
+}

@@ -355,28 +355,44 @@ func (sc *scoring) valuesOf(ctx context.Context, run RunRef, metric string) ([]V
 
 // aggregator combines the function's values of one risk scorer as its
 // aggregation says: "mean" (also when absent), "max" or "min". Values are
-// added one at a time, so no slice of them is kept.
+// added one at a time, so no slice of them is kept. A mean's sum is exact
+// (exactSum), so that it does not depend on the order of the values: the
+// history adds whole runs' partial sums and gets the same score.
 type aggregator struct {
 	kind string
-	acc  float64
+	acc  float64  // max or min
+	sum  exactSum // mean
 	n    int
 }
 
 func newAggregator(kind string) *aggregator { return &aggregator{kind: kind} }
 
+// mean reports whether the aggregator sums (a mean, or an aggregation the
+// schema does not allow, which is summed and not divided, as before).
+func (a *aggregator) mean() bool { return a.kind != "max" && a.kind != "min" }
+
 // add takes one value of the function.
 func (a *aggregator) add(x float64) {
 	switch {
+	case a.mean():
+		a.sum.add(x)
 	case a.n == 0:
 		a.acc = x
 	case a.kind == "max":
 		a.acc = math.Max(a.acc, x)
-	case a.kind == "min":
-		a.acc = math.Min(a.acc, x)
 	default:
-		a.acc += x
+		a.acc = math.Min(a.acc, x)
 	}
 	a.n++
+}
+
+// value is the aggregate before the mean's division: the sum (rounded once)
+// or the max or min.
+func (a *aggregator) value() float64 {
+	if a.mean() {
+		return a.sum.float64()
+	}
+	return a.acc
 }
 
 // score returns the aggregate clamped to 0..10, or false when no value was
@@ -385,7 +401,7 @@ func (a *aggregator) score() (float64, bool) {
 	if a.n == 0 {
 		return 0, false
 	}
-	agg := a.acc
+	agg := a.value()
 	if a.kind == "mean" || a.kind == "" {
 		agg /= float64(a.n)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfcli/lf/pkg/diag"
 	"github.com/lfcli/lf/pkg/evaluation"
+	"github.com/lfcli/lf/pkg/frameworks"
 	"github.com/lfcli/lf/pkg/kind"
 	"github.com/lfcli/lf/pkg/project"
 	"github.com/lfcli/lf/pkg/risk"
@@ -41,6 +42,10 @@ type Result struct {
 	Applied     *Applied            `json:"applied,omitempty"`
 	Evaluations []evaluation.Report `json:"evaluations"`
 	RiskScorers []risk.Result       `json:"risk_scorers"`
+	// Compliance is the compliance: step's frameworks (nil without one);
+	// complianceGate is why its gate trips ("" when it does not).
+	Compliance     []frameworks.Result `json:"compliance,omitempty"`
+	complianceGate string
 }
 
 // GateFailures are the reasons of the evaluations whose gate the run file
@@ -51,6 +56,9 @@ func (r *Result) GateFailures() []string {
 		if ev.GateFails() {
 			out = append(out, ev.Reason)
 		}
+	}
+	if r.complianceGate != "" {
+		out = append(out, r.complianceGate)
 	}
 	return out
 }
@@ -104,6 +112,11 @@ func Execute(ctx context.Context, spec *Spec, opts Options, st *store.Store) (*R
 		ov = []risk.Result{}
 	}
 	res.RiskScorers = ov
+	if spec.Compliance != nil {
+		if err := runCompliance(ctx, spec, st, res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 

@@ -22,6 +22,17 @@ type Spec struct {
 	FailOn      string
 	Domain      string
 	AllowNoData bool // overview.allow_no_data: no_data does not trip fail_on
+	// Compliance is the compliance: step (nil without one).
+	Compliance *ComplianceStep
+}
+
+// ComplianceStep decides the stored frameworks' requirements after the
+// overview: Framework only (when not ""), with the gate FailOn (gap or
+// partial, "" for none).
+type ComplianceStep struct {
+	Framework   string `json:"framework"`
+	FailOn      string `json:"fail_on"`
+	AllowNoData bool   `json:"allow_no_data"`
 }
 
 // EvaluationRef is one entry of a run file's evaluations list.
@@ -48,7 +59,7 @@ func Parse(path, rel string, data []byte) (*Spec, diag.List) {
 		return nil, diags
 	}
 	abs, _ := filepath.Abs(path)
-	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain, AllowNoData: raw.Overview.AllowNoData}
+	s := &Spec{Path: path, Rel: rel, BaseDir: filepath.Dir(abs), FailOn: raw.Overview.FailOn, Domain: raw.Overview.Domain, AllowNoData: raw.Overview.AllowNoData, Compliance: raw.Compliance}
 	for _, a := range raw.Apply {
 		if !filepath.IsAbs(a) {
 			a = filepath.Join(s.BaseDir, a)
@@ -73,6 +84,7 @@ type raw struct {
 		Domain      string `json:"domain"`
 		AllowNoData bool   `json:"allow_no_data"`
 	} `json:"overview"`
+	Compliance *ComplianceStep `json:"compliance"`
 }
 
 // File is the file kind of run files (`lf run -f`); its check is that

@@ -171,5 +171,8 @@ func FuzzScanBody(f *testing.F) {
 		if err == nil && !stream && !json.Valid(body) {
 			t.Fatalf("scanBody accepted invalid JSON %q", body)
 		}
+		if err != nil && quickScan(body, shapes[i], stream) {
+			t.Fatalf("quickScan passed what scanBody refuses (%s): %q", err.Msg, body)
+		}
 	})
 }

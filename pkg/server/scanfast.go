@@ -1,6 +1,10 @@
 package server
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
+)
 
 // The fast check of request bodies. scanBody walks a body with
 // encoding/json's Decoder.Token, which allocates for every token: on an
@@ -66,16 +70,7 @@ func quickScan(data []byte, sh *shape, stream bool) bool {
 	}
 }
 
-func (q *quickScanner) ws() {
-	for q.i < len(q.b) {
-		switch q.b[q.i] {
-		case ' ', '\t', '\n', '\r':
-			q.i++
-		default:
-			return
-		}
-	}
-}
+func (q *quickScanner) ws() { q.i = jsonlex.SkipSpace(q.b, q.i) }
 
 // value reads one complete value of shape cur (nil: no shape).
 func (q *quickScanner) value(cur *shape) bool {
@@ -143,7 +138,7 @@ func (q *quickScanner) one(cur *shape) bool {
 		q.i++
 		return true
 	case '"':
-		s, plainID, ok := q.str()
+		s, fl, ok := q.str()
 		if !ok {
 			return false
 		}
@@ -151,16 +146,13 @@ func (q *quickScanner) one(cur *shape) bool {
 		if cur != nil && cur.maxBytes > 0 {
 			limit = cur.maxBytes
 		}
-		return len(s) <= limit && (cur == nil || !cur.id || plainID)
-	case 't':
-		return q.lit("true")
-	case 'f':
-		return q.lit("false")
-	case 'n':
-		return q.lit("null")
+		return len(s) <= limit && (cur == nil || !cur.id || plainID(s, fl))
+	case 't', 'f', 'n':
+		q.i = jsonlex.LitEnd(q.b, q.i)
 	default:
-		return q.number()
+		q.i = jsonlex.NumberEnd(q.b, q.i)
 	}
+	return q.i >= 0 && q.delim()
 }
 
 // key reads an object's key and its colon: known to f's shape, not seen
@@ -170,8 +162,8 @@ func (q *quickScanner) key(f *quickFrame, depth int) (*shape, bool) {
 		return nil, false
 	}
 	start := q.i + 1
-	k, plainID, ok := q.str()
-	if !ok || !plainID || len(k) > maxIDBytes || f.n >= maxQuickKeys {
+	k, fl, ok := q.str()
+	if !ok || !plainID(k, fl) || len(k) > maxIDBytes || f.n >= maxQuickKeys {
 		return nil, false
 	}
 	seen := &q.keys[depth]
@@ -198,110 +190,36 @@ func (q *quickScanner) key(f *quickFrame, depth int) (*shape, bool) {
 	return nil, true
 }
 
-// str reads a string; s is its raw content. plainID: printable ASCII
-// without escapes, '<' or '>' (such a string passes the id rule as it is).
-// The decoded length of a valid string is at most its raw length.
-func (q *quickScanner) str() (s []byte, plainID, ok bool) {
-	q.i++ // the opening quote
-	start := q.i
-	plainID, ascii := true, true
-	for q.i < len(q.b) {
-		c := q.b[q.i]
-		switch {
-		case c == '"':
-			s = q.b[start:q.i]
-			q.i++
-			if !ascii && !utf8.Valid(s) {
-				return nil, false, false // invalid UTF-8 decodes longer (U+FFFD)
-			}
-			return s, plainID, true
-		case c < 0x20:
-			return nil, false, false
-		case c == '\\':
-			plainID = false
-			if !q.escape() {
-				return nil, false, false
-			}
-			continue
-		case c >= 0x80:
-			plainID, ascii = false, false
-		case c == '<' || c == '>' || c == 0x7f:
-			plainID = false
-		}
-		q.i++
+// str reads a string; s is its raw content, fl what jsonlex.StringEnd
+// found in it. The decoded length of a valid string is at most its raw
+// length.
+func (q *quickScanner) str() (s []byte, fl uint8, ok bool) {
+	start := q.i + 1 // after the opening quote
+	e, fl := jsonlex.StringEnd(q.b, start, jsonlex.HighBits)
+	if e < 0 {
+		return nil, 0, false
 	}
-	return nil, false, false
+	s = q.b[start:e]
+	q.i = e + 1
+	if fl&jsonlex.StrHigh != 0 && !utf8.Valid(s) {
+		return nil, 0, false // invalid UTF-8 decodes longer (U+FFFD)
+	}
+	return s, fl, true
 }
 
-// escape reads one escape sequence at q.i.
-func (q *quickScanner) escape() bool {
-	if q.i+1 >= len(q.b) {
+// plainID: the string s (read by str, which found fl in it) is printable
+// ASCII without escapes, '<' or '>' (such a string passes the id rule as
+// it is).
+func plainID(s []byte, fl uint8) bool {
+	if fl != 0 {
 		return false
 	}
-	switch q.b[q.i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		q.i += 2
-		return true
-	case 'u':
-		if q.i+6 > len(q.b) {
-			return false
-		}
-		for _, h := range q.b[q.i+2 : q.i+6] {
-			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-				return false
-			}
-		}
-		q.i += 6
-		return true
-	}
-	return false
-}
-
-// lit reads the literal word, which must end there.
-func (q *quickScanner) lit(word string) bool {
-	if len(q.b)-q.i < len(word) || string(q.b[q.i:q.i+len(word)]) != word {
-		return false
-	}
-	q.i += len(word)
-	return q.delim()
-}
-
-// number reads a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func (q *quickScanner) number() bool {
-	if q.i < len(q.b) && q.b[q.i] == '-' {
-		q.i++
-	}
-	switch {
-	case q.i < len(q.b) && q.b[q.i] == '0':
-		q.i++
-	case q.digits() == 0:
-		return false
-	}
-	if q.i < len(q.b) && q.b[q.i] == '.' {
-		q.i++
-		if q.digits() == 0 {
+	for _, c := range s {
+		if c == '<' || c == '>' || c == 0x7f {
 			return false
 		}
 	}
-	if q.i < len(q.b) && (q.b[q.i] == 'e' || q.b[q.i] == 'E') {
-		q.i++
-		if q.i < len(q.b) && (q.b[q.i] == '+' || q.b[q.i] == '-') {
-			q.i++
-		}
-		if q.digits() == 0 {
-			return false
-		}
-	}
-	return q.delim()
-}
-
-func (q *quickScanner) digits() int {
-	n := 0
-	for q.i < len(q.b) && '0' <= q.b[q.i] && q.b[q.i] <= '9' {
-		q.i++
-		n++
-	}
-	return n
+	return true
 }
 
 // delim: a scalar ends at white space, ',', ']' or '}' (scalars are never

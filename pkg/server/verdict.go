@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/lfcli/lf/pkg/agentrisk"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // The fast path of POST /verdict. A verdict costs a few microseconds of
@@ -279,9 +280,9 @@ func parseVerdictFast(b []byte, req *verdictRaw) bool {
 		case "shadow":
 			p.ws()
 			switch {
-			case bytes.HasPrefix(p.b[p.i:], []byte("true")):
+			case jsonlex.Lit(p.b, p.i, "true"):
 				req.shadow, p.i = true, p.i+4
-			case bytes.HasPrefix(p.b[p.i:], []byte("false")):
+			case jsonlex.Lit(p.b, p.i, "false"):
 				req.shadow, p.i = false, p.i+5
 			default:
 				return false
@@ -301,14 +302,11 @@ type fastParser struct {
 	i int
 }
 
+// ws is a plain loop rather than jsonlex.SkipSpace, whose one-space case
+// would make byte and end too costly to inline.
 func (p *fastParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	for p.i < len(p.b) && jsonlex.IsSpace(p.b[p.i]) {
+		p.i++
 	}
 }
 
@@ -329,22 +327,22 @@ func (p *fastParser) end() bool {
 // str reads a string of at most maxFastID bytes of printable ASCII without
 // escapes, '<' or '>' (ids: anything else is for the full checks).
 func (p *fastParser) str() ([]byte, bool) {
-	if !p.byte('"') {
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
 		return nil, false
 	}
-	start := p.i
-	for p.i < len(p.b) && p.i-start <= maxFastID {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return p.b[start : p.i-1], true
-		case c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>':
+	e := jsonlex.PlainEnd(p.b, p.i+1)
+	if e < 0 || e-(p.i+1) > maxFastID {
+		return nil, false
+	}
+	s := p.b[p.i+1 : e]
+	for _, c := range s {
+		if c == 0x7f || c == '<' || c == '>' {
 			return nil, false
 		}
-		p.i++
 	}
-	return nil, false
+	p.i = e + 1
+	return s, true
 }
 
 // maxFastID is the longest string the fast path takes.

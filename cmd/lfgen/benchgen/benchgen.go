@@ -22,6 +22,9 @@ type Size struct {
 	RunsPerKey     int // runs of each evaluation key (history)
 	ValuesPerRun   int // metric values per run: tasks x scorer keys x 10 metrics
 	AllLatestShare int // one scorer in AllLatestShare has scope all_latest (0: none)
+	// Frameworks of Requirements requirements each, evidenced by the
+	// scorers (FrameworksYAML; 0: none).
+	Frameworks, Requirements int
 }
 
 // Full is the size the issue asks for: 1,000 risk scorers, 100 evaluation
@@ -60,9 +63,9 @@ func EntitiesYAML(s Size, seed int64) string {
 	return b.String()
 }
 
-// WriteProject writes a project into dir (lf.yaml, entities.yaml) and fills
-// its store (.lf/lf.db) with the run history, returning how long the runs
-// took to write.
+// WriteProject writes a project into dir (lf.yaml, entities.yaml and, with
+// frameworks, frameworks.yaml), stores its entities in its store
+// (.lf/lf.db) and fills it with the run history.
 func WriteProject(ctx context.Context, dir string, s Size, seed int64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -73,6 +76,14 @@ func WriteProject(ctx context.Context, dir string, s Size, seed int64) error {
 	ents := filepath.Join(dir, "entities.yaml")
 	if err := os.WriteFile(ents, []byte(EntitiesYAML(s, seed)), 0o644); err != nil {
 		return err
+	}
+	files := []string{ents}
+	if s.Frameworks > 0 {
+		fws := filepath.Join(dir, "frameworks.yaml")
+		if err := os.WriteFile(fws, []byte(FrameworksYAML(s, s.Frameworks, s.Requirements, seed)), 0o644); err != nil {
+			return err
+		}
+		files = append(files, fws)
 	}
 	app, err := project.App(dir)
 	if err != nil {
@@ -87,7 +98,7 @@ func WriteProject(ctx context.Context, dir string, s Size, seed int64) error {
 	if err != nil {
 		return err
 	}
-	b, diags := project.LoadEntityFiles(dir, []string{ents}, nil, nil)
+	b, diags := project.LoadEntityFiles(dir, files, nil, nil)
 	if diags.HasErrors() {
 		return fmt.Errorf("generated entities are invalid: %v", diags[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkUnquoteFile(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, raw := range raws {
 			var ok bool
-			if out, ok = UnquoteTo(out[:0], raw); !ok {
+			if out, ok = jsonlex.UnquoteTo(out[:0], raw); !ok {
 				b.Fatalf("UnquoteTo failed on %.100s", raw)
 			}
 		}

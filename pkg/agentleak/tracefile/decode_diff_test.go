@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lfcli/lf/pkg/agentleak/internal/tracegen"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
@@ -402,7 +403,7 @@ func testDecodeAdversarial(t *testing.T, give bool) {
 	}
 }
 
-// TestUnquoteMatchesEncodingJSON: unquote (and UnquoteTo appending to a
+// TestUnquoteMatchesEncodingJSON: jsonlex.Unquote (and jsonlex.UnquoteTo appending to a
 // used buffer) decodes every string encoding/json accepts as it does, with
 // escapes at every offset of a word and near the end, and reports a
 // malformed escape.
@@ -412,20 +413,20 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 		t.Helper()
 		var want string
 		err := json.Unmarshal([]byte(raw), &want)
-		got, ok := unquote([]byte(raw))
+		got, ok := jsonlex.Unquote([]byte(raw))
 		if err != nil {
 			if ok && strings.IndexFunc(raw, func(r rune) bool { return r < 0x20 }) < 0 {
-				t.Fatalf("unquote(%q) = %q, ok; encoding/json: %v", raw, got, err)
+				t.Fatalf("jsonlex.Unquote(%q) = %q, ok; encoding/json: %v", raw, got, err)
 			}
 			return
 		}
 		if !ok || got != want {
-			t.Fatalf("unquote(%q) = %q, %v; encoding/json %q", raw, got, ok, want)
+			t.Fatalf("jsonlex.Unquote(%q) = %q, %v; encoding/json %q", raw, got, ok, want)
 		}
 		prefix := []byte("prefix")
-		out, ok := UnquoteTo(append(make([]byte, 0, rng.Intn(40)), prefix...), []byte(raw))
-		if !ok || !bytes.HasPrefix(out, prefix) || validUTF8(out[len(prefix):]) != want {
-			t.Fatalf("UnquoteTo(prefix, %q) = %q, %v; encoding/json %q", raw, out, ok, want)
+		out, ok := jsonlex.UnquoteTo(append(make([]byte, 0, rng.Intn(40)), prefix...), []byte(raw))
+		if !ok || !bytes.HasPrefix(out, prefix) || jsonlex.CoerceUTF8(out[len(prefix):]) != want {
+			t.Fatalf("jsonlex.UnquoteTo(prefix, %q) = %q, %v; encoding/json %q", raw, out, ok, want)
 		}
 	}
 	for _, esc := range append([]string{`\`, `\u12`, `\x`, `\u00e`, `\ud800\u`}, tracegen.Pieces...) {
@@ -450,7 +451,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestUnquoteASCIIIsValidUTF8: UnquoteTo's text of an ASCII string is
+// TestUnquoteASCIIIsValidUTF8: jsonlex.UnquoteTo's text of an ASCII string is
 // valid UTF-8 whatever its escapes (every \uXXXX alone, surrogates in
 // pairs, reversed, cut or followed by anything), so that the scanner
 // need not check it (ContentHigh unset).
@@ -458,9 +459,9 @@ func TestUnquoteASCIIIsValidUTF8(t *testing.T) {
 	t.Parallel()
 	check := func(raw string) {
 		t.Helper()
-		out, ok := UnquoteTo(nil, []byte(raw))
+		out, ok := jsonlex.UnquoteTo(nil, []byte(raw))
 		if ok && !utf8.Valid(out) {
-			t.Fatalf("UnquoteTo(%q) = %q: not UTF-8", raw, out)
+			t.Fatalf("jsonlex.UnquoteTo(%q) = %q: not UTF-8", raw, out)
 		}
 	}
 	for r := 0; r <= 0xffff; r++ {

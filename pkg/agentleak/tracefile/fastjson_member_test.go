@@ -2,12 +2,14 @@ package tracefile
 
 import (
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // TestMemberWordsMatchPatterns holds decodeEvent's constant member words
 // to the patterns built from the key names.
 func TestMemberWordsMatchPatterns(t *testing.T) {
-	if first := `"event_id": `; firstMemberW0 != LeWord(first[:8]) || firstMemberW1 != LeWord(first[8:]) {
+	if first := `"event_id": `; firstMemberW0 != jsonlex.LeWord(first[:8]) || firstMemberW1 != jsonlex.LeWord(first[8:]) {
 		t.Errorf("first member words %#x %#x, want those of %q", uint64(firstMemberW0), uint64(firstMemberW1), first)
 	}
 	for _, c := range []struct {

@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // syntheticTraces is nTraces generated traces of eight events each, on
@@ -51,7 +53,7 @@ func noteText(e *Event) (string, error) {
 			if out := unsafe.Slice((*byte)(dec), decN); fl&ContentHigh == 0 || utf8.Valid(out) {
 				return string(out), nil
 			}
-		} else if out, ok := UnquoteTo(nil, raw); ok && (fl&ContentHigh == 0 || utf8.Valid(out)) {
+		} else if out, ok := jsonlex.UnquoteTo(nil, raw); ok && (fl&ContentHigh == 0 || utf8.Valid(out)) {
 			return string(out), nil
 		}
 	}

@@ -1,6 +1,10 @@
 package tracefile
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
+)
 
 // AppendValueText appends the text EventText renders for the JSON value
 // raw (an object as `key: value` pairs joined by " | " with underscores and
@@ -30,14 +34,11 @@ type valueText struct {
 	out []byte
 }
 
+// ws is a plain loop rather than jsonlex.SkipSpace, whose one-space case
+// would make after too costly to inline.
 func (r *valueText) ws() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	for r.i < len(r.b) && jsonlex.IsSpace(r.b[r.i]) {
+		r.i++
 	}
 }
 
@@ -54,17 +55,16 @@ func (r *valueText) value(depth int) bool {
 		return r.array(depth)
 	case c == '"':
 		return r.str(false)
-	case c == '-' || isDigit(c):
+	case c == '-' || jsonlex.IsDigit(c):
 		return r.number()
 	default:
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if len(r.b)-r.i >= len(lit) && string(r.b[r.i:r.i+len(lit)]) == lit {
-				r.out = append(r.out, lit...)
-				r.i += len(lit)
-				return true
-			}
+		e := jsonlex.LitEnd(r.b, r.i)
+		if e < 0 {
+			return false
 		}
-		return false
+		r.out = append(r.out, r.b[r.i:e]...)
+		r.i = e
+		return true
 	}
 }
 
@@ -143,23 +143,13 @@ func (r *valueText) after(closing byte) (more, ok bool) {
 // into spaces.
 func (r *valueText) str(key bool) bool {
 	s := r.i
-	r.i++
-	for r.i < len(r.b) && r.b[r.i] != '"' {
-		c := r.b[r.i]
-		if c < 0x20 {
-			return false
-		}
-		if c == '\\' {
-			r.i++
-		}
-		r.i++
-	}
-	if r.i >= len(r.b) {
+	e, _ := jsonlex.StringEnd(r.b, r.i+1, 0)
+	if e < 0 {
 		return false
 	}
-	r.i++
+	r.i = e + 1
 	n := len(r.out)
-	out, ok := UnquoteTo(r.out, r.b[s:r.i])
+	out, ok := jsonlex.UnquoteTo(r.out, r.b[s:r.i])
 	if !ok || !utf8.Valid(out[n:]) {
 		return false
 	}
@@ -177,43 +167,11 @@ func (r *valueText) str(key bool) bool {
 // number appends a JSON number as it is written (what json.Number keeps),
 // checking its grammar.
 func (r *valueText) number() bool {
-	s := r.i
-	if r.b[r.i] == '-' {
-		r.i++
-	}
-	switch {
-	case r.i < len(r.b) && r.b[r.i] == '0':
-		r.i++
-	case r.i < len(r.b) && r.b[r.i] >= '1' && r.b[r.i] <= '9':
-		for r.i < len(r.b) && isDigit(r.b[r.i]) {
-			r.i++
-		}
-	default:
+	e := jsonlex.NumberEnd(r.b, r.i)
+	if e < 0 {
 		return false
 	}
-	if r.i < len(r.b) && r.b[r.i] == '.' {
-		r.i++
-		if !r.digits() {
-			return false
-		}
-	}
-	if r.i < len(r.b) && (r.b[r.i] == 'e' || r.b[r.i] == 'E') {
-		r.i++
-		if r.i < len(r.b) && (r.b[r.i] == '+' || r.b[r.i] == '-') {
-			r.i++
-		}
-		if !r.digits() {
-			return false
-		}
-	}
-	r.out = append(r.out, r.b[s:r.i]...)
+	r.out = append(r.out, r.b[r.i:e]...)
+	r.i = e
 	return true
-}
-
-func (r *valueText) digits() bool {
-	s := r.i
-	for r.i < len(r.b) && isDigit(r.b[r.i]) {
-		r.i++
-	}
-	return r.i > s
 }

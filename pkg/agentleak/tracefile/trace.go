@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/internal/jsonlex"
 )
 
 // Channels are the eight channels an AgentLeak trace reports events on.
@@ -443,7 +444,7 @@ func EventText(raw json.RawMessage, buf []byte) (string, error) {
 			// so the text can share its bytes.
 			return unsafe.String(&raw[1], len(raw)-2), nil
 		}
-		if s, ok := unquote(raw); ok {
+		if s, ok := jsonlex.Unquote(raw); ok {
 			return s, nil
 		}
 		var s string

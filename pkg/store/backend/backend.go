@@ -107,6 +107,7 @@ type Backend interface {
 	RunRecorder
 	Maintainer
 	AppScope
+	RiskPartials
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Location is where the store is, for messages (a path or a URL).
 	Location() string

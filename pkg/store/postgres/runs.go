@@ -178,5 +178,8 @@ func deleteValues(ctx context.Context, tx pgx.Tx, app, evaluationKey, id string)
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}
+	if _, err := tx.Exec(ctx, sqlstore.DeleteRunPartials.Postgres(), app, evaluationKey, id); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
 	return tag.RowsAffected() + inBlocks, nil
 }

@@ -276,5 +276,8 @@ func deleteValues(ctx context.Context, tx *sql.Tx, app, evaluationKey, id string
 	if err != nil {
 		return 0, fmt.Errorf("store: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, sqlstore.DeleteRunPartials.SQLite(), app, evaluationKey, id); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
 	return n + inBlocks, nil
 }

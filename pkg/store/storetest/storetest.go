@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 		{"Entities", testEntities},
 		{"RecordedRuns", testRecordedRuns},
 		{"RunHistory", testRunHistory},
+		{"RiskPartials", testRiskPartials},
 		{"RunsFromFiles", testRunsFromFiles},
 		{"StreamedRuns", testStreamedRuns},
 		{"AlertRules", testAlertRules},

@@ -32,7 +32,7 @@ var (
 // AppTables are the tables whose rows belong to an app (50_apps.sql), and
 // RenameApp the statement moving the rows of each from app $2 to app $1.
 var (
-	AppTables = []string{"entities", "evaluation_runs", "metric_values", "run_value_blocks", "latest_runs"}
+	AppTables = []string{"entities", "evaluation_runs", "metric_values", "run_value_blocks", "latest_runs", "risk_partials"}
 	RenameApp = func() []*Stmt {
 		out := make([]*Stmt, len(AppTables))
 		for i, t := range AppTables {

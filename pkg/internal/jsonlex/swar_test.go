@@ -1,9 +1,8 @@
-package tracefile
+package jsonlex
 
 import (
 	"math/bits"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
@@ -69,14 +68,14 @@ func TestNextSpecialMatchesByteLoop(t *testing.T) {
 // lowestFlag is the index of the byte of a mask's lowest flag (8: none).
 func lowestFlag(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
-// TestStopMaskLowestFlag: StopMask's lowest flag is specialMask's (with
+// TestStopMaskLowestFlag: StopMask's lowest flag is SpecialMask's (with
 // stops above 0x7f) for every byte value at every position of a word of
 // any other byte, after each kind of special byte, and on random words.
 func TestStopMaskLowestFlag(t *testing.T) {
 	check := func(w uint64) {
 		t.Helper()
-		if got, want := lowestFlag(StopMask(w)), lowestFlag(specialMask(w, HighBits)); got != want {
-			t.Fatalf("%#016x: StopMask flags byte %d first, specialMask %d", w, got, want)
+		if got, want := lowestFlag(StopMask(w)), lowestFlag(SpecialMask(w, HighBits)); got != want {
+			t.Fatalf("%#016x: StopMask flags byte %d first, SpecialMask %d", w, got, want)
 		}
 	}
 	for c := 0; c < 256; c++ {
@@ -99,47 +98,5 @@ func TestStopMaskLowestFlag(t *testing.T) {
 		check(w)
 		check(w & 0x7f7f7f7f7f7f7f7f)
 		check(w&0x3f3f3f3f3f3f3f3f | 0x2020202020202020)
-	}
-}
-
-// plainEndBytes is plainEnd one byte at a time (which gives up on b
-// shorter than a word).
-func plainEndBytes(b []byte, i int) int {
-	if len(b) < 8 {
-		return -1
-	}
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return -1
-		}
-	}
-	return -1
-}
-
-// TestPlainEndMatchesByteLoop: plainEnd finds the closing quote the byte
-// loop finds, or gives up where it does, for every byte value at every
-// position of texts up to three words long, from every start (its last
-// bytes read by an overlapping word).
-func TestPlainEndMatchesByteLoop(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		for n := 1; n <= 24; n++ {
-			for pos := 0; pos < n; pos++ {
-				for _, quote := range []int{-1, 0, 3, 7, 8, 15, n - 1} {
-					b := []byte(strings.Repeat("a", n))
-					if quote >= 0 && quote < n {
-						b[quote] = '"'
-					}
-					b[pos] = byte(c)
-					for start := 0; start <= n; start++ {
-						if got, want := plainEnd(b, start), plainEndBytes(b, start); got != want {
-							t.Fatalf("%q from %d: %d, want %d", b, start, got, want)
-						}
-					}
-				}
-			}
-		}
 	}
 }

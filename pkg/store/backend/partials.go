@@ -1,0 +1,19 @@
+package backend
+
+import (
+	"context"
+
+	"github.com/lfcli/lf/pkg/model"
+)
+
+// RiskPartials keeps derived data for risk scorer histories: what one run
+// gives the scorers of a signature, as bytes the domain (pkg/risk) encodes.
+// The store drops a run's partials when its values are removed or replaced
+// (DeleteValues paths), so a kept partial always matches the run's values.
+type RiskPartials interface {
+	// RiskPartials returns the partials kept under signature, by run.
+	RiskPartials(ctx context.Context, signature string) (map[model.RunRef][]byte, error)
+	// PutRiskPartials keeps partials under signature in one transaction;
+	// one kept already for a run stays.
+	PutRiskPartials(ctx context.Context, signature string, partials map[model.RunRef][]byte) error
+}

@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lfcli/lf/pkg/model"
+	"github.com/lfcli/lf/pkg/store/internal/sqlstore"
+)
+
+// RiskPartials returns the risk partials kept under signature, by run.
+func (s *Store) RiskPartials(ctx context.Context, signature string) (map[model.RunRef][]byte, error) {
+	rows, err := s.Pool.Query(ctx, sqlstore.RiskPartialsOf.Postgres(), s.app, signature)
+	if err != nil {
+		return nil, s.errf("risk partials", err)
+	}
+	defer rows.Close()
+	out := map[model.RunRef][]byte{}
+	for rows.Next() {
+		var r model.RunRef
+		var data []byte
+		if err := rows.Scan(&r.EvaluationKey, &r.ID, &data); err != nil {
+			return nil, s.errf("risk partials", err)
+		}
+		out[r] = data
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.errf("risk partials", err)
+	}
+	return out, nil
+}
+
+// PutRiskPartials keeps partials under signature in one transaction (one
+// batch).
+func (s *Store) PutRiskPartials(ctx context.Context, signature string, partials map[model.RunRef][]byte) error {
+	return s.withTx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for r, data := range partials {
+			b.Queue(sqlstore.PutRiskPartial.Postgres(), s.app, signature, r.EvaluationKey, r.ID, data)
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return s.errf("risk partials", err)
+		}
+		return nil
+	})
+}
