@@ -11,21 +11,8 @@ import (
 
 // RiskPartials returns the risk partials kept under signature, by run.
 func (s *Store) RiskPartials(ctx context.Context, signature string) (map[model.RunRef][]byte, error) {
-	rows, err := s.Pool.Query(ctx, sqlstore.RiskPartialsOf.Postgres(), s.app, signature)
+	out, err := sqlstore.RiskPartials(ctx, pgQuerier{s.Pool}, s.app, signature)
 	if err != nil {
-		return nil, s.errf("risk partials", err)
-	}
-	defer rows.Close()
-	out := map[model.RunRef][]byte{}
-	for rows.Next() {
-		var r model.RunRef
-		var data []byte
-		if err := rows.Scan(&r.EvaluationKey, &r.ID, &data); err != nil {
-			return nil, s.errf("risk partials", err)
-		}
-		out[r] = data
-	}
-	if err := rows.Err(); err != nil {
 		return nil, s.errf("risk partials", err)
 	}
 	return out, nil
