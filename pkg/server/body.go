@@ -41,10 +41,10 @@ const (
 	maxCacheEntryBytes = 2*maxIDBytes + 320
 )
 
-// bodyReadTimeout is how long reading a small request body may take: a
-// client that trickles its body is cut off after it. Larger bodies get
-// another second per minBodyRate bytes of their Content-Length, up to
-// maxBodyTime.
+// bodyReadTimeout is how long reading a small request body may take by
+// default (timeouts.body in server.yaml): a client that trickles its body
+// is cut off after it. Larger bodies get another second per minBodyRate
+// bytes of their Content-Length, up to maxBodyTime (Server.bodyTimeout).
 const (
 	bodyReadTimeout = 5 * time.Second
 	minBodyRate     = 1 << 20
@@ -477,8 +477,7 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request, limit int6
 	if s.cfg.MaxBodyBytes > 0 && s.cfg.MaxBodyBytes < limit {
 		limit = s.cfg.MaxBodyBytes
 	}
-	timeout := bodyReadTimeout + time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second
-	timeout = min(timeout, maxBodyTime)
+	timeout := s.bodyTimeout(r.ContentLength)
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	b, err := readSized(http.MaxBytesReader(w, r.Body, limit), min(r.ContentLength, limit))
 	if err != nil {

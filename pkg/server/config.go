@@ -64,6 +64,15 @@ type LimitsConfig struct {
 	MaxAlertRulesPerTenant int `json:"maxAlertRulesPerTenant,omitempty"`
 }
 
+// TimeoutsConfig is the timeouts: section: how long a client may take to
+// send its request before it is cut off (defaults from the schema;
+// documented in docs/serve.md, "Security: a hostile tenant").
+type TimeoutsConfig struct {
+	Header  string `json:"header,omitempty"`  // reading the request headers
+	Request string `json:"request,omitempty"` // reading a whole request with a small body
+	Body    string `json:"body,omitempty"`    // reading a body, plus 1 s per MiB of Content-Length
+}
+
 // EventsConfig is the events: section: agent events consumed from NATS
 // JetStream (see pkg/eventstream).
 type EventsConfig struct {
@@ -89,6 +98,7 @@ type Config struct {
 	AlertRules        []alerts.Rule  `json:"alertRules,omitempty"`
 	SMTP              *SMTPConfig    `json:"smtp,omitempty"`
 	Limits            LimitsConfig   `json:"limits"`
+	Timeouts          TimeoutsConfig `json:"timeouts"`
 	Delivery          DeliveryConfig `json:"delivery"`
 	Events            *EventsConfig  `json:"events,omitempty"`
 	OTLP              *OTLPConfig    `json:"otlp,omitempty"` // POST /v1/traces (otlp_config.go)
@@ -102,6 +112,11 @@ type Config struct {
 	Mailer   *alerts.Mailer `json:"-"`
 	Secrets  alerts.Secrets `json:"-"`
 	Alerts   alerts.Options `json:"-"`
+	// HeaderTimeout, RequestTimeout and BodyTimeout are timeouts:
+	// resolved; zero means the default (limits.go).
+	HeaderTimeout  time.Duration `json:"-"`
+	RequestTimeout time.Duration `json:"-"`
+	BodyTimeout    time.Duration `json:"-"`
 	// EventOptions configure the JetStream consumer; it runs when URL is
 	// set (events.url, or lf serve --events).
 	EventOptions agentevents.Options `json:"-"`
@@ -145,6 +160,7 @@ func LoadConfig(file string, data []byte, getenv func(string) string) (*Config, 
 func checkConfig(doc *yamlsrc.Doc, _ string, cfg *Config, getenv func(string) string) diag.List {
 	c := &configCheck{doc: doc, cfg: cfg, getenv: getenv}
 	cfg.Interval = c.dur("/recalcInterval", cfg.RecalcInterval)
+	c.timeouts()
 	c.scoreTime()
 	c.keys()
 	allow := c.allowList()
@@ -179,6 +195,24 @@ func (c *configCheck) dur(ptr, s string) time.Duration {
 		c.errorf(ptr, "not a positive duration: %q", s)
 	}
 	return d
+}
+
+// timeouts resolves the timeouts: section; an absent value keeps the
+// default.
+func (c *configCheck) timeouts() {
+	t := c.cfg.Timeouts
+	for _, f := range []struct {
+		ptr, s string
+		d      *time.Duration
+	}{
+		{"/timeouts/header", t.Header, &c.cfg.HeaderTimeout},
+		{"/timeouts/request", t.Request, &c.cfg.RequestTimeout},
+		{"/timeouts/body", t.Body, &c.cfg.BodyTimeout},
+	} {
+		if f.s != "" {
+			*f.d = c.dur(f.ptr, f.s)
+		}
+	}
 }
 
 // scoreTime resolves the optional fixed scoring time.

@@ -55,7 +55,13 @@ secrets:
 maxConnections: 16
 recalcInterval: 1h
 delivery: {maxAttempts: 1, timeout: 2s}
+timeouts: {header: 1500ms, request: 3s, body: 1s}
 `
+	// The timeouts of hostileCf, shorter than the defaults (5 s, 10 s,
+	// 5 s) so that S9 waits seconds, not fifteen.
+	hHeaderTimeout  = 1500 * time.Millisecond
+	hRequestTimeout = 3 * time.Second
+	hBodyTimeout    = time.Second
 )
 
 // TestHostileChild is `lf serve` when run by TestHostileTenant.
@@ -445,10 +451,10 @@ func TestHostileTenant(t *testing.T) {
 		if resp, err := http.ReadResponse(bufio.NewReader(cg), nil); err != nil || resp.StatusCode != 200 {
 			t.Errorf("GET with a slow body: %v %v", resp, err)
 		}
-		// Authenticated: cut off with 408 within the read timeout (10 s from
-		// the request's start), and on an endpoint with a larger body within
-		// the 5 s of other endpoints' bodies. The two wait at the same time,
-		// each timed from its own request.
+		// Authenticated: cut off with 408 after the request timeout (from the
+		// request's start), and on an endpoint with a larger body after the
+		// shorter body timeout, before the request timeout. The two wait at
+		// the same time, each timed from its own request.
 		type answer struct {
 			resp *http.Response
 			body []byte
@@ -479,13 +485,13 @@ func TestHostileTenant(t *testing.T) {
 		verdict := slow(fmt.Sprintf("POST /verdict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hOperator))
 		config := slow(fmt.Sprintf("PUT /tenants/acme/risk-config HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{", hAdmin))
 		a := <-verdict
-		if a.err != nil || a.resp.StatusCode != 408 || a.took > 12*time.Second {
-			t.Fatalf("authenticated slow body: %v %v after %v", a.resp, a.err, a.took)
+		if a.err != nil || a.resp.StatusCode != 408 || a.took < hRequestTimeout-100*time.Millisecond || a.took > hRequestTimeout+2*time.Second {
+			t.Fatalf("authenticated slow body: %v %v after %v, want 408 after about %v", a.resp, a.err, a.took, hRequestTimeout)
 		}
 		t.Logf("authenticated slow body cut off after %v", a.took)
 		a = <-config
-		if a.err != nil || a.resp.StatusCode != 408 || a.took > 7*time.Second {
-			t.Fatalf("slow risk-config body: %v %v after %v", a.resp, a.err, a.took)
+		if a.err != nil || a.resp.StatusCode != 408 || a.took < hBodyTimeout-100*time.Millisecond || a.took >= hRequestTimeout-100*time.Millisecond {
+			t.Fatalf("slow risk-config body: %v %v after %v, want 408 after about %v", a.resp, a.err, a.took, hBodyTimeout)
 		}
 		h.errBody("408", a.resp.Header, a.body)
 		t.Logf("slow risk-config body cut off after %v", a.took)
@@ -493,7 +499,8 @@ func TestHostileTenant(t *testing.T) {
 
 	t.Run("S9 connections are capped", func(t *testing.T) {
 		// maxConnections: 16. Sixteen silent connections fill the server;
-		// the header timeout (5 s) frees them, then requests go through.
+		// the header timeout (hHeaderTimeout) frees them, then requests go
+		// through.
 		var conns []net.Conn
 		for range 16 {
 			c, err := net.Dial("tcp", h.addr)
@@ -504,7 +511,7 @@ func TestHostileTenant(t *testing.T) {
 			defer c.Close()
 		}
 		time.Sleep(100 * time.Millisecond)
-		quick := &http.Client{Timeout: 700 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+		quick := &http.Client{Timeout: 300 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
 		if resp, err := quick.Get(h.base + "/healthz"); err == nil {
 			resp.Body.Close()
 			t.Errorf("a 17th connection was served while 16 were open")
@@ -516,7 +523,7 @@ func TestHostileTenant(t *testing.T) {
 				resp.Body.Close()
 				break
 			}
-			if time.Since(start) > 12*time.Second {
+			if time.Since(start) > hHeaderTimeout+2*time.Second { // the default (5 s) would be too late
 				t.Fatalf("silent connections were never cut off: %v", err)
 			}
 		}

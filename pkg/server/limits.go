@@ -19,10 +19,12 @@ const (
 	// DefaultMaxConnections caps the connections open at once; more wait in
 	// the kernel's accept queue (maxConnections in server.yaml).
 	DefaultMaxConnections = 512
-	// readHeaderTimeout cuts off clients that trickle their headers.
+	// readHeaderTimeout cuts off clients that trickle their headers
+	// (timeouts.header in server.yaml).
 	readHeaderTimeout = 5 * time.Second
 	// readTimeout bounds reading a whole request; endpoints with large
-	// bodies extend it by the body's size (readJSONBody, minBodyRate).
+	// bodies extend it by the body's size (readJSONBody, minBodyRate)
+	// (timeouts.request).
 	readTimeout = 10 * time.Second
 	// maxHeaderBytes: larger request headers get a JSON 431.
 	maxHeaderBytes = 64 << 10
@@ -30,6 +32,33 @@ const (
 	// connection cap the one idle longest is closed at once (limitListener).
 	idleTimeout = time.Minute
 )
+
+// orDefault is d, or def when d is not set.
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// headerTimeout is how long a client may take to send its headers.
+func (s *Server) headerTimeout() time.Duration {
+	return orDefault(s.cfg.HeaderTimeout, readHeaderTimeout)
+}
+
+// requestTimeout is how long a client may take to send a whole request
+// with a small body.
+func (s *Server) requestTimeout() time.Duration {
+	return orDefault(s.cfg.RequestTimeout, readTimeout)
+}
+
+// bodyTimeout is how long a client may take to send a body of n bytes
+// (its Content-Length; unknown is 0): the body timeout plus a second per
+// minBodyRate bytes, at most maxBodyTime (or the body timeout, if larger).
+func (s *Server) bodyTimeout(n int64) time.Duration {
+	base := orDefault(s.cfg.BodyTimeout, bodyReadTimeout)
+	return min(base+time.Duration(max(n, 0)/minBodyRate)*time.Second, max(maxBodyTime, base))
+}
 
 // guard answers, before routing, what the mux would answer in plain text or
 // HTML: an unclean path (the mux's redirect) gets a JSON 307 to the clean

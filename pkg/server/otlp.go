@@ -135,7 +135,7 @@ func (s *Server) otlpBodyLimit() int64 {
 // compressed and uncompressed; a non-zero status is the error to answer.
 func (s *Server) otlpBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
 	limit := s.otlpBodyLimit()
-	timeout := min(bodyReadTimeout+time.Duration(max(r.ContentLength, 0)/minBodyRate)*time.Second, maxBodyTime)
+	timeout := s.bodyTimeout(r.ContentLength)
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(timeout))
 	var src io.Reader = http.MaxBytesReader(w, r.Body, limit)
 	switch ce := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); ce {

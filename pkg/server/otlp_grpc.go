@@ -88,7 +88,7 @@ func (s *Server) newOTLPGRPCServer() *grpc.Server {
 		grpc.MaxRecvMsgSize(int(s.otlpBodyLimit())),
 		grpc.MaxConcurrentStreams(grpcMaxStreams),
 		grpc.MaxHeaderListSize(maxHeaderBytes),
-		grpc.ConnectionTimeout(readHeaderTimeout),
+		grpc.ConnectionTimeout(s.headerTimeout()),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: idleTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	)

@@ -107,9 +107,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	hs := &http.Server{
 		ConnState:         active.track,
 		Handler:           s.handler,
-		ReadHeaderTimeout: readHeaderTimeout,
+		ReadHeaderTimeout: s.headerTimeout(),
 		MaxHeaderBytes:    maxHeaderBytes,
-		ReadTimeout:       readTimeout,
+		ReadTimeout:       s.requestTimeout(),
 		IdleTimeout:       idleTimeout,
 		// OPTIONS * reaches guard, which answers it in JSON (net/http's
 		// own answer has no body).
