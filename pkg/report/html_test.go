@@ -192,6 +192,7 @@ var consoleLine = regexp.MustCompile(`(?m)^.*(CONSOLE|Refused to|Uncaught|Failed
 // chart in the DOM with its shapes, and a screenshot kept as an artifact
 // (in $LF_ARTIFACTS when set).
 func TestBrowser(t *testing.T) {
+	t.Parallel() // Chromium mostly waits: runs beside TestLayoutAtCommonWidths
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
@@ -212,9 +213,10 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(out, "report.png")
-	good := startBrowser(t, bin, page, "--dump-dom")
+	// One run dumps the DOM and takes the screenshot; the control page's
+	// runs beside it.
+	good := startBrowser(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
 	blocked := startBrowser(t, bin, bad, "--dump-dom")
-	shooting := startBrowser(t, bin, page, "--screenshot="+shot, "--window-size=1200,1600", "--hide-scrollbars")
 
 	run := waitRun(t, good)
 	dom, logs := run.stdout, run.stderr
@@ -245,7 +247,6 @@ func TestBrowser(t *testing.T) {
 	if run := waitRun(t, blocked); !consoleLine.MatchString(run.stderr) {
 		t.Error("a script blocked by the CSP left no console message: the console check cannot fail")
 	}
-	waitRun(t, shooting)
 	st, err := os.Stat(shot)
 	if err != nil || st.Size() < 10_000 {
 		t.Fatalf("screenshot %s missing or blank (%v)", shot, err)

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,12 +39,40 @@ const layoutProbe = `<pre id="layout"></pre><script>
 
 var cspMeta = regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>`)
 
-// TestLayoutAtCommonWidths opens the report in headless Chromium at 1280
-// px and other common widths (a laptop, a tablet, the narrowest headless Chromium lays out): scores, level
-// badges and keys never break across lines, and the page never scrolls
-// sideways (wide tables scroll in their own box, charts shrink to fit). A
-// screenshot per width is kept with the browser test's.
+// framesPage is a page of one iframe per width, each showing probe (a
+// srcdoc frame: same origin as the page, so that the page can read what the
+// probe found once every frame has loaded). It copies each frame's result
+// into <pre id="layout-WIDTH">. The frames are stacked, so one screenshot
+// shows every width.
+func framesPage(probe []byte, widths []string) []byte {
+	var b bytes.Buffer
+	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">\n")
+	for _, w := range widths {
+		fmt.Fprintf(&b, "<p>%s px</p><iframe id=\"frame-%s\" width=\"%s\" height=\"900\" srcdoc=\"%s\"></iframe>\n", w, w, w, html.EscapeString(string(probe)))
+		fmt.Fprintf(&b, "<pre id=\"layout-%s\"></pre>\n", w)
+	}
+	b.WriteString(`<script>
+window.addEventListener("load", function () {
+  document.querySelectorAll("iframe").forEach(function (f) {
+    var w = f.id.slice("frame-".length), r = f.contentDocument.getElementById("layout");
+    document.getElementById("layout-" + w).textContent = r ? r.textContent : "NO PROBE";
+  });
+});
+</script></body></html>
+`)
+	return b.Bytes()
+}
+
+// TestLayoutAtCommonWidths lays the report out in headless Chromium at
+// 1280 px and other common widths (a laptop, a tablet, 500 px, the narrowest
+// window headless Chromium lays out): scores, level badges and keys never
+// break across lines, and the page never scrolls sideways (wide tables
+// scroll in their own box, charts shrink to fit). Each width is a frame of
+// one page, so one Chromium run checks them all (an iframe of width W lays
+// its page out as a window W wide: innerWidth and media queries are the
+// frame's); a screenshot of every width is kept with the browser test's.
 func TestLayoutAtCommonWidths(t *testing.T) {
+	t.Parallel() // Chromium mostly waits: runs beside TestBrowser
 	bin := chromium(t)
 	dir := t.TempDir()
 	d := fixture()
@@ -53,8 +83,9 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 	}
 	probe := cspMeta.ReplaceAll(buf.Bytes(), nil)
 	probe = bytes.Replace(probe, []byte("</body>"), []byte(layoutProbe+"</body>"), 1)
-	page := filepath.Join(dir, "probe.html")
-	if err := os.WriteFile(page, probe, 0o644); err != nil {
+	widths := []string{"1280", "1024", "768", "500"}
+	page := filepath.Join(dir, "widths.html")
+	if err := os.WriteFile(page, framesPage(probe, widths), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shots := os.Getenv("LF_ARTIFACTS")
@@ -64,36 +95,20 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// 500 px is the narrowest window headless Chromium lays out. The runs
-	// start together (each mostly waits on Chromium's start) and are read in
-	// order.
-	widths := []string{"1280", "1024", "768", "500"}
-	dumps := map[string]<-chan chromiumRun{}
-	shotRuns := map[string]<-chan chromiumRun{}
+	shot := filepath.Join(shots, "report-widths.png")
+	dom := waitRun(t, startBrowser(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size=1300,3800", "--hide-scrollbars")).stdout
 	for _, width := range widths {
-		dumps[width] = startBrowser(t, bin, page, "--dump-dom", "--window-size="+width+",900")
-		if width == "1280" || width == "500" {
-			shot := filepath.Join(shots, "report-"+width+".png")
-			shotRuns[width] = startBrowser(t, bin, page, "--screenshot="+shot, "--window-size="+width+",1600", "--hide-scrollbars")
-		}
-	}
-	for _, width := range widths {
-		dom := waitRun(t, dumps[width]).stdout
-		m := regexp.MustCompile(`(?s)<pre id="layout">(.*?)</pre>`).FindStringSubmatch(dom)
+		m := regexp.MustCompile(`(?s)<pre id="layout-` + width + `">(.*?)</pre>`).FindStringSubmatch(dom)
 		if m == nil || !strings.Contains(m[1], "WIDTH "+width) {
 			t.Fatalf("at %s px the probe did not run (or saw another width): %q", width, m)
 		}
-		for _, line := range strings.Split(m[1], "\n") {
+		for _, line := range strings.Split(html.UnescapeString(m[1]), "\n") {
 			if strings.HasPrefix(line, "BROKEN") || strings.HasPrefix(line, "OVERFLOW") {
 				t.Errorf("at %s px: %s", width, line)
 			}
 		}
-		if run, ok := shotRuns[width]; ok {
-			waitRun(t, run)
-			shot := filepath.Join(shots, "report-"+width+".png")
-			if st, err := os.Stat(shot); err != nil || st.Size() < 10_000 {
-				t.Fatalf("screenshot %s missing or blank (%v)", shot, err)
-			}
-		}
+	}
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10_000 {
+		t.Fatalf("screenshot %s missing or blank (%v)", shot, err)
 	}
 }
