@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 )
 
 // TestTriggersAtMatchesWalk holds triggersAt, which compares the words of
@@ -12,7 +14,8 @@ import (
 // position a word can begin with: the same rules' candidates in the same
 // order. The texts hold each trigger word in several cases, cut short,
 // with a byte changed at each place (the sixteen-byte halves and the tail
-// past them included), run on into letters, and at the end of the text.
+// past them included), run on into letters, and at the end of the text;
+// then random texts (a tenth of them unless LF_TEST_FULL=1) and the packs.
 func TestTriggersAtMatchesWalk(t *testing.T) {
 	t.Parallel()
 	ps := NewPatternSet(allFamilies())
@@ -43,7 +46,7 @@ func TestTriggersAtMatchesWalk(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewSource(11))
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < testfiles.Iterations(2000); i++ {
 		texts = append(texts, adversarialText(rng), randomText(rng))
 	}
 	texts = append(texts, packTexts(t)...)
