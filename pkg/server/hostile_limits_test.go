@@ -185,7 +185,6 @@ func TestHostileRecalculationFairBetweenTenants(t *testing.T) {
 func TestHostileAlertFairness(t *testing.T) {
 	ctx := context.Background()
 	release := make(chan struct{})
-	defer close(release)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
@@ -193,6 +192,7 @@ func TestHostileAlertFairness(t *testing.T) {
 		}
 	}))
 	defer slow.Close()
+	defer close(release) // first: Close waits for the hanging requests
 	got := make(chan string, 10)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- r.Header.Get("X-LF-Alert-Id")

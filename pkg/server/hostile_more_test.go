@@ -48,6 +48,7 @@ func verdictOf(t *testing.T, ts *testServer, key, tenant, agent string) string {
 // operator key cannot score at another time at all; an admin key gets a
 // what-if that stores nothing.
 func TestHostileScoreAtAnotherTime(t *testing.T) {
+	t.Parallel() // mostly waits: runs beside the other tests
 	var hits atomic.Int32
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -128,6 +129,7 @@ func TestHostileScoreAtAnotherTime(t *testing.T) {
 // TestHostileIdleConnectionsDoNotStarve: with every slot held by an idle
 // keep-alive connection, a new client still gets its verdict at once.
 func TestHostileIdleConnectionsDoNotStarve(t *testing.T) {
+	t.Parallel() // mostly waits: runs beside the other tests
 	ts := startServer(t, testConfig(t, "maxConnections: 8\n"))
 	addr := strings.TrimPrefix(ts.base, "http://")
 	var idle []net.Conn

@@ -55,12 +55,12 @@ secrets:
 maxConnections: 16
 recalcInterval: 1h
 delivery: {maxAttempts: 1, timeout: 2s}
-timeouts: {header: 1500ms, request: 3s, body: 1s}
+timeouts: {header: 1500ms, request: 2s, body: 1s}
 `
 	// The timeouts of hostileCf, shorter than the defaults (5 s, 10 s,
-	// 5 s) so that S9 waits seconds, not fifteen.
+	// 5 s) so that S9 waits 3.5 s, not fifteen.
 	hHeaderTimeout  = 1500 * time.Millisecond
-	hRequestTimeout = 3 * time.Second
+	hRequestTimeout = 2 * time.Second
 	hBodyTimeout    = time.Second
 )
 

@@ -15,6 +15,7 @@ import (
 // oversized headers is JSON also when it comes after a good request on the
 // same connection.
 func TestPlainErrorsBecomeJSONOnKeptAliveConnection(t *testing.T) {
+	t.Parallel() // mostly waits: runs beside the other tests
 	ts := startServer(t, testConfig(t, ""))
 	c, err := net.Dial("tcp", strings.TrimPrefix(ts.base, "http://"))
 	if err != nil {
