@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/project"
 )
@@ -33,11 +34,15 @@ func momentsOf(h history) []time.Time {
 // added out of time order, the overview as of a moment equals the overview
 // of a fresh store holding only the runs created up to that moment.
 func TestOverviewAtEqualsStoreOfThatMoment(t *testing.T) {
+	t.Parallel() // its own stores: runs beside the kill test's waits
 	ctx := context.Background()
 	for name, opener := range backends() {
 		t.Run(name, func(t *testing.T) {
 			fresh := opener(t)
-			seeds := 4
+			seeds := 4 // two unless LF_TEST_FULL=1 (CI): each seed makes about 25 stores
+			if testfiles.Reduced() {
+				seeds = 2
+			}
 			for seed := int64(1); seed <= int64(seeds); seed++ {
 				h := randomHistory(rand.New(rand.NewSource(seed)), 40)
 				full := fresh()

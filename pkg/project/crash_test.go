@@ -41,6 +41,7 @@ func TestKillDuringAddLeavesStoreWhole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a process")
 	}
+	t.Parallel() // mostly waits on its child: runs beside the other tests
 	dir := t.TempDir()
 	s := benchgen.Full
 	s.Scorers = 3000
