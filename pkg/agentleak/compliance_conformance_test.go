@@ -18,22 +18,24 @@ import (
 // details, summary, posture, assurance, the evidence matrix and the
 // integrity digest must be equal (the engine's prose is not compared).
 func TestComplianceConformance(t *testing.T) {
+	t.Parallel()
 	dir := conformanceDir(t)
-	initCfg := initConfig(t, dir)
 	packs := []string{filepath.Join(dir, "builtin"), filepath.Join(dir, "agentdojo_exfil"), filepath.Join(dir, "privacylens_ci"), filepath.Join(filepath.Dir(dir), "agentleak-coverage")}
 	for _, pack := range packs {
-		for _, c := range []struct {
-			name string
-			cfg  *Config
-		}{{"default", nil}, {"init", initCfg}} {
-			path := filepath.Join(pack, "expected.compliance."+c.name+".jsonl.gz")
+		for _, name := range []string{"default", "init"} {
+			path := filepath.Join(pack, "expected.compliance."+name+".jsonl.gz")
 			if _, err := os.Stat(path); err != nil {
 				t.Errorf("%s: %v", path, err)
 				continue
 			}
-			t.Run(filepath.Base(pack)+"/"+c.name, func(t *testing.T) {
-				exp := readExpected(t, filepath.Join(pack, "expected."+c.name+".jsonl"))
-				ok, bad, detection := compareCompliancePack(t, pack, c.cfg, path, exp)
+			t.Run(filepath.Base(pack)+"/"+name, func(t *testing.T) {
+				t.Parallel()    // each pack and config its own scanner and files
+				var cfg *Config // default
+				if name == "init" {
+					cfg = initConfig(t, dir)
+				}
+				exp := readExpected(t, filepath.Join(pack, "expected."+name+".jsonl"))
+				ok, bad, detection := compareCompliancePack(t, pack, cfg, path, exp)
 				t.Logf("%d traces equal, %d differ, %d left out because lf's findings differ from the engine's", ok, bad, detection)
 				if ok == 0 {
 					t.Fatal("no trace compared")
