@@ -391,6 +391,7 @@ func TestIngestAllOrNothing(t *testing.T) {
 // new events are stored, and once the window has passed its last event the
 // legacy hashes are deleted and events that old are expired.
 func TestIngestMigratesOldStore(t *testing.T) {
+	t.Parallel() // its own store, no package setting changed
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
 	evs := genSampleEvents()

@@ -62,6 +62,7 @@ func (s *randomStream) event(at time.Time) Event {
 // after every batch the live path rescores the touched agents, and their
 // scores and components must equal a full recalculation at the same time.
 func TestLiveMatchesFullRecalculation(t *testing.T) {
+	t.Parallel() // its own store, no package setting changed
 	ctx := context.Background()
 	e := openTest(t)
 	// One tenant with a config of its own (high-impact tools, faster decay).
