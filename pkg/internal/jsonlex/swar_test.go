@@ -24,6 +24,7 @@ func nextSpecialBytes(b []byte, i int, high uint64) int {
 // texts of every length up to three words, from every start, next to
 // other special bytes, and on random texts.
 func TestNextSpecialMatchesByteLoop(t *testing.T) {
+	t.Parallel() // pure functions: runs beside the other tests
 	for c := 0; c < 256; c++ {
 		for n := 1; n <= 24; n++ {
 			for pos := 0; pos < n; pos++ {
@@ -72,8 +73,8 @@ func lowestFlag(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 // stops above 0x7f) for every byte value at every position of a word of
 // any other byte, after each kind of special byte, and on random words.
 func TestStopMaskLowestFlag(t *testing.T) {
-	check := func(w uint64) {
-		t.Helper()
+	t.Parallel()              // pure functions: runs beside the other tests
+	check := func(w uint64) { // no t.Helper: it cost more than the check, 3.7 million times
 		if got, want := lowestFlag(StopMask(w)), lowestFlag(SpecialMask(w, HighBits)); got != want {
 			t.Fatalf("%#016x: StopMask flags byte %d first, SpecialMask %d", w, got, want)
 		}
