@@ -115,6 +115,7 @@ var asOfBanner = regexp.MustCompile(` · risk scorers and AgentLeak scans as of 
 // only the runs created up to that moment, on random stores whose runs are
 // added out of time order.
 func TestReportAtEqualsStoreOfThatMoment(t *testing.T) {
+	t.Parallel() // its own stores: runs while the Chromium tests wait
 	ctx := context.Background()
 	now := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 	for seed := int64(1); seed <= 3; seed++ {
