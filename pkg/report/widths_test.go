@@ -43,17 +43,18 @@ var cspMeta = regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]
 // srcdoc frame: same origin as the page, so that the page can read what the
 // probe found once every frame has loaded). It copies each frame's result
 // into <pre id="layout-WIDTH">. The frames are stacked, so one screenshot
-// shows every width.
-func framesPage(probe []byte, widths []string) []byte {
+// shows every width. A last frame shows control.
+func framesPage(probe, control []byte, widths []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"></head><body style=\"margin:0\">\n")
+	fmt.Fprintf(&b, "<iframe id=\"control\" width=\"400\" height=\"100\" srcdoc=\"%s\"></iframe>\n", html.EscapeString(string(control)))
 	for _, w := range widths {
 		fmt.Fprintf(&b, "<p>%s px</p><iframe id=\"frame-%s\" width=\"%s\" height=\"900\" srcdoc=\"%s\"></iframe>\n", w, w, w, html.EscapeString(string(probe)))
 		fmt.Fprintf(&b, "<pre id=\"layout-%s\"></pre>\n", w)
 	}
 	b.WriteString(`<script>
 window.addEventListener("load", function () {
-  document.querySelectorAll("iframe").forEach(function (f) {
+  document.querySelectorAll("iframe[id^=frame-]").forEach(function (f) {
     var w = f.id.slice("frame-".length), r = f.contentDocument.getElementById("layout");
     document.getElementById("layout-" + w).textContent = r ? r.textContent : "NO PROBE";
   });
@@ -71,6 +72,7 @@ window.addEventListener("load", function () {
 // one page, so one Chromium run checks them all (an iframe of width W lays
 // its page out as a window W wide: innerWidth and media queries are the
 // frame's); a screenshot of every width is kept with the browser test's.
+// The same run holds the control of the browser test's console check.
 func TestLayoutAtCommonWidths(t *testing.T) {
 	t.Parallel() // Chromium mostly waits: runs beside TestBrowser
 	bin := chromium(t)
@@ -83,9 +85,12 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 	}
 	probe := cspMeta.ReplaceAll(buf.Bytes(), nil)
 	probe = bytes.Replace(probe, []byte("</body>"), []byte(layoutProbe+"</body>"), 1)
+	// The control of TestBrowser's console check: the report as it is,
+	// with an inline script its CSP refuses, must leave a console message.
+	control := bytes.Replace(buf.Bytes(), []byte("</main>"), []byte("<script>console.log(1)</script></main>"), 1)
 	widths := []string{"1280", "1024", "768", "500"}
 	page := filepath.Join(dir, "widths.html")
-	if err := os.WriteFile(page, framesPage(probe, widths), 0o644); err != nil {
+	if err := os.WriteFile(page, framesPage(probe, control, widths), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shots := os.Getenv("LF_ARTIFACTS")
@@ -96,7 +101,11 @@ func TestLayoutAtCommonWidths(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(shots, "report-widths.png")
-	dom := waitRun(t, startBrowser(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size=1300,3800", "--hide-scrollbars")).stdout
+	run := waitRun(t, startBrowser(t, bin, page, "--dump-dom", "--screenshot="+shot, "--window-size=1300,3900", "--hide-scrollbars"))
+	dom := run.stdout
+	if !consoleLine.MatchString(run.stderr) {
+		t.Error("a script blocked by the CSP left no console message: TestBrowser's console check cannot fail")
+	}
 	for _, width := range widths {
 		m := regexp.MustCompile(`(?s)<pre id="layout-` + width + `">(.*?)</pre>`).FindStringSubmatch(dom)
 		if m == nil || !strings.Contains(m[1], "WIDTH "+width) {
