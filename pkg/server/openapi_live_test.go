@@ -12,6 +12,7 @@ import (
 // request and its body validated against the operation's documented
 // response in schemas/openapi.json.
 func TestOpenAPIErrorAnswersLive(t *testing.T) {
+	t.Parallel() // its server's shutdown waits about 0.5 s for a closing connection
 	oa := loadOpenAPI(t)
 	ts := startServer(t, testConfig(t, ""))
 	raw := func(method, path, key, ctype string, body string, hdr map[string]string) (int, []byte) {

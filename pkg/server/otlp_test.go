@@ -211,6 +211,7 @@ func TestOTLPPartialSuccess(t *testing.T) {
 
 // TestOTLPErrors: the answers of the OTLP/HTTP specification.
 func TestOTLPErrors(t *testing.T) {
+	t.Parallel() // its server's shutdown waits about 0.5 s for a closing connection
 	ts := startServer(t, otlpConfig(t, "maxBodyBytes: 4096\n"))
 	if code, _, out := postRaw(t, ts.base, keyT1Op, "text/plain", []byte("x"), false); code != 415 || !strings.Contains(string(out), "Content-Type") {
 		t.Errorf("text/plain: %d %s", code, out)
