@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,8 +34,22 @@ var lfBin struct {
 	err  error
 }
 
-// TestMain removes the lf binary the replica tests built.
+// waitingParallel is how many parallel tests run at once unless
+// -test.parallel says otherwise: this package's parallel tests mostly wait
+// on child processes, timeouts and shutdowns, and the default (GOMAXPROCS,
+// two on a 2-core machine) kept the waiting ones queued behind the two
+// longest.
+const waitingParallel = 8
+
+// TestMain runs up to waitingParallel parallel tests at once and removes
+// the lf binary the replica tests built.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), waitingParallel)))
+	}
 	code := m.Run()
 	if lfBin.path != "" {
 		os.RemoveAll(filepath.Dir(lfBin.path))
