@@ -31,6 +31,11 @@ func testApps(t *testing.T, st backend.Backend) {
 		apps[1].App != "app-b" || apps[1].Runs != 3 || apps[1].RiskScorers != 1 || apps[1].LatestRunAt == "" {
 		t.Fatalf("apps = %+v", apps)
 	}
+	for app, want := range map[string]bool{"app-a": true, "app-b": true, "app-c": false, backend.NoApp: false} {
+		if got, err := st.HasApp(ctx, app); err != nil || got != want {
+			t.Fatalf("HasApp(%q) = %v, %v; want %v", app, got, err, want)
+		}
+	}
 
 	checkRenameApp(t, st)
 }

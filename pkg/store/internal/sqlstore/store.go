@@ -66,6 +66,15 @@ func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
 	return Apps(kinds, runs), nil
 }
 
+// HasApp tells whether app holds entities or runs.
+func (s *Store) HasApp(ctx context.Context, app string) (bool, error) {
+	some, err := HasRows(ctx, s.q, app)
+	if err != nil {
+		return false, s.errf("apps", err)
+	}
+	return some, nil
+}
+
 // HasRows tells whether app holds entities or runs.
 func HasRows(ctx context.Context, q Querier, app string) (bool, error) {
 	var some bool
