@@ -56,7 +56,9 @@ func TestStreamedFieldsAreTheEncodersBytes(t *testing.T) {
 func TestAppendIndentedIsJSONIndent(t *testing.T) {
 	values := []any{
 		nil, 1.5, "plain", `quote " and \ back\slash`, "<html> & \u2028 \x01 \"\\\"", true,
-		[]any{}, map[string]any{}, []any{[]any{}, map[string]any{}, []any{[]any{1}}},
+		[]any{},
+		map[string]any{},
+		[]any{[]any{}, map[string]any{}, []any{[]any{1}}},
 		map[string]any{"a:b": "c,d", "{": "[", "e": []any{"]", "}"}, "f": map[string]any{"g": nil}},
 		row{Key: `k"ey`, Runs: []string{"a,b", `c\"d`}, Sub: Fields{{Key: "x", Value: []int{}}}},
 	}
