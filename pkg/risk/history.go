@@ -122,10 +122,10 @@ type historian struct {
 	sc      *scoring
 	tl      Timeline
 	ps      PartialStore
-	fromAll bool                  // keyed scorers' timelines come from the whole one
-	all     []TimedRun            // the whole timeline, once read
-	byKey   map[string][]int      // indexes into all by evaluation key, once needed
-	parts   *partialSet           // the current signature's partials
+	fromAll bool             // keyed scorers' timelines come from the whole one
+	all     []TimedRun       // the whole timeline, once read
+	byKey   map[string][]int // indexes into all by evaluation key, once needed
+	parts   *partialSet      // the current signature's partials
 	walks   map[string][]pointState
 }
 
