@@ -17,6 +17,9 @@ type EntityReader interface {
 	Entities(ctx context.Context, kind model.Kind) ([]Entity, error)
 	Methodologies(ctx context.Context) (map[string]*model.Methodology, error)
 	RiskScorers(ctx context.Context) ([]*model.RiskScorer, error)
+	// RiskScorersOf is RiskScorers for the scorers of keys only (a key
+	// that names none is left out).
+	RiskScorersOf(ctx context.Context, keys []string) ([]*model.RiskScorer, error)
 }
 
 // RunReader reads evaluation runs and their metric values (scoring reads

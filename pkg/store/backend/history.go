@@ -2,7 +2,8 @@ package backend
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -34,14 +35,13 @@ type TimelineRun struct {
 // SortTimeline sorts runs in (created_at, id, evaluation_key) order, the
 // order of RunTimeline, byte-wise whatever the database's collation.
 func SortTimeline(runs []TimelineRun) {
-	sort.SliceStable(runs, func(i, j int) bool {
-		a, b := runs[i], runs[j]
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
+	slices.SortFunc(runs, func(a, b TimelineRun) int {
+		if c := strings.Compare(a.CreatedAt, b.CreatedAt); c != 0 {
+			return c
 		}
-		if a.ID != b.ID {
-			return a.ID < b.ID
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
 		}
-		return a.EvaluationKey < b.EvaluationKey
+		return strings.Compare(a.EvaluationKey, b.EvaluationKey)
 	})
 }

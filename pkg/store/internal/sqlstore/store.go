@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -43,6 +44,30 @@ func (s *Store) Methodologies(ctx context.Context) (map[string]*model.Methodolog
 // RiskScorers returns the stored risk scorers sorted by key.
 func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
 	return RiskScorers(Entities(ctx, s.q, s.app, model.KindRiskScorer))
+}
+
+// RiskScorersOf returns the stored risk scorers among keys, sorted by key
+// (a key stored under no scorer is left out), reading only those.
+func (s *Store) RiskScorersOf(ctx context.Context, keys []string) ([]*model.RiskScorer, error) {
+	var es []backend.Entity
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		e := backend.Entity{Kind: model.KindRiskScorer}
+		err := s.q.QueryRow(ctx, EntityOfKey, s.app, string(model.KindRiskScorer), k).Scan(&e.Key, &e.Body, &e.YAML)
+		switch {
+		case noRows(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		es = append(es, e)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Key < es[j].Key })
+	return RiskScorers(es, nil)
 }
 
 // Runs lists the stored runs sorted by evaluation key and id.
