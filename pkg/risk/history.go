@@ -162,7 +162,11 @@ func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluato
 		return nil, err
 	}
 	if !metricOut {
-		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs); err != nil {
+		var keys []string // the kept partials to read: every run's, or those of s's keys
+		if !every && !hn.fromAll {
+			keys = s.Scope.EvaluationKeys
+		}
+		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs, keys); err != nil {
 			return nil, err
 		}
 	}
@@ -236,26 +240,18 @@ func sortTimeline(runs []TimedRun) {
 type partialSet struct {
 	sig    string
 	have   map[RunRef]*partial
-	loaded bool
+	loaded bool            // every kept partial was read
+	keys   map[string]bool // the evaluation keys whose kept partials were read
 }
 
 // fill makes sure every run of runs has its partial: kept in ps, or
 // computed from the run's values (and then kept in ps). Keeping is best
 // effort: a store that cannot take them (read-only, busy) costs the next
 // history the values again, nothing else.
-func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun) error {
-	if !set.loaded && ps != nil {
-		kept, err := ps.RiskPartials(ctx, set.sig)
-		if err != nil {
-			return err
-		}
-		for run, b := range kept {
-			if p, err := decodePartial(b); err == nil {
-				set.have[run] = p
-			}
-		}
+func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun, keys []string) error {
+	if err := set.read(ctx, ps, keys); err != nil {
+		return err
 	}
-	set.loaded = true
 	var fresh map[RunRef][]byte
 	for _, r := range runs {
 		if set.have[r.RunRef] != nil {
@@ -277,6 +273,40 @@ func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s
 	if len(fresh) > 0 {
 		_ = ps.PutRiskPartials(ctx, set.sig, fresh)
 	}
+	return nil
+}
+
+// read reads the kept partials of the runs of keys (every run when keys is
+// nil) that were not read yet.
+func (set *partialSet) read(ctx context.Context, ps PartialStore, keys []string) error {
+	if ps == nil || set.loaded {
+		return nil
+	}
+	var want []string
+	if keys != nil {
+		if set.keys == nil {
+			set.keys = map[string]bool{}
+		}
+		for _, k := range keys {
+			if !set.keys[k] {
+				set.keys[k] = true
+				want = append(want, k)
+			}
+		}
+		if len(want) == 0 {
+			return nil
+		}
+	}
+	kept, err := ps.RiskPartials(ctx, set.sig, want)
+	if err != nil {
+		return err
+	}
+	for run, b := range kept {
+		if p, err := decodePartial(b); err == nil {
+			set.have[run] = p
+		}
+	}
+	set.loaded = keys == nil
 	return nil
 }
 

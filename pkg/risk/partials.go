@@ -23,8 +23,10 @@ import (
 // gets a new signature, and so new partials, by construction. The store
 // drops a run's partials when its values change or go.
 type PartialStore interface {
-	// RiskPartials returns the partials kept under signature, by run.
-	RiskPartials(ctx context.Context, signature string) (map[RunRef][]byte, error)
+	// RiskPartials returns the partials kept under signature, by run: of
+	// the runs of the evaluation keys in keys, or of every run when keys
+	// is nil.
+	RiskPartials(ctx context.Context, signature string, keys []string) (map[RunRef][]byte, error)
 	// PutRiskPartials keeps partials under signature (one kept already
 	// for a run stays: it is the same).
 	PutRiskPartials(ctx context.Context, signature string, partials map[RunRef][]byte) error
