@@ -18,7 +18,8 @@ type TimedRun struct {
 }
 
 // Timeline is what a history reads besides Source: the completed runs of
-// evaluation keys in (created_at, id) order (every key when keys is nil).
+// evaluation keys in (created_at, id) order (every key when keys is nil),
+// in a slice the history may reorder.
 type Timeline interface {
 	RunTimeline(ctx context.Context, keys []string) ([]TimedRun, error)
 }
@@ -157,15 +158,26 @@ func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluato
 	if w, ok := hn.walks[scope]; ok {
 		return w, nil
 	}
+	var keys []string // the kept partials to read: every run's, or those of s's keys
+	if !every && !hn.fromAll {
+		keys = s.Scope.EvaluationKeys
+	}
+	// The kept partials are read while the timeline is (two reads of
+	// about a row per run, on two connections).
+	read := make(chan error, 1)
+	if metricOut {
+		read <- nil
+	} else {
+		go func() { read <- hn.parts.read(ctx, hn.ps, keys) }()
+	}
 	runs, err := hn.timeline(ctx, s)
+	if readErr := <-read; err == nil {
+		err = readErr
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !metricOut {
-		var keys []string // the kept partials to read: every run's, or those of s's keys
-		if !every && !hn.fromAll {
-			keys = s.Scope.EvaluationKeys
-		}
 		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs, keys); err != nil {
 			return nil, err
 		}
@@ -189,7 +201,7 @@ func (hn *historian) timeline(ctx context.Context, s *model.RiskScorer) ([]Timed
 		if err != nil {
 			return nil, err
 		}
-		hn.all = append([]TimedRun{}, all...)
+		hn.all = all
 		sortTimeline(hn.all)
 	}
 	if every {
