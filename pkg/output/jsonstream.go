@@ -98,12 +98,12 @@ func (ind *indenter) write(bw *bufio.Writer, v any, prefix string) error {
 // its value, and {} and [] for empty objects and arrays. Whitespace outside
 // strings is dropped; strings are copied as they are.
 func appendIndented(dst, src []byte, prefix, indent string) []byte {
+	line := []byte("\n" + prefix) // a new line and its indent, grown as needed
 	newline := func(depth int) {
-		dst = append(dst, '\n')
-		dst = append(dst, prefix...)
-		for range depth {
-			dst = append(dst, indent...)
+		for n := 1 + len(prefix) + depth*len(indent); len(line) < n; {
+			line = append(line, indent...)
 		}
+		dst = append(dst, line[:1+len(prefix)+depth*len(indent)]...)
 	}
 	depth := 0
 	open := false // an opening bracket waits for its first element
@@ -122,9 +122,15 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 		case '"':
 			// Copy the string through its closing quote, escapes included.
 			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
+			for {
+				k := bytes.IndexByte(src[j:], '"')
+				if k < 0 {
+					j = len(src)
+					break
+				}
+				j += k
+				if !escaped(src[i+1 : j]) {
+					break
 				}
 				j++
 			}
@@ -151,6 +157,16 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 		}
 	}
 	return dst
+}
+
+// escaped tells whether the quote after s is escaped: s ends in an odd
+// number of backslashes.
+func escaped(s []byte) bool {
+	n := 0
+	for n < len(s) && s[len(s)-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 var marshalerType = reflect.TypeOf((*json.Marshaler)(nil)).Elem()

@@ -429,7 +429,17 @@ func (in *latestInScope) state(st *pointState) {
 	if st.n > 0 {
 		st.sum = in.sum.float64()
 	}
-	sortRuns(st.runs)
+	if !slices.IsSortedFunc(st.runs, compareRuns) { // slots by key are sorted already
+		sortRuns(st.runs)
+	}
+}
+
+// compareRuns orders runs as sortRuns does.
+func compareRuns(a, b RunRef) int {
+	if c := strings.Compare(a.EvaluationKey, b.EvaluationKey); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // pointsOf scores a scorer's states with its aggregation, as Score
