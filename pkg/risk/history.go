@@ -313,9 +313,17 @@ func (set *partialSet) read(ctx context.Context, ps PartialStore, keys []string)
 	if err != nil {
 		return err
 	}
+	if len(set.have) == 0 {
+		set.have = make(map[RunRef]*partial, len(kept))
+	}
+	decoded := make([]partial, len(kept)) // one allocation for them all
+	i := 0
 	for run, b := range kept {
-		if p, err := decodePartial(b); err == nil {
-			set.have[run] = p
+		if decodePartialInto(&decoded[i], b) == nil {
+			set.have[run] = &decoded[i]
+			i++
+		} else {
+			decoded[i] = partial{}
 		}
 	}
 	set.loaded = keys == nil
