@@ -292,6 +292,9 @@ func decodeOTLPDoc(file string, doc []byte, line int) ([]*Span, error) {
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrarySpans"`), []byte(`"scopeSpans"`))
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrary"`), []byte(`"scope"`))
 	}
+	if spans, ok := fastOTLP(doc, line); ok {
+		return spans, nil
+	}
 	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc)
 	if err != nil {
 		if !json.Valid(doc) {
