@@ -1,7 +1,9 @@
 package otelspans
 
 import (
+	"bytes"
 	"encoding/base64"
+	"hash/maphash"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,8 +21,11 @@ import (
 // control characters, deep nesting, bad syntax), and the caller decodes
 // the document with pdata then. TestFastOTLPMatchesPdata and
 // FuzzFastOTLP hold the two to the same output.
-func fastOTLP(doc []byte, line int) (spans []*Span, ok bool) {
-	d := fastDec{b: doc, line: line}
+func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
+	if c == nil {
+		c = newStrCache()
+	}
+	d := fastDec{b: doc, line: line, c: c}
 	d.i = jsonlex.SkipSpace(doc, 0)
 	if !d.object(func(key string) bool {
 		if key != "resourceSpans" {
@@ -42,7 +47,10 @@ type fastDec struct {
 	i     int
 	line  int
 	depth int
-	tmp   []byte // an escaped string's text, decoded
+	c     *strCache
+	pairs []KV   // the pairs of the lists being read (a stack)
+	slab  []KV   // room for the lists read
+	spans []Span // room for the spans
 	out   []*Span
 	res   *Attrs // the attributes of the resource being read
 }
@@ -63,8 +71,7 @@ func (d *fastDec) object(fn func(key string) bool) bool {
 	if d.depth > maxFastDepth {
 		return false
 	}
-	var seen [16]string
-	n := 0
+	var seen uint64
 	d.i = jsonlex.SkipSpace(b, d.i+1)
 	if d.i < len(b) && b[d.i] == '}' {
 		d.i++
@@ -80,16 +87,14 @@ func (d *fastDec) object(fn func(key string) bool) bool {
 			return false
 		}
 		key := unsafe.String(unsafe.SliceData(k), len(k)) // valid while fn runs
-		if n == len(seen) {
+		// A repeated key goes to pdata; so does, rarely, a key whose bit
+		// another key of the object shares (none of the known keys of an
+		// object do: TestFastKeyBits).
+		bit := uint64(1) << (keyBit(key) & 63)
+		if seen&bit != 0 {
 			return false
 		}
-		for _, s := range seen[:n] {
-			if s == key {
-				return false
-			}
-		}
-		seen[n] = key
-		n++
+		seen |= bit
 		d.i = jsonlex.SkipSpace(b, end)
 		if d.i >= len(b) || b[d.i] != ':' {
 			return false
@@ -113,6 +118,11 @@ func (d *fastDec) object(fn func(key string) bool) bool {
 			return false
 		}
 	}
+}
+
+// keyBit is the bit of a key in an object's set of keys read.
+func keyBit(key string) uint {
+	return uint(3*len(key) + 5*int(key[0]) + 7*int(key[len(key)-1]))
 }
 
 // array reads an array at d.i, fn reading each element.
@@ -163,19 +173,21 @@ func (d *fastDec) str() (string, bool) {
 	}
 	d.i = e + 1
 	if fl&jsonlex.StrEsc == 0 {
+		if len(body) <= maxCached {
+			return d.c.get(body).s, true
+		}
 		return string(body), true
 	}
 	// Each string is allocated on its own: a run id or a finding kept
 	// after the scan must not keep the whole document's text alive.
-	if surrogateEscape(body) {
+	if bytes.Contains(body, []byte(`\u`)) && surrogateEscape(body) {
 		return "", false
 	}
-	var ok bool
-	d.tmp, ok = jsonlex.UnquoteTo(d.tmp[:0], b[e-len(body)-1:e+1])
+	out, ok := jsonlex.UnquoteTo(make([]byte, 0, len(body)+8), b[e-len(body)-1:e+1])
 	if !ok {
 		return "", false
 	}
-	return string(d.tmp), true
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
 // surrogateEscape tells whether a string body (escapes checked) holds a
@@ -301,20 +313,25 @@ func (d *fastDec) id(n int) (string, bool) {
 		return "", false
 	}
 	var h [32]byte
-	zero := true
+	zero, lower := true, true
 	for i, c := range s {
 		switch {
 		case jsonlex.IsDigit(c):
-		case c|0x20 >= 'a' && c|0x20 <= 'f':
+		case c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
 			c |= 0x20
+			lower = false
 		default:
 			return "", false
 		}
 		zero = zero && c == '0'
 		h[i] = c
 	}
-	if zero {
+	switch {
+	case zero:
 		return "", true
+	case lower:
+		return d.c.get(s).s, true // a trace's id comes again in each of its spans
 	}
 	return string(h[:len(s)]), true
 }
@@ -386,7 +403,11 @@ func (d *fastDec) scopeSpans() bool {
 var spanKinds = [...]string{"", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"}
 
 func (d *fastDec) span() bool {
-	sp := &Span{Line: d.line, Resource: d.res}
+	if len(d.spans) == cap(d.spans) {
+		d.spans = make([]Span, 0, max(min(2*cap(d.spans), 32), 2))
+	}
+	d.spans = append(d.spans, Span{Line: d.line, Resource: d.res})
+	sp := &d.spans[len(d.spans)-1]
 	ok := d.object(func(key string) bool {
 		var ok bool
 		switch key {
@@ -476,9 +497,10 @@ func (d *fastDec) event() (SpanEvent, bool) {
 	return e, ok
 }
 
-// kvs reads a list of key-value pairs.
+// kvs reads a list of key-value pairs. The lists of a document share
+// slabs (its spans are mapped, then dropped, together).
 func (d *fastDec) kvs() ([]KV, bool) {
-	out := []KV{}
+	base := len(d.pairs)
 	ok := d.array(func() bool {
 		var kv KV
 		ok := d.object(func(key string) bool {
@@ -491,10 +513,18 @@ func (d *fastDec) kvs() ([]KV, bool) {
 			}
 			return ok
 		})
-		out = append(out, kv)
+		d.pairs = append(d.pairs, kv)
 		return ok
 	})
-	return out, ok
+	n := len(d.pairs) - base
+	if d.slab == nil || cap(d.slab)-len(d.slab) < n {
+		d.slab = make([]KV, 0, max(n, min(2*cap(d.slab), 256), 8))
+	}
+	o := len(d.slab)
+	d.slab = append(d.slab, d.pairs[base:]...)
+	clear(d.pairs[base:])
+	d.pairs = d.pairs[:base]
+	return d.slab[o : o+n : o+n], ok
 }
 
 // value reads an AnyValue holding at most one field.
@@ -508,7 +538,7 @@ func (d *fastDec) value() (any, bool) {
 		var ok bool
 		switch key {
 		case "stringValue":
-			v, ok = d.str()
+			v, ok = d.strValue()
 		case "boolValue":
 			switch {
 			case jsonlex.Lit(d.b, d.i, "true"):
@@ -589,4 +619,45 @@ func (d *fastDec) bytes() (Bytes, bool) {
 		return "", false
 	}
 	return Bytes(base64.StdEncoding.EncodeToString(raw[:n])), true
+}
+
+// strValue is str boxed, short texts from the cache.
+func (d *fastDec) strValue() (any, bool) {
+	if d.i < len(d.b) && d.b[d.i] == '"' {
+		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 && e-d.i-1 <= maxCached {
+			v := d.c.get(d.b[d.i+1 : e]).v
+			d.i = e + 1
+			return v, true
+		}
+	}
+	s, ok := d.str()
+	return s, ok
+}
+
+// strCache keeps the short strings one decoder read last, found by their
+// bytes, with their boxed form: keys, kinds, names and a trace's id come
+// again in every span, and are then neither allocated nor boxed again.
+type strCache struct {
+	seed maphash.Seed
+	e    [1024]strEntry
+}
+
+type strEntry struct {
+	s string
+	v any // s
+}
+
+// maxCached is the longest string the cache keeps.
+const maxCached = 48
+
+func newStrCache() *strCache { return &strCache{seed: maphash.MakeSeed()} }
+
+// get returns the entry of b's text, made if it is not there.
+func (c *strCache) get(b []byte) *strEntry {
+	e := &c.e[maphash.Bytes(c.seed, b)&uint64(len(c.e)-1)]
+	if e.v == nil || e.s != string(b) {
+		s := string(b)
+		e.s, e.v = s, s
+	}
+	return e
 }

@@ -15,12 +15,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
+// testCache is shared by the documents of a test, as a decoder's are.
+var testCache = newStrCache()
+
 // checkFast holds fastOTLP to pdata on doc: when the fast path reads it,
 // pdata must read it too, into the same spans. It reports whether the
 // fast path read it.
 func checkFast(t *testing.T, doc []byte) bool {
 	t.Helper()
-	fast, ok := fastOTLP(doc, 7)
+	fast, ok := fastOTLP(doc, 7, testCache)
 	if !ok {
 		return false
 	}
@@ -381,7 +384,7 @@ func TestFastOTLPFallsBack(t *testing.T) {
 		`{"resourceSpans":[{"deprecatedScopeSpans":[]}]}`,
 		`{"":1,"resourceSpans":[]}`,
 	} {
-		if _, ok := fastOTLP([]byte(doc), 1); ok {
+		if _, ok := fastOTLP([]byte(doc), 1, nil); ok {
 			t.Errorf("the fast path read %s", doc)
 		}
 		checkFast(t, []byte(doc))
@@ -408,4 +411,24 @@ func FuzzFastOTLP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		checkFast(t, doc)
 	})
+}
+
+// TestFastKeyBits: no two known keys of an OTLP object share a bit of
+// fastDec.object's set of keys read (such a document would go to pdata).
+func TestFastKeyBits(t *testing.T) {
+	for name, keys := range map[string]string{
+		"span":     "traceId spanId parentSpanId traceState name flags kind startTimeUnixNano endTimeUnixNano attributes droppedAttributesCount droppedEventsCount droppedLinksCount events status",
+		"resource": "resource scopeSpans schemaUrl attributes droppedAttributesCount",
+		"scope":    "scope spans schemaUrl name version attributes droppedAttributesCount",
+		"event":    "timeUnixNano name attributes droppedAttributesCount message code key value",
+	} {
+		bits := map[uint]string{}
+		for _, k := range strings.Fields(keys) {
+			b := keyBit(k) & 63
+			if o, ok := bits[b]; ok {
+				t.Errorf("%s: %s and %s share bit %d", name, o, k, b)
+			}
+			bits[b] = k
+		}
+	}
 }
