@@ -284,6 +284,7 @@ func indexLines(r io.Reader) (traceLines, int, error) {
 func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 	var raw [16]byte
 	var id [32]byte
+	var prev []byte // the id last noted (a line's spans mostly share one)
 	for rest := doc; ; {
 		i := bytes.Index(rest, []byte("trace"))
 		if i < 0 {
@@ -302,11 +303,14 @@ func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 			string(rest[:5]) != `Id":"` || rest[5+32] != '"' {
 			return false
 		}
-		if _, err := hex.Decode(raw[:], rest[5:5+32]); err != nil {
-			return false
+		if h := rest[5 : 5+32]; !bytes.Equal(h, prev) {
+			if _, err := hex.Decode(raw[:], h); err != nil {
+				return false
+			}
+			hex.Encode(id[:], raw[:])
+			x.last[string(id[:])] = line
+			prev = h
 		}
-		hex.Encode(id[:], raw[:])
-		x.last[string(id[:])] = line
 		rest = rest[5+32+1:]
 	}
 	return !asciiEscape(doc)

@@ -556,6 +556,19 @@ func (e *Event) NoteText(text string) {
 	}
 }
 
+// SetText makes valid UTF-8 text the content of an event that is only
+// scanned, never written out: Content is left empty and the scanner reads
+// text as the decoded string (ContentDec), so a writer need not quote it
+// and the scanner need not unquote it. Content is nil after it.
+func (e *Event) SetText(text string) {
+	e.Content = nil
+	e.text, e.dec, e.decN = 0, nil, 0
+	if text != "" && uint64(len(text)) < 1<<32 {
+		e.text = ContentStr | ContentEsc | ContentDec
+		e.dec, e.decN = unsafe.Pointer(unsafe.StringData(text)), uint32(len(text))
+	}
+}
+
 // SetReuse makes the reader reuse one block for all lines (true): a trace
 // it returned is valid only until the next one is read.
 func (tr *TraceReader) SetReuse(reuse bool) { tr.br.reuse = reuse }
