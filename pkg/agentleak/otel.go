@@ -120,7 +120,11 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, decoders int, fn func
 	more := true
 	m := in.Spans.Mapping
 	err := otelspans.StreamDecoders(in.Display, r, f, reopen, decoders, func(st *otelspans.Trace) bool {
-		more = fn(&tracefile.RawTrace{File: in.Display, Make: func() *Trace { return TraceFromSpans(st, m) }})
+		more = fn(&tracefile.RawTrace{
+			File:     in.Display,
+			Make:     func() *Trace { return TraceFromSpans(st, m) },
+			ScanOnly: func() *Trace { return TraceForScan(st, otelspans.LeakEvents(st, m)) },
+		})
 		return more
 	})
 	if err != nil {

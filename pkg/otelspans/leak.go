@@ -63,8 +63,8 @@ var (
 
 // LeakEvents maps a trace's spans to AgentLeak events.
 func LeakEvents(t *Trace, m Mapping) []LeakEvent {
-	// Most spans make one or two events.
-	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, len(t.Spans)+len(t.Spans)/2)}
+	// Most spans make one or two events (a tool span two).
+	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, 2*len(t.Spans)+1)}
 	spans := t.Spans
 	if m == MappingLF {
 		spans = byStart(spans)

@@ -235,8 +235,13 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	s.leakCompliance(&rec, res, tenant)
 	agents := map[string]bool{}
 	eventAgent := make([]string, len(evs))
+	var agentOf *otelspans.Span // the span whose agent agent is (a span's events follow each other)
+	agent := ""
 	for i, e := range evs {
-		eventAgent[i] = st.Agent(e.Span)
+		if i == 0 || e.Span != agentOf {
+			agentOf, agent = e.Span, st.Agent(e.Span)
+		}
+		eventAgent[i] = agent
 		if eventAgent[i] != "" {
 			agents[eventAgent[i]] = true
 		}

@@ -115,6 +115,19 @@ type RawTrace struct {
 	// Make, when not nil, makes the trace on demand instead of T (a span
 	// trace is mapped to events by whoever scans it, in parallel).
 	Make func() *Trace
+	// ScanOnly, when not nil, is Make for a reader that only scans the
+	// trace (DecodeForScan): its events' texts need not be written as
+	// JSON contents.
+	ScanOnly func() *Trace
+}
+
+// DecodeForScan is DecodeInto for a caller that scans the trace and
+// writes none of it out.
+func (rt *RawTrace) DecodeForScan(t *Trace, events *[]Event) (*Trace, error) {
+	if rt.Data == nil && rt.ScanOnly != nil && rt.Err == nil {
+		return rt.ScanOnly(), nil
+	}
+	return rt.DecodeInto(t, events)
 }
 
 // Decode returns the trace; events is a scratch list for the fast decoder.
