@@ -21,10 +21,8 @@ import (
 // control characters, deep nesting, bad syntax), and the caller decodes
 // the document with pdata then. TestFastOTLPMatchesPdata and
 // FuzzFastOTLP hold the two to the same output.
+// c keeps the short strings of the decoder's earlier documents (nil: none).
 func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
-	if c == nil {
-		c = newStrCache()
-	}
 	d := fastDec{b: doc, line: line, c: c}
 	d.i = jsonlex.SkipSpace(doc, 0)
 	if !d.object(func(key string) bool {
@@ -174,7 +172,7 @@ func (d *fastDec) str() (string, bool) {
 	d.i = e + 1
 	if fl&jsonlex.StrEsc == 0 {
 		if len(body) <= maxCached {
-			return d.c.get(body).s, true
+			return d.c.str(body), true
 		}
 		return string(body), true
 	}
@@ -331,7 +329,7 @@ func (d *fastDec) id(n int) (string, bool) {
 	case zero:
 		return "", true
 	case lower:
-		return d.c.get(s).s, true // a trace's id comes again in each of its spans
+		return d.c.str(s), true // a trace's id comes again in each of its spans
 	}
 	return string(h[:len(s)]), true
 }
@@ -625,7 +623,7 @@ func (d *fastDec) bytes() (Bytes, bool) {
 func (d *fastDec) strValue() (any, bool) {
 	if d.i < len(d.b) && d.b[d.i] == '"' {
 		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 && e-d.i-1 <= maxCached {
-			v := d.c.get(d.b[d.i+1 : e]).v
+			v := d.c.boxed(d.b[d.i+1 : e])
 			d.i = e + 1
 			return v, true
 		}
@@ -660,4 +658,20 @@ func (c *strCache) get(b []byte) *strEntry {
 		e.s, e.v = s, s
 	}
 	return e
+}
+
+// str is b's text, from the cache (nil: none).
+func (c *strCache) str(b []byte) string {
+	if c == nil {
+		return string(b)
+	}
+	return c.get(b).s
+}
+
+// boxed is b's text as an any, from the cache (nil: none).
+func (c *strCache) boxed(b []byte) any {
+	if c == nil {
+		return string(b)
+	}
+	return c.get(b).v
 }

@@ -35,6 +35,9 @@ func checkFast(t *testing.T, doc []byte) bool {
 	if !reflect.DeepEqual(fast, want) {
 		t.Fatalf("the fast path and pdata differ on\n%s\nfast: %s\npdata: %s", doc, spansDump(fast), spansDump(want))
 	}
+	if plain, ok := fastOTLP(doc, 7, nil); !ok || !reflect.DeepEqual(plain, want) {
+		t.Fatalf("the fast path without its cache differs on\n%s", doc)
+	}
 	return true
 }
 

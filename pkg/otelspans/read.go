@@ -316,8 +316,9 @@ func decodeOTLPDocCache(file string, doc []byte, line int, c *strCache) ([]*Span
 
 func readOTLPJSON(file string, data []byte) ([]*Span, error) {
 	var spans []*Span
+	c := newStrCache()
 	err := jsonDocs(data, func(doc []byte, line int) error {
-		got, err := decodeOTLPDoc(file, doc, line)
+		got, err := decodeOTLPDocCache(file, doc, line, c)
 		spans = append(spans, got...)
 		return err
 	})
