@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,7 +33,6 @@ var onPostgres = []string{
 // of the LF_TEST_POSTGRES server (skipped without it, failed when CI=true).
 func TestScriptsOnPostgres(t *testing.T) {
 	server := pgtest.ServerDSN(t)
-	shared := testfiles.SharedDir()
 	root := testfiles.RepoRoot()
 	files, err := filepath.Glob("testdata/postgres/*.txtar")
 	if err != nil {
@@ -43,31 +41,18 @@ func TestScriptsOnPostgres(t *testing.T) {
 	for _, n := range onPostgres {
 		files = append(files, filepath.Join("testdata/script", n+".txtar"))
 	}
-	testscript.Run(t, testscript.Params{
-		Files: files,
-		Setup: func(env *testscript.Env) error {
-			dsn, drop, err := pgtest.Create(context.Background(), server)
-			if err != nil {
-				return err
+	testscript.Run(t, scriptParams(t, files, func(env *testscript.Env) error {
+		dsn, drop, err := pgtest.Create(context.Background(), server)
+		if err != nil {
+			return err
+		}
+		env.Defer(func() {
+			if err := drop(); err != nil {
+				env.T().Log(err)
 			}
-			env.Defer(func() {
-				if err := drop(); err != nil {
-					env.T().Log(err)
-				}
-			})
-			env.Setenv("LF_STORE", dsn)
-			env.Setenv("LF_REPO", root)
-			if st, err := os.Stat(shared); err == nil && st.IsDir() {
-				env.Setenv("LF_SHARED", shared)
-			}
-			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "shared" {
-				st, err := os.Stat(shared)
-				return err == nil && st.IsDir(), nil
-			}
-			return false, nil
-		},
-	})
+		})
+		env.Setenv("LF_STORE", dsn)
+		env.Setenv("LF_REPO", root)
+		return nil
+	}))
 }
