@@ -1,7 +1,9 @@
 package otelspans
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,8 +105,15 @@ func byStart(spans []*Span) []*Span {
 			return spans
 		}
 	}
+	sorted := true
+	for i := 1; i < len(spans) && sorted; i++ {
+		sorted = spans[i-1].Start <= spans[i].Start
+	}
+	if sorted {
+		return spans
+	}
 	out := append([]*Span(nil), spans...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	slices.SortStableFunc(out, func(a, b *Span) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }
 
