@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
+
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -412,7 +414,7 @@ func FuzzFastOTLP(f *testing.F) {
 		f.Add(g.doc())
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		checkFast(t, doc)
+		fuzzcheck.Bounded(t, len(doc), func() { checkFast(t, doc) })
 	})
 }
 

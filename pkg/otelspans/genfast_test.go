@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 )
 
 // checkMessages holds fastMessages to encoding/json on s; it reports
@@ -117,6 +119,6 @@ func FuzzFastMessages(f *testing.F) {
 	}
 	f.Add(`[{"role":"user","parts":[{"type":"text","content":"x"}]}]`)
 	f.Fuzz(func(t *testing.T, s string) {
-		checkMessages(t, s)
+		fuzzcheck.Bounded(t, len(s), func() { checkMessages(t, s) })
 	})
 }
