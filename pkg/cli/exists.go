@@ -66,6 +66,10 @@ func (e *Env) noStore() error {
 // entity or a run was written for it), naming the apps st holds and where
 // the app name came from.
 func (e *Env) requireApp(ctx context.Context, st *store.Store, app string) error {
+	if ok, err := st.HasApp(ctx, app); err == nil && ok {
+		return nil
+	}
+	// Missing (or the check failed): list what the store holds to say so.
 	infos, err := st.Apps(ctx)
 	if err != nil {
 		return diag.Internal(err)

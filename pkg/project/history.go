@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lfcli/lf/pkg/diag"
+	"github.com/lfcli/lf/pkg/model"
 	"github.com/lfcli/lf/pkg/risk"
 	"github.com/lfcli/lf/pkg/store"
 )
@@ -29,7 +30,13 @@ func (t timeline) RunTimeline(ctx context.Context, keys []string) ([]risk.TimedR
 // Histories computes the history of the stored risk scorers that pass f
 // (f.At is ignored): one point per moment a run entered a scorer's scope.
 func Histories(ctx context.Context, st *store.Store, f OverviewFilter) ([]risk.History, error) {
-	scorers, err := st.RiskScorers(ctx)
+	var scorers []*model.RiskScorer
+	var err error
+	if len(f.Keys) > 0 {
+		scorers, err = st.RiskScorersOf(ctx, f.Keys) // not every scorer's body
+	} else {
+		scorers, err = st.RiskScorers(ctx)
+	}
 	if err != nil {
 		return nil, diag.Internal(err)
 	}

@@ -12,8 +12,8 @@ import (
 // RiskPartials returns the risk partials the store keeps under signature
 // (timeline is then a risk.PartialStore: histories read runs' partials
 // instead of their values).
-func (t timeline) RiskPartials(ctx context.Context, signature string) (map[risk.RunRef][]byte, error) {
-	return t.st.RiskPartials(ctx, signature)
+func (t timeline) RiskPartials(ctx context.Context, signature string, keys []string) (map[risk.RunRef][]byte, error) {
+	return t.st.RiskPartials(ctx, signature, keys)
 }
 
 // PutRiskPartials keeps partials in the store.

@@ -32,7 +32,7 @@ func keptPartials(t *testing.T, st *store.Store, h history) int {
 			continue
 		}
 		seen[sig] = true
-		got, err := st.RiskPartials(context.Background(), sig)
+		got, err := st.RiskPartials(context.Background(), sig, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ risk_scorers:
 		t.Fatal(err)
 	}
 	params, _ := risk.Params(ms["lin"], nil)
-	kept, err := st.RiskPartials(ctx, risk.Signature(ms["lin"], params, scorers[0]))
+	kept, err := st.RiskPartials(ctx, risk.Signature(ms["lin"], params, scorers[0]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,5 +197,60 @@ risk_scorers:
 	hs := histories(t, st)
 	if len(hs) != 2 || len(hs[1].Points) != 2 || hs[1].Points[0].Level != risk.NoData || hs[1].Points[1].Values != 2 || *hs[1].Points[1].Score != 0.3 {
 		t.Fatalf("history from kept partials: %s", jsonOf(t, hs))
+	}
+}
+
+// TestOneScorersHistoryIsItsPartOfAll: the history of scorers named one or
+// two at a time (which read only their own keys' kept partials, or compute
+// them) is their part of every scorer's history, before and after partials
+// are kept, with a scope listing a key twice.
+func TestOneScorersHistoryIsItsPartOfAll(t *testing.T) {
+	ctx := context.Background()
+	for name, opener := range backends() {
+		t.Run(name, func(t *testing.T) {
+			fresh := opener(t)
+			h := randomHistory(rand.New(rand.NewSource(77)), 50)
+			h.scorers[1].Scope = model.Scope{EvaluationKeys: []string{"e2", "e1", "e2"}}
+			st := fresh()
+			h.write(t, st, nil)
+			byKey := func(hs []risk.History) map[string]string {
+				out := map[string]string{}
+				for _, sh := range hs {
+					out[sh.Key] = jsonOf(t, sh)
+				}
+				return out
+			}
+			// Named first: nothing is kept yet, each computes and keeps its own.
+			named := map[string]string{}
+			for i, s := range h.scorers {
+				keys := []string{s.Key}
+				if i%3 == 0 && i+1 < len(h.scorers) {
+					keys = append(keys, h.scorers[i+1].Key)
+				}
+				hs, err := project.Histories(ctx, st, project.OverviewFilter{Keys: keys})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range byKey(hs) {
+					named[k] = v
+				}
+			}
+			all := byKey(histories(t, st))
+			for k, want := range all {
+				if named[k] != want {
+					t.Fatalf("%s named alone:\n%s\namong all:\n%s", k, named[k], want)
+				}
+			}
+			// Named again: now from kept partials.
+			for _, s := range h.scorers {
+				hs, err := project.Histories(ctx, st, project.OverviewFilter{Keys: []string{s.Key}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := jsonOf(t, hs[0]); got != all[s.Key] {
+					t.Fatalf("%s from kept partials:\n%s\namong all:\n%s", s.Key, got, all[s.Key])
+				}
+			}
+		})
 	}
 }

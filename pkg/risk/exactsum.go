@@ -65,6 +65,21 @@ func (s *exactSum) addSum(o *exactSum) {
 	}
 }
 
+// subSum takes every part of o away exactly (o was added before, or not:
+// the result is the exact difference either way).
+func (s *exactSum) subSum(o *exactSum) {
+	if o.wide != nil {
+		if s.wide == nil {
+			s.wide = s.exact()
+		}
+		s.wide.Sub(s.wide, o.wide)
+		return
+	}
+	for _, x := range o.parts {
+		s.add(-x)
+	}
+}
+
 // exact returns the sum as a big.Float without rounding.
 func (s *exactSum) exact() *big.Float {
 	if s.wide != nil {

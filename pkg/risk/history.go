@@ -3,6 +3,7 @@ package risk
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,7 +18,8 @@ type TimedRun struct {
 }
 
 // Timeline is what a history reads besides Source: the completed runs of
-// evaluation keys in (created_at, id) order (every key when keys is nil).
+// evaluation keys in (created_at, id) order (every key when keys is nil),
+// in a slice the history may reorder.
 type Timeline interface {
 	RunTimeline(ctx context.Context, keys []string) ([]TimedRun, error)
 }
@@ -121,10 +123,10 @@ type historian struct {
 	sc      *scoring
 	tl      Timeline
 	ps      PartialStore
-	fromAll bool                  // keyed scorers' timelines come from the whole one
-	all     []TimedRun            // the whole timeline, once read
-	byKey   map[string][]TimedRun // all by evaluation key, once needed
-	parts   *partialSet           // the current signature's partials
+	fromAll bool             // keyed scorers' timelines come from the whole one
+	all     []TimedRun       // the whole timeline, once read
+	byKey   map[string][]int // indexes into all by evaluation key, once needed
+	parts   *partialSet      // the current signature's partials
 	walks   map[string][]pointState
 }
 
@@ -132,10 +134,13 @@ type historian struct {
 // that entered its scope then, and what the latest runs in scope add up to
 // (the partials merged, or the first error), whatever the aggregation.
 type pointState struct {
-	at      string
-	changed []RunRef
-	runs    []RunRef // the runs that gave a value, sorted
-	sum     partial
+	at       string
+	changed  []RunRef
+	runs     []RunRef // the runs that gave a value, sorted
+	n        int
+	sum      float64 // the exact sum of the values' risks, rounded once
+	min, max float64
+	err      string // the first failing run's error, in the order Score takes runs
 }
 
 // walk returns the states of scorer s's timeline, computed once per
@@ -153,12 +158,27 @@ func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluato
 	if w, ok := hn.walks[scope]; ok {
 		return w, nil
 	}
+	var keys []string // the kept partials to read: every run's, or those of s's keys
+	if !every && !hn.fromAll {
+		keys = s.Scope.EvaluationKeys
+	}
+	// The kept partials are read while the timeline is (two reads of
+	// about a row per run, on two connections).
+	read := make(chan error, 1)
+	if metricOut {
+		read <- nil
+	} else {
+		go func() { read <- hn.parts.read(ctx, hn.ps, keys) }()
+	}
 	runs, err := hn.timeline(ctx, s)
+	if readErr := <-read; err == nil {
+		err = readErr
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !metricOut {
-		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs); err != nil {
+		if err := hn.parts.fill(ctx, hn.sc, hn.ps, s, ev, runs, keys); err != nil {
 			return nil, err
 		}
 	}
@@ -172,69 +192,78 @@ func (hn *historian) walk(ctx context.Context, s *model.RiskScorer, ev *Evaluato
 func (hn *historian) timeline(ctx context.Context, s *model.RiskScorer) ([]TimedRun, error) {
 	every := everyKey(s)
 	if !every && !hn.fromAll {
-		return hn.tl.RunTimeline(ctx, s.Scope.EvaluationKeys)
+		runs, err := hn.tl.RunTimeline(ctx, s.Scope.EvaluationKeys)
+		sortTimeline(runs)
+		return runs, err
 	}
 	if hn.all == nil {
 		all, err := hn.tl.RunTimeline(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
-		hn.all = append([]TimedRun{}, all...)
+		hn.all = all
+		sortTimeline(hn.all)
 	}
 	if every {
 		return hn.all, nil
 	}
 	if hn.byKey == nil {
-		hn.byKey = map[string][]TimedRun{}
-		for _, r := range hn.all {
-			hn.byKey[r.EvaluationKey] = append(hn.byKey[r.EvaluationKey], r)
+		hn.byKey = map[string][]int{}
+		for i, r := range hn.all {
+			hn.byKey[r.EvaluationKey] = append(hn.byKey[r.EvaluationKey], i)
 		}
 	}
-	var out []TimedRun
+	// The runs of the scope's keys, in the order of the whole timeline.
+	var at []int
 	seen := map[string]bool{}
 	for _, k := range s.Scope.EvaluationKeys {
 		if !seen[k] {
 			seen[k] = true
-			out = append(out, hn.byKey[k]...)
+			at = append(at, hn.byKey[k]...)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
-		}
-		if a.ID != b.ID {
-			return a.ID < b.ID
-		}
-		return a.EvaluationKey < b.EvaluationKey
-	})
+	slices.Sort(at)
+	out := make([]TimedRun, len(at))
+	for i, j := range at {
+		out[i] = hn.all[j]
+	}
 	return out, nil
+}
+
+// sortTimeline puts runs in (created_at, id, evaluation key) order, byte
+// by byte whatever a database's collation (a store lists them so already,
+// mostly: then this is one pass).
+func sortTimeline(runs []TimedRun) {
+	byTime := func(a, b TimedRun) int {
+		if c := strings.Compare(a.CreatedAt, b.CreatedAt); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.EvaluationKey, b.EvaluationKey)
+	}
+	if !slices.IsSortedFunc(runs, byTime) {
+		slices.SortStableFunc(runs, byTime)
+	}
 }
 
 // partialSet is the partials of one signature, by run.
 type partialSet struct {
 	sig    string
 	have   map[RunRef]*partial
-	loaded bool
+	loaded bool            // every kept partial was read
+	keys   map[string]bool // the evaluation keys whose kept partials were read
 }
 
 // fill makes sure every run of runs has its partial: kept in ps, or
 // computed from the run's values (and then kept in ps). Keeping is best
 // effort: a store that cannot take them (read-only, busy) costs the next
 // history the values again, nothing else.
-func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun) error {
-	if !set.loaded && ps != nil {
-		kept, err := ps.RiskPartials(ctx, set.sig)
-		if err != nil {
-			return err
-		}
-		for run, b := range kept {
-			if p, err := decodePartial(b); err == nil {
-				set.have[run] = p
-			}
-		}
+func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s *model.RiskScorer, ev *Evaluator, runs []TimedRun, keys []string) error {
+	if err := set.read(ctx, ps, keys); err != nil {
+		return err
 	}
-	set.loaded = true
 	var fresh map[RunRef][]byte
 	for _, r := range runs {
 		if set.have[r.RunRef] != nil {
@@ -259,69 +288,166 @@ func (set *partialSet) fill(ctx context.Context, sc *scoring, ps PartialStore, s
 	return nil
 }
 
+// read reads the kept partials of the runs of keys (every run when keys is
+// nil) that were not read yet.
+func (set *partialSet) read(ctx context.Context, ps PartialStore, keys []string) error {
+	if ps == nil || set.loaded {
+		return nil
+	}
+	var want []string
+	if keys != nil {
+		if set.keys == nil {
+			set.keys = map[string]bool{}
+		}
+		for _, k := range keys {
+			if !set.keys[k] {
+				set.keys[k] = true
+				want = append(want, k)
+			}
+		}
+		if len(want) == 0 {
+			return nil
+		}
+	}
+	kept, err := ps.RiskPartials(ctx, set.sig, want)
+	if err != nil {
+		return err
+	}
+	if len(set.have) == 0 {
+		set.have = make(map[RunRef]*partial, len(kept))
+	}
+	decoded := make([]partial, len(kept)) // one allocation for them all
+	i := 0
+	for run, b := range kept {
+		if decodePartialInto(&decoded[i], b) == nil {
+			set.have[run] = &decoded[i]
+			i++
+		} else {
+			decoded[i] = partial{}
+		}
+	}
+	set.loaded = keys == nil
+	return nil
+}
+
 // states walks the timeline of a scorer's runs, one state per distinct
 // created_at.
 func (sc *scoring) states(s *model.RiskScorer, runs []TimedRun, every, metricOut bool, parts map[RunRef]*partial) []pointState {
-	latest := map[string]RunRef{}
+	in := newLatestInScope(s, runs, every)
 	var out []pointState
 	for i := 0; i < len(runs); {
 		j := i
 		st := pointState{at: runs[i].CreatedAt, changed: []RunRef{}, runs: []RunRef{}}
 		for ; j < len(runs) && runs[j].CreatedAt == runs[i].CreatedAt; j++ {
-			latest[runs[j].EvaluationKey] = runs[j].RunRef
+			if !metricOut {
+				in.set(runs[j].RunRef, parts[runs[j].RunRef])
+			}
 			st.changed = append(st.changed, runs[j].RunRef)
 		}
 		i = j
 		if !metricOut {
-			mergeState(sc.order(s, latest, every), parts, &st)
+			in.state(&st)
 		}
 		out = append(out, st)
 	}
 	return out
 }
 
-// order lists the latest runs in the order Score takes them: by evaluation
-// key for every key, else in the order of the scope's evaluation_keys.
-func (sc *scoring) order(s *model.RiskScorer, latest map[string]RunRef, every bool) []RunRef {
-	var out []RunRef
-	if every {
-		for _, r := range latest {
-			out = append(out, r)
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].EvaluationKey < out[j].EvaluationKey })
-		return out
-	}
-	for _, k := range s.Scope.EvaluationKeys {
-		if r, ok := latest[k]; ok {
-			out = append(out, r)
-		}
-	}
-	return out
+// latestInScope is the latest run of each evaluation key in a scorer's scope
+// during a walk, in slots in the order Score takes them (by evaluation key
+// for every key, else the order of the scope's evaluation_keys, a key
+// listed twice taking two slots), with the running count and exact sum of
+// their partials: a moment changes the slots of its runs only, and its
+// sum is the running one, not every partial added again.
+type latestInScope struct {
+	slots map[string][]int // an evaluation key's slots
+	runs  []RunRef
+	parts []*partial
+	n     int
+	sum   exactSum // of the partials without an error
+	errs  int      // partials with an error
 }
 
-// mergeState adds up the partials of runs (in the order Score takes
-// them) into st, stopping at the first run on which the function failed.
-func mergeState(runs []RunRef, parts map[RunRef]*partial, st *pointState) {
-	for _, run := range runs {
-		rp := parts[run]
-		if rp.err != "" {
-			st.sum = partial{err: rp.err}
-			st.runs = []RunRef{}
-			return
+func newLatestInScope(s *model.RiskScorer, runs []TimedRun, every bool) *latestInScope {
+	var keys []string
+	if every {
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if !seen[r.EvaluationKey] {
+				seen[r.EvaluationKey] = true
+				keys = append(keys, r.EvaluationKey)
+			}
 		}
-		if rp.n == 0 {
+		sort.Strings(keys)
+	} else {
+		keys = s.Scope.EvaluationKeys
+	}
+	in := &latestInScope{slots: map[string][]int{}, runs: make([]RunRef, len(keys)), parts: make([]*partial, len(keys))}
+	for i, k := range keys {
+		in.slots[k] = append(in.slots[k], i)
+	}
+	return in
+}
+
+// set makes run, whose partial is p, the latest of its evaluation key.
+func (in *latestInScope) set(run RunRef, p *partial) {
+	for _, i := range in.slots[run.EvaluationKey] {
+		if old := in.parts[i]; old != nil {
+			if old.err != "" {
+				in.errs--
+			} else {
+				in.n -= old.n
+				in.sum.subSum(&old.sum)
+			}
+		}
+		in.runs[i], in.parts[i] = run, p
+		if p.err != "" {
+			in.errs++
+		} else {
+			in.n += p.n
+			in.sum.addSum(&p.sum)
+		}
+	}
+}
+
+// state fills st with what the latest runs add up to: the first error in
+// slot order, or the runs that gave a value with their count, sum, minimum
+// and maximum.
+func (in *latestInScope) state(st *pointState) {
+	if in.errs > 0 {
+		for _, p := range in.parts {
+			if p != nil && p.err != "" {
+				st.err = p.err
+				return
+			}
+		}
+	}
+	for i, p := range in.parts {
+		if p == nil || p.n == 0 {
 			continue
 		}
-		if st.sum.n == 0 {
-			st.sum.min, st.sum.max = rp.min, rp.max
+		if len(st.runs) == 0 {
+			st.min, st.max = p.min, p.max
 		} else {
-			st.sum.min, st.sum.max = math.Min(st.sum.min, rp.min), math.Max(st.sum.max, rp.max)
+			st.min, st.max = math.Min(st.min, p.min), math.Max(st.max, p.max)
 		}
-		st.sum.sum.addSum(&rp.sum)
-		st.sum.n += rp.n
-		st.runs = append(st.runs, run)
+		st.runs = append(st.runs, in.runs[i])
 	}
-	sortRuns(st.runs)
+	st.n = in.n
+	if st.n > 0 {
+		st.sum = in.sum.float64()
+	}
+	if !slices.IsSortedFunc(st.runs, compareRuns) { // slots by key are sorted already
+		sortRuns(st.runs)
+	}
+}
+
+// compareRuns orders runs as sortRuns does.
+func compareRuns(a, b RunRef) int {
+	if c := strings.Compare(a.EvaluationKey, b.EvaluationKey); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // pointsOf scores a scorer's states with its aggregation, as Score
@@ -331,12 +457,19 @@ func pointsOf(s *model.RiskScorer, states []pointState) []Point {
 	for i := range states {
 		st := &states[i]
 		p := Point{At: st.at, Changed: st.changed, Runs: st.runs, Level: NoData}
-		if st.sum.err != "" {
-			p.Level, p.Error = Failed, st.sum.err
+		if st.err != "" {
+			p.Level, p.Error = Failed, st.err
 		} else {
-			agg := aggregator{kind: s.Aggregation}
-			agg.merge(&st.sum)
-			p.Values = agg.n
+			p.Values = st.n
+			agg := aggregator{kind: s.Aggregation, n: st.n}
+			switch {
+			case agg.mean():
+				agg.sum.parts = []float64{st.sum} // exact sums round once to it
+			case agg.kind == "max":
+				agg.acc = st.max
+			default:
+				agg.acc = st.min
+			}
 			if score, ok := agg.score(); ok {
 				p.Score = &score
 				p.Level = LevelOf(score)

@@ -23,8 +23,10 @@ import (
 // gets a new signature, and so new partials, by construction. The store
 // drops a run's partials when its values change or go.
 type PartialStore interface {
-	// RiskPartials returns the partials kept under signature, by run.
-	RiskPartials(ctx context.Context, signature string) (map[RunRef][]byte, error)
+	// RiskPartials returns the partials kept under signature, by run: of
+	// the runs of the evaluation keys in keys, or of every run when keys
+	// is nil.
+	RiskPartials(ctx context.Context, signature string, keys []string) (map[RunRef][]byte, error)
 	// PutRiskPartials keeps partials under signature (one kept already
 	// for a run stays: it is the same).
 	PutRiskPartials(ctx context.Context, signature string, partials map[RunRef][]byte) error
@@ -158,35 +160,43 @@ func (p *partial) encode() []byte {
 var errPartial = errors.New("malformed risk partial")
 
 func decodePartial(b []byte) (*partial, error) {
+	p := &partial{}
+	if err := decodePartialInto(p, b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// decodePartialInto is decodePartial into p (a zero partial).
+func decodePartialInto(p *partial, b []byte) error {
 	if len(b) < 2 {
-		return nil, errPartial
+		return errPartial
 	}
 	format, b := b[0], b[1:]
 	u, k := binary.Uvarint(b)
 	if k <= 0 {
-		return nil, errPartial
+		return errPartial
 	}
 	b = b[k:]
-	p := &partial{}
 	switch format {
 	case partialError:
 		if uint64(len(b)) != u {
-			return nil, errPartial
+			return errPartial
 		}
 		p.err = string(b)
-		return p, nil
+		return nil
 	case partialParts, partialWide:
 	default:
-		return nil, errPartial
+		return errPartial
 	}
 	if u > math.MaxInt32 {
-		return nil, errPartial
+		return errPartial
 	}
 	if p.n = int(u); p.n == 0 {
-		return p, nil
+		return nil
 	}
 	if len(b) < 16 {
-		return nil, errPartial
+		return errPartial
 	}
 	p.min = math.Float64frombits(binary.BigEndian.Uint64(b))
 	p.max = math.Float64frombits(binary.BigEndian.Uint64(b[8:]))
@@ -194,20 +204,20 @@ func decodePartial(b []byte) (*partial, error) {
 	if format == partialWide {
 		p.sum.wide = new(big.Float)
 		if err := p.sum.wide.GobDecode(b); err != nil {
-			return nil, errPartial
+			return errPartial
 		}
-		return p, nil
+		return nil
 	}
 	parts, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) != parts*8 {
-		return nil, errPartial
+		return errPartial
 	}
 	b = b[k:]
 	p.sum.parts = make([]float64, parts)
 	for i := range p.sum.parts {
 		p.sum.parts[i] = math.Float64frombits(binary.BigEndian.Uint64(b[8*i:]))
 	}
-	return p, nil
+	return nil
 }
 
 // RunPartials computes the partials that runs give the scorers whose

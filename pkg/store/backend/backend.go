@@ -17,6 +17,9 @@ type EntityReader interface {
 	Entities(ctx context.Context, kind model.Kind) ([]Entity, error)
 	Methodologies(ctx context.Context) (map[string]*model.Methodology, error)
 	RiskScorers(ctx context.Context) ([]*model.RiskScorer, error)
+	// RiskScorersOf is RiskScorers for the scorers of keys only (a key
+	// that names none is left out).
+	RiskScorersOf(ctx context.Context, keys []string) ([]*model.RiskScorer, error)
 }
 
 // RunReader reads evaluation runs and their metric values (scoring reads
@@ -92,6 +95,9 @@ type AppScope interface {
 	// Apps lists every app holding entities or runs, sorted by name,
 	// NoApp included when it holds rows.
 	Apps(ctx context.Context) ([]AppInfo, error)
+	// HasApp tells whether app holds entities or runs (whether Apps would
+	// list it), without counting what every app holds.
+	HasApp(ctx context.Context, app string) (bool, error)
 	// RenameApp moves every entity, run, metric value and latest run of app
 	// from to app to, in one transaction, and reports whether there was
 	// anything to move. It fails with an error wrapping ErrAppExists, and

@@ -2,7 +2,8 @@ package backend
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/lfcli/lf/pkg/model"
 )
@@ -32,16 +33,65 @@ type TimelineRun struct {
 }
 
 // SortTimeline sorts runs in (created_at, id, evaluation_key) order, the
-// order of RunTimeline, byte-wise whatever the database's collation.
+// order of RunTimeline, byte-wise whatever the database's collation. Runs
+// read in an index's order come as a few sorted stretches (one per
+// evaluation key): those are merged, a pass per doubling, rather than
+// sorted again.
 func SortTimeline(runs []TimelineRun) {
-	sort.SliceStable(runs, func(i, j int) bool {
-		a, b := runs[i], runs[j]
-		if a.CreatedAt != b.CreatedAt {
-			return a.CreatedAt < b.CreatedAt
+	var starts []int // where each sorted stretch starts
+	for i := range runs {
+		if i == 0 || compareTimeline(runs[i-1], runs[i]) > 0 {
+			starts = append(starts, i)
 		}
-		if a.ID != b.ID {
-			return a.ID < b.ID
+	}
+	switch {
+	case len(starts) <= 1:
+		return
+	case len(starts) > len(runs)/8:
+		slices.SortFunc(runs, compareTimeline)
+		return
+	}
+	starts = append(starts, len(runs))
+	src, dst := runs, make([]TimelineRun, len(runs))
+	for len(starts) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(starts); i += 2 {
+			lo, end := starts[i], starts[i+1]
+			if i+2 < len(starts) {
+				mergeTimeline(dst[lo:starts[i+2]], src[lo:end], src[end:starts[i+2]])
+				end = starts[i+2]
+			} else {
+				copy(dst[lo:end], src[lo:end])
+			}
+			next = append(next, end)
 		}
-		return a.EvaluationKey < b.EvaluationKey
-	})
+		src, dst, starts = dst, src, next
+	}
+	if &src[0] != &runs[0] {
+		copy(runs, src)
+	}
+}
+
+// mergeTimeline merges the sorted a and b into out.
+func mergeTimeline(out, a, b []TimelineRun) {
+	i, j := 0, 0
+	for k := range out {
+		if j == len(b) || (i < len(a) && compareTimeline(a[i], b[j]) <= 0) {
+			out[k] = a[i]
+			i++
+		} else {
+			out[k] = b[j]
+			j++
+		}
+	}
+}
+
+func compareTimeline(a, b TimelineRun) int {
+	if c := strings.Compare(a.CreatedAt, b.CreatedAt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.EvaluationKey, b.EvaluationKey)
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // RiskPartials returns the risk partials kept under signature, by run.
-func (s *Store) RiskPartials(ctx context.Context, signature string) (map[model.RunRef][]byte, error) {
-	out, err := sqlstore.RiskPartials(ctx, pgQuerier{s.Pool}, s.app, signature)
+func (s *Store) RiskPartials(ctx context.Context, signature string, keys []string) (map[model.RunRef][]byte, error) {
+	out, err := sqlstore.RiskPartials(ctx, pgQuerier{s.Pool}, s.app, signature, keys)
 	if err != nil {
 		return nil, s.errf("risk partials", err)
 	}

@@ -109,6 +109,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
+	// Nearly every open finds every version applied: check that with one
+	// read, without the write lock the transaction below takes (a reading
+	// command neither waits for a writer nor makes one wait).
+	if s.applied(ctx, names) {
+		return nil
+	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, sqlstore.MigrationsTable.SQLite()); err != nil {
 			return fmt.Errorf("store %s: schema: %w", s.Path, err)
@@ -146,6 +152,34 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// applied tells whether every schema file of names is recorded as applied;
+// false when that cannot be read (no schema_migrations table yet, a busy
+// database), which the migration transaction then settles.
+func (s *Store) applied(ctx context.Context, names []string) bool {
+	rows, err := s.DB.QueryContext(ctx, sqlstore.MigrationVersions.SQLite())
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var v string
+		if rows.Scan(&v) != nil {
+			return false
+		}
+		have[v] = true
+	}
+	if rows.Err() != nil {
+		return false
+	}
+	for _, n := range names {
+		if !have[strings.TrimSuffix(n, ".sql")] {
+			return false
+		}
+	}
+	return true
 }
 
 // withTx runs fn in one transaction, committing when it returns nil and rolling

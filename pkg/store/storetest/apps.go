@@ -31,6 +31,11 @@ func testApps(t *testing.T, st backend.Backend) {
 		apps[1].App != "app-b" || apps[1].Runs != 3 || apps[1].RiskScorers != 1 || apps[1].LatestRunAt == "" {
 		t.Fatalf("apps = %+v", apps)
 	}
+	for app, want := range map[string]bool{"app-a": true, "app-b": true, "app-c": false, backend.NoApp: false} {
+		if got, err := st.HasApp(ctx, app); err != nil || got != want {
+			t.Fatalf("HasApp(%q) = %v, %v; want %v", app, got, err, want)
+		}
+	}
 
 	checkRenameApp(t, st)
 }
@@ -79,6 +84,7 @@ func checkAppsApart(t *testing.T, st, a, b backend.Backend) {
 	if none, _ := st.RiskScorers(ctx); len(none) != 0 {
 		t.Fatalf("the NoApp handle sees %d scorers", len(none))
 	}
+	checkRiskScorersOf(t, st, a)
 	la, _ := a.LatestRuns(ctx, nil)
 	lb, _ := b.LatestRuns(ctx, nil)
 	if want := []model.RunRef{{EvaluationKey: "qa", ID: "r1"}, {EvaluationKey: "scan", ID: "s"}}; !reflect.DeepEqual(la, want) {
@@ -135,4 +141,37 @@ func checkRenameApp(t *testing.T, st backend.Backend) {
 	if moved, err := st.RenameApp(ctx, "app-b", "app-d"); err != nil || moved {
 		t.Fatalf("renaming an empty app: moved %v, %v", moved, err)
 	}
+}
+
+// checkRiskScorersOf checks that RiskScorersOf reads the handle's app's
+// scorers of the keys asked, sorted by key, once each, and no other.
+func checkRiskScorersOf(t *testing.T, st, a backend.Backend) {
+	must(t, a.Update(ctx, func(tx backend.Tx) error {
+		for _, k := range []string{"z_other", "a_first"} {
+			if _, err := tx.PutEntity(ctx, backend.Entity{Kind: model.KindRiskScorer, Key: k, Body: `{"key":"` + k + `","metric":"` + k + `"}`}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	got, err := a.RiskScorersOf(ctx, []string{"quality_external", "missing", "a_first", "quality_external"})
+	must(t, err)
+	var keys []string
+	for _, s := range got {
+		keys = append(keys, s.Key+"/"+s.Metric)
+	}
+	if want := []string{"a_first/a_first", "quality_external/value"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("RiskScorersOf = %v, want %v", keys, want)
+	}
+	if none, err := st.RiskScorersOf(ctx, []string{"quality_external"}); err != nil || len(none) != 0 {
+		t.Fatalf("the NoApp handle's RiskScorersOf = %v, %v", none, err)
+	}
+	must(t, a.Update(ctx, func(tx backend.Tx) error {
+		for _, k := range []string{"z_other", "a_first"} {
+			if _, err := tx.DeleteEntity(ctx, model.KindRiskScorer, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }

@@ -22,6 +22,7 @@ var (
 // Entities and apps.
 var (
 	EntitiesOfKind = stmt(`SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 ORDER BY key`)
+	EntityOfKey    = stmt(`SELECT key, body, yaml FROM entities WHERE app = $1 AND kind = $2 AND key = $3`)
 	DeleteEntity   = stmt(`DELETE FROM entities WHERE app = $1 AND kind = $2 AND key = $3`)
 	AppKindCounts  = stmt(`SELECT app, kind, count(*) FROM entities GROUP BY app, kind`)
 	AppRunCounts   = stmt(`SELECT app, count(*), max(created_at) FROM evaluation_runs GROUP BY app`)

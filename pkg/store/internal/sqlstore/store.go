@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/lfcli/lf/pkg/model"
@@ -45,6 +46,30 @@ func (s *Store) RiskScorers(ctx context.Context) ([]*model.RiskScorer, error) {
 	return RiskScorers(Entities(ctx, s.q, s.app, model.KindRiskScorer))
 }
 
+// RiskScorersOf returns the stored risk scorers among keys, sorted by key
+// (a key stored under no scorer is left out), reading only those.
+func (s *Store) RiskScorersOf(ctx context.Context, keys []string) ([]*model.RiskScorer, error) {
+	var es []backend.Entity
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		e := backend.Entity{Kind: model.KindRiskScorer}
+		err := s.q.QueryRow(ctx, EntityOfKey, s.app, string(model.KindRiskScorer), k).Scan(&e.Key, &e.Body, &e.YAML)
+		switch {
+		case noRows(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		es = append(es, e)
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Key < es[j].Key })
+	return RiskScorers(es, nil)
+}
+
 // Runs lists the stored runs sorted by evaluation key and id.
 func (s *Store) Runs(ctx context.Context) ([]backend.RunRow, error) { return Runs(ctx, s.q, s.app) }
 
@@ -64,6 +89,15 @@ func (s *Store) Apps(ctx context.Context) ([]backend.AppInfo, error) {
 		return nil, s.errf("apps", err)
 	}
 	return Apps(kinds, runs), nil
+}
+
+// HasApp tells whether app holds entities or runs.
+func (s *Store) HasApp(ctx context.Context, app string) (bool, error) {
+	some, err := HasRows(ctx, s.q, app)
+	if err != nil {
+		return false, s.errf("apps", err)
+	}
+	return some, nil
 }
 
 // HasRows tells whether app holds entities or runs.
