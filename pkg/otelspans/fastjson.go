@@ -16,12 +16,12 @@ import (
 // spans FromPdata would list for it, without building pdata's model first.
 // pdata stays the reference: ok is false on anything the fast path does
 // not read exactly as pdata does (snake_case keys, unknown or repeated
-// fields, links, bytes values, enums or 64-bit integers written other than
-// as lf expects, escapes in keys or ids, surrogate escapes, invalid UTF-8,
-// control characters, deep nesting, bad syntax), and the caller decodes
-// the document with pdata then. TestFastOTLPMatchesPdata and
-// FuzzFastOTLP hold the two to the same output.
-// c keeps the short strings of the decoder's earlier documents (nil: none).
+// fields, links, enums by name, numbers written other than as lf expects,
+// escapes in keys, ids or base64, lone surrogate escapes, invalid UTF-8,
+// control characters, deep nesting, bad syntax, trailing data), and the
+// caller decodes the document with pdata then. TestFastOTLPMatchesPdata
+// and FuzzFastOTLP hold the two to the same output. c keeps the short
+// strings of the decoder's earlier documents (nil: none).
 func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
 	d := fastDec{b: doc, line: line, c: c}
 	d.i = jsonlex.SkipSpace(doc, 0)
