@@ -236,7 +236,7 @@ type item struct {
 // process decodes (into the trace into, when not nil), scans and renders
 // one trace (rendered into dst).
 func (j *Job) process(sc *Scanner, rt *tracefile.RawTrace, into *Trace, events *[]Event, dst []byte) item {
-	t, err := rt.DecodeInto(into, events)
+	t, err := rt.DecodeForScan(into, events)
 	if err != nil {
 		return item{err: err, file: rt.File}
 	}

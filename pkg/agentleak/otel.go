@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lfcli/lf/pkg/agentleak/tracefile"
 	"github.com/lfcli/lf/pkg/diag"
@@ -32,15 +33,7 @@ func TraceFromSpans(st *otelspans.Trace, m otelspans.Mapping) *Trace {
 // (event i of the trace is evs[i]).
 func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 	t := &Trace{RunID: st.RunID, AgentName: OTelAgentName, ScenarioID: st.ScenarioID, File: st.File, Line: st.Line, InDoc: st.Line == 0}
-	var first int64
-	for _, s := range st.Spans {
-		if s.Start > 0 && (first == 0 || s.Start < first) {
-			first = s.Start
-		}
-	}
-	if first > 0 {
-		t.Timestamp = time.Unix(0, first).UTC().Format(time.RFC3339Nano)
-	}
+	t.Timestamp = firstStart(st)
 	// The contents, quoted, share one buffer sized for them (escapes aside).
 	size := 0
 	for i := range evs {
@@ -56,6 +49,48 @@ func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 		t.Events[i].NoteText(e.Content)
 	}
 	return t
+}
+
+// TraceForScan is TraceFromEvents for a trace that is scanned and never
+// written out: the events' texts are not quoted into JSON contents (which
+// the scanner would only read back); an event's Content is empty, and its
+// text is noted for the scanner (tracefile.Event.SetText). A text that is
+// not valid UTF-8 is quoted as TraceFromEvents quotes it.
+func TraceForScan(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
+	t := &Trace{RunID: st.RunID, AgentName: OTelAgentName, ScenarioID: st.ScenarioID, File: st.File, Line: st.Line, InDoc: st.Line == 0}
+	t.Timestamp = firstStart(st)
+	t.Events = make([]Event, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		t.Events[i] = Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target}
+		if e.Content == "" {
+			t.Events[i].Content = emptyContent
+		} else if utf8.ValidString(e.Content) {
+			t.Events[i].SetText(e.Content)
+		} else {
+			t.Events[i].Content = appendJSONString(nil, e.Content)
+			t.Events[i].NoteText(e.Content)
+		}
+	}
+	return t
+}
+
+// emptyContent is the content of an event without text (never written to).
+var emptyContent = []byte(`""`)
+
+// firstStart is the earliest span start of a trace as the trace's
+// timestamp, "" when no span has one.
+func firstStart(st *otelspans.Trace) string {
+	var first int64
+	for _, s := range st.Spans {
+		if s.Start > 0 && (first == 0 || s.Start < first) {
+			first = s.Start
+		}
+	}
+	if first > 0 {
+		return time.Unix(0, first).UTC().Format(time.RFC3339Nano)
+	}
+	return ""
 }
 
 // sniffSize is how much of an input is looked at to tell spans from
@@ -85,7 +120,11 @@ func spanTraces(in Input, r io.Reader, f otelspans.Format, decoders int, fn func
 	more := true
 	m := in.Spans.Mapping
 	err := otelspans.StreamDecoders(in.Display, r, f, reopen, decoders, func(st *otelspans.Trace) bool {
-		more = fn(&tracefile.RawTrace{File: in.Display, Make: func() *Trace { return TraceFromSpans(st, m) }})
+		more = fn(&tracefile.RawTrace{
+			File:     in.Display,
+			Make:     func() *Trace { return TraceFromSpans(st, m) },
+			ScanOnly: func() *Trace { return TraceForScan(st, otelspans.LeakEvents(st, m)) },
+		})
 		return more
 	})
 	if err != nil {

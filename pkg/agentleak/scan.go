@@ -508,6 +508,16 @@ func (sc *Scanner) eventText(e *Event) (string, error) {
 	return tracefile.EventText(raw, nil)
 }
 
+// userText is the text of a user_input event: its content's, or the text
+// noted for an event made only to be scanned (TraceForScan).
+func userText(e *Event) (string, error) {
+	if e.Content == nil && e.Known()&tracefile.ContentDec != 0 {
+		dec, n := e.Decoded()
+		return unsafe.String((*byte)(dec), int(n)), nil
+	}
+	return tracefile.EventText(e.Content, nil)
+}
+
 // readUserText keeps the lowercased text of the user's requests: vault
 // values already there are not leaks.
 func (sc *Scanner) readUserText(t *Trace) error {
@@ -517,7 +527,7 @@ func (sc *Scanner) readUserText(t *Trace) error {
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Channel == "user_input" && sc.cfg.channelOn(e.Channel) {
-			txt, err := tracefile.EventText(e.Content, nil)
+			txt, err := userText(e)
 			if err != nil {
 				return tracefile.TraceErrorf(t.File, t.Line, i, "/events/"+strconv.Itoa(i)+"/content", "bad content: %v", err)
 			}

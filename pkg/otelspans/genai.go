@@ -103,6 +103,9 @@ type genPart struct {
 }
 
 func parseMessages(s string) []genMessage {
+	if msgs, ok := fastMessages(s); ok {
+		return msgs
+	}
 	var msgs []genMessage
 	if json.Unmarshal([]byte(s), &msgs) != nil {
 		return nil

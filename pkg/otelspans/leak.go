@@ -1,7 +1,9 @@
 package otelspans
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,8 +65,8 @@ var (
 
 // LeakEvents maps a trace's spans to AgentLeak events.
 func LeakEvents(t *Trace, m Mapping) []LeakEvent {
-	// Most spans make one or two events.
-	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, len(t.Spans)+len(t.Spans)/2)}
+	// Most spans make one or two events (a tool span two).
+	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, 2*len(t.Spans)+1)}
 	spans := t.Spans
 	if m == MappingLF {
 		spans = byStart(spans)
@@ -103,8 +105,15 @@ func byStart(spans []*Span) []*Span {
 			return spans
 		}
 	}
+	sorted := true
+	for i := 1; i < len(spans) && sorted; i++ {
+		sorted = spans[i-1].Start <= spans[i].Start
+	}
+	if sorted {
+		return spans
+	}
 	out := append([]*Span(nil), spans...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	slices.SortStableFunc(out, func(a, b *Span) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }
 

@@ -32,8 +32,9 @@ func readOTLPLinesParallel(file string, br *bufio.Reader, n int, fn func(spans [
 	defer close(jobs) // decoders busy with a line finish it into its slot, then stop
 	for range n {
 		go func() {
+			c := newStrCache()
 			for j := range jobs {
-				j.spans, j.err = decodeOTLPDoc(file, bytes.TrimSpace(j.buf), j.line)
+				j.spans, j.err = decodeOTLPDocCache(file, bytes.TrimSpace(j.buf), j.line, c)
 				j.done <- struct{}{}
 			}
 		}()

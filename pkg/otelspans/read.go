@@ -250,6 +250,7 @@ func readOTLPLines(file string, br *bufio.Reader) ([]*Span, []byte, error) {
 func readOTLPLinesEach(file string, br *bufio.Reader, fn func(spans []*Span, line int) (bool, error)) ([]byte, error) {
 	var buf []byte
 	decided := false
+	c := newStrCache()
 	for line := 1; ; line++ {
 		chunk, err := br.ReadSlice('\n')
 		buf = append(buf[:0], chunk...)
@@ -268,7 +269,7 @@ func readOTLPLinesEach(file string, br *bufio.Reader, fn func(spans []*Span, lin
 					return append([]byte(nil), buf...), nil
 				}
 			}
-			got, derr := decodeOTLPDoc(file, doc, line)
+			got, derr := decodeOTLPDocCache(file, doc, line, c)
 			if derr != nil {
 				return nil, derr
 			}
@@ -285,12 +286,21 @@ func readOTLPLinesEach(file string, br *bufio.Reader, fn func(spans []*Span, lin
 // decodeOTLPDoc decodes one OTLP JSON document found at line (0: the
 // whole file).
 func decodeOTLPDoc(file string, doc []byte, line int) ([]*Span, error) {
+	return decodeOTLPDocCache(file, doc, line, nil)
+}
+
+// decodeOTLPDocCache is decodeOTLPDoc with the short strings of the
+// decoder's earlier documents (c: one goroutine's; nil for none).
+func decodeOTLPDocCache(file string, doc []byte, line int, c *strCache) ([]*Span, error) {
 	// "scopeSpans" comes first: it is found near the start of a current
 	// document, where the other search would read the whole line.
 	if !bytes.Contains(doc, []byte(`"scopeSpans"`)) && bytes.Contains(doc, []byte(`"instrumentationLibrarySpans"`)) {
 		// OTLP before 0.15 named scopes instrumentation libraries.
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrarySpans"`), []byte(`"scopeSpans"`))
 		doc = bytes.ReplaceAll(doc, []byte(`"instrumentationLibrary"`), []byte(`"scope"`))
+	}
+	if spans, ok := fastOTLP(doc, line, c); ok {
+		return spans, nil
 	}
 	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc)
 	if err != nil {
@@ -306,8 +316,9 @@ func decodeOTLPDoc(file string, doc []byte, line int) ([]*Span, error) {
 
 func readOTLPJSON(file string, data []byte) ([]*Span, error) {
 	var spans []*Span
+	c := newStrCache()
 	err := jsonDocs(data, func(doc []byte, line int) error {
-		got, err := decodeOTLPDoc(file, doc, line)
+		got, err := decodeOTLPDocCache(file, doc, line, c)
 		spans = append(spans, got...)
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"io"
+	"os"
 )
 
 // Stream is Read handing each trace to fn as soon as it is complete, in
@@ -42,7 +43,11 @@ func StreamDecoders(file string, r io.Reader, f Format, reopen func() (io.ReadCl
 	g := &streamGroup{file: file, noID: Stem(file), byID: map[string]*Trace{}, done: map[string]bool{}, fn: fn}
 	// Without the first pass (the file cannot be opened again) every
 	// trace is held to the end.
-	idx, ierr := indexTraceLines(reopen)
+	index := indexTraceLines
+	if decoders > 1 {
+		index = indexTraceLinesSplit
+	}
+	idx, ierr := index(reopen)
 	g.idx, g.ready = idx, ierr == nil
 	var whole []byte
 	var err error
@@ -167,13 +172,89 @@ func (x traceLines) doneAfter(t *Trace, line int, noID string) bool {
 // a \u escape, which a key could hide behind) is uncertain: nothing is
 // handed over before it is read. Extra ids only hold traces longer.
 func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
-	x := traceLines{last: map[string]int{}}
 	rc, err := reopen()
 	if err != nil {
-		return x, err
+		return traceLines{last: map[string]int{}}, err
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, 256<<10)
+	x, _, err := indexLines(rc)
+	return x, err
+}
+
+// splitIndexSize is the smallest file whose first pass indexTraceLinesSplit
+// shares between two goroutines.
+var splitIndexSize int64 = 8 << 20
+
+// indexTraceLinesSplit is indexTraceLines reading the two halves of a
+// large file (split at a line break) in two goroutines, for a caller that
+// has the processors to spare; the result is the same.
+func indexTraceLinesSplit(reopen func() (io.ReadCloser, error)) (traceLines, error) {
+	rc, err := reopen()
+	if err != nil {
+		return traceLines{last: map[string]int{}}, err
+	}
+	defer rc.Close()
+	f, ok := rc.(interface {
+		io.ReaderAt
+		Stat() (os.FileInfo, error)
+	})
+	var size, mid int64
+	if ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	if size >= splitIndexSize {
+		mid = lineAfter(f, size/2)
+	}
+	if mid <= 0 || mid >= size {
+		x, _, err := indexLines(rc)
+		return x, err
+	}
+	var x2 traceLines
+	var err2 error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x2, _, err2 = indexLines(io.NewSectionReader(f, mid, size-mid))
+	}()
+	x, n1, err := indexLines(io.NewSectionReader(f, 0, mid))
+	<-done
+	if err == nil {
+		err = err2
+	}
+	// The second half's line 1 is line n1+1 of the file.
+	for id, l := range x2.last {
+		x.last[id] = l + n1
+	}
+	if x2.uncertain > 0 {
+		x.uncertain = x2.uncertain + n1
+	}
+	return x, err
+}
+
+// lineAfter is the offset after the first line break at or after off, 0
+// when there is none in the next megabyte.
+func lineAfter(f io.ReaderAt, off int64) int64 {
+	buf := make([]byte, 64<<10)
+	for end := off + 1<<20; off < end; {
+		n, err := f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1
+		}
+		if err != nil {
+			return 0
+		}
+		off += int64(n)
+	}
+	return 0
+}
+
+// indexLines is the first pass over r: the trace ids' last lines, and
+// how many line breaks it read.
+func indexLines(r io.Reader) (traceLines, int, error) {
+	x := traceLines{last: map[string]int{}}
+	br := bufio.NewReaderSize(r, 256<<10)
 	var buf []byte
 	for line := 1; ; line++ {
 		chunk, err := br.ReadSlice('\n')
@@ -187,13 +268,13 @@ func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
 			doc = buf
 		}
 		if err != nil && err != io.EOF {
-			return x, err
+			return x, line - 1, err
 		}
 		if !lineTraceIDs(doc, line, &x) {
 			x.uncertain = line
 		}
 		if err == io.EOF {
-			return x, nil
+			return x, line - 1, nil
 		}
 	}
 }
@@ -203,6 +284,7 @@ func indexTraceLines(reopen func() (io.ReadCloser, error)) (traceLines, error) {
 func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 	var raw [16]byte
 	var id [32]byte
+	var prev []byte // the id last noted (a line's spans mostly share one)
 	for rest := doc; ; {
 		i := bytes.Index(rest, []byte("trace"))
 		if i < 0 {
@@ -221,11 +303,14 @@ func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 			string(rest[:5]) != `Id":"` || rest[5+32] != '"' {
 			return false
 		}
-		if _, err := hex.Decode(raw[:], rest[5:5+32]); err != nil {
-			return false
+		if h := rest[5 : 5+32]; !bytes.Equal(h, prev) {
+			if _, err := hex.Decode(raw[:], h); err != nil {
+				return false
+			}
+			hex.Encode(id[:], raw[:])
+			x.last[string(id[:])] = line
+			prev = h
 		}
-		hex.Encode(id[:], raw[:])
-		x.last[string(id[:])] = line
 		rest = rest[5+32+1:]
 	}
 	return !asciiEscape(doc)

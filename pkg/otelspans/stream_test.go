@@ -265,3 +265,48 @@ func BenchmarkStreamOTLP(b *testing.B) {
 		}
 	}
 }
+
+// TestIndexTraceLinesSplit: the first pass in two halves finds what one
+// pass finds, wherever the middle falls.
+func TestIndexTraceLinesSplit(t *testing.T) {
+	lines := streamLines(t)
+	var many []string
+	for i := range 40 {
+		many = append(many, lines[i%len(lines)])
+		if i == 27 {
+			many = append(many, `{"note":"traceId"}`) // uncertain
+		}
+	}
+	defer func(n int64) { splitIndexSize = n }(splitIndexSize)
+	splitIndexSize = 1
+	for _, data := range []string{strings.Join(many, "\n") + "\n", strings.Join(many, "\n"), strings.Join(many[:27], "\n")} {
+		path := filepath.Join(t.TempDir(), "spans.jsonl")
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		open := func() (io.ReadCloser, error) { return os.Open(path) }
+		want, err := indexTraceLines(open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := indexTraceLinesSplit(open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("in two halves %v, in one %v", got, want)
+		}
+		if lineAfter(mustOpen(t, path), int64(len(data)/2)) == 0 {
+			t.Error("no line break found after the middle")
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

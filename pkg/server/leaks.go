@@ -219,7 +219,7 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 		st.ScenarioID = id
 	}
 	evs := otelspans.LeakEvents(st, otelspans.MappingLF)
-	trace := agentleak.TraceFromEvents(st, evs)
+	trace := agentleak.TraceForScan(st, evs)
 	scanner := tt.pool.get(s.otlp.set.scanners[tenant])
 	res, err := scanner.Scan(trace)
 	if err != nil {
@@ -235,8 +235,13 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	s.leakCompliance(&rec, res, tenant)
 	agents := map[string]bool{}
 	eventAgent := make([]string, len(evs))
+	var agentOf *otelspans.Span // the span whose agent agent is (a span's events follow each other)
+	agent := ""
 	for i, e := range evs {
-		eventAgent[i] = st.Agent(e.Span)
+		if i == 0 || e.Span != agentOf {
+			agentOf, agent = e.Span, st.Agent(e.Span)
+		}
+		eventAgent[i] = agent
 		if eventAgent[i] != "" {
 			agents[eventAgent[i]] = true
 		}
@@ -261,15 +266,29 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	}
 	sort.Strings(rec.Agents)
 	s.otlp.mu.Lock()
-	tt.leaks = append(tt.leaks, rec)
-	if n := len(tt.leaks) - s.otlp.set.maxLeaks; n > 0 {
-		tt.leaks = append(tt.leaks[:0], tt.leaks[n:]...)
-	}
+	tt.keepLeak(rec, s.otlp.set.maxLeaks)
 	s.otlp.mu.Unlock()
 	if !res.Blocked || len(leakers) == 0 {
 		return nil
 	}
 	return s.denyLeakers(ctx, tenant, id, rec, leakers)
+}
+
+// keepLeak adds a scanned trace's record; the last max are kept (read
+// them with recentLeaks). The list is cut back only when it has doubled,
+// not moved down one record per scan. o.mu is held.
+func (tt *tenantTraces) keepLeak(rec LeakRecord, max int) {
+	tt.leaks = append(tt.leaks, rec)
+	if len(tt.leaks) >= 2*max {
+		n := copy(tt.leaks, tt.leaks[len(tt.leaks)-max:])
+		clear(tt.leaks[n:])
+		tt.leaks = tt.leaks[:n]
+	}
+}
+
+// recentLeaks is the last max records of tt.leaks, the ones kept.
+func (tt *tenantTraces) recentLeaks(max int) []LeakRecord {
+	return tt.leaks[len(tt.leaks)-min(len(tt.leaks), max):]
 }
 
 // denyLeakers records a blocked trace as a policy denial of every agent
@@ -318,7 +337,7 @@ func (s *Server) listLeaks(w http.ResponseWriter, r *http.Request, tenant string
 	s.otlp.mu.Lock()
 	out := LeaksResponse{Leaks: []LeakRecord{}}
 	if tt := s.otlp.tenants[tenant]; tt != nil {
-		for _, l := range tt.leaks {
+		for _, l := range tt.recentLeaks(s.otlp.set.maxLeaks) {
 			if !onlyBlocked || l.Blocked {
 				out.Leaks = append(out.Leaks, l)
 			}

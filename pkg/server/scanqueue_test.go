@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,21 @@ func TestScanQueue(t *testing.T) {
 	o.mu.Unlock()
 	if !ok || j.id != "b2" || j.ended != "idle" || !o.full(b) {
 		t.Errorf("idle trace: %+v %v, full %v", j, ok, o.full(b))
+	}
+}
+
+// TestKeepLeak: the last maxLeaks records are listed, oldest first, and
+// the list does not grow past twice that.
+func TestKeepLeak(t *testing.T) {
+	tt := &tenantTraces{}
+	for i := range 57 {
+		tt.keepLeak(LeakRecord{TraceID: strconv.Itoa(i)}, 10)
+		if len(tt.leaks) >= 20 {
+			t.Fatalf("%d records held for 10", len(tt.leaks))
+		}
+		got := tt.recentLeaks(10)
+		if len(got) != min(i+1, 10) || got[len(got)-1].TraceID != strconv.Itoa(i) || got[0].TraceID != strconv.Itoa(max(0, i-9)) {
+			t.Fatalf("after record %d: %d records, %s to %s", i, len(got), got[0].TraceID, got[len(got)-1].TraceID)
+		}
 	}
 }

@@ -115,6 +115,19 @@ type RawTrace struct {
 	// Make, when not nil, makes the trace on demand instead of T (a span
 	// trace is mapped to events by whoever scans it, in parallel).
 	Make func() *Trace
+	// ScanOnly, when not nil, is Make for a reader that only scans the
+	// trace (DecodeForScan): its events' texts need not be written as
+	// JSON contents.
+	ScanOnly func() *Trace
+}
+
+// DecodeForScan is DecodeInto for a caller that scans the trace and
+// writes none of it out.
+func (rt *RawTrace) DecodeForScan(t *Trace, events *[]Event) (*Trace, error) {
+	if rt.Data == nil && rt.ScanOnly != nil && rt.Err == nil {
+		return rt.ScanOnly(), nil
+	}
+	return rt.DecodeInto(t, events)
 }
 
 // Decode returns the trace; events is a scratch list for the fast decoder.
@@ -551,6 +564,19 @@ func (e *Event) NoteText(text string) {
 	if len(e.Content) == len(text)+2 {
 		e.text = ContentStr
 	} else if text != "" && uint64(len(text)) < 1<<32 && utf8.ValidString(text) {
+		e.text = ContentStr | ContentEsc | ContentDec
+		e.dec, e.decN = unsafe.Pointer(unsafe.StringData(text)), uint32(len(text))
+	}
+}
+
+// SetText makes valid UTF-8 text the content of an event that is only
+// scanned, never written out: Content is left empty and the scanner reads
+// text as the decoded string (ContentDec), so a writer need not quote it
+// and the scanner need not unquote it. Content is nil after it.
+func (e *Event) SetText(text string) {
+	e.Content = nil
+	e.text, e.dec, e.decN = 0, nil, 0
+	if text != "" && uint64(len(text)) < 1<<32 {
 		e.text = ContentStr | ContentEsc | ContentDec
 		e.dec, e.decN = unsafe.Pointer(unsafe.StringData(text)), uint32(len(text))
 	}
