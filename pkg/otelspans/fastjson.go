@@ -101,19 +101,14 @@ func (d *fastDec) object(fn func(key string) bool) bool {
 		if !fn(key) {
 			return false
 		}
-		d.i = jsonlex.SkipSpace(b, d.i)
-		if d.i >= len(b) {
+		n, more := jsonlex.Next(b, d.i, '}')
+		if n < 0 {
 			return false
 		}
-		switch b[d.i] {
-		case ',':
-			d.i = jsonlex.SkipSpace(b, d.i+1)
-		case '}':
-			d.i++
+		d.i = n
+		if !more {
 			d.depth--
 			return true
-		default:
-			return false
 		}
 	}
 }
@@ -138,18 +133,13 @@ func (d *fastDec) array(fn func() bool) bool {
 		if !fn() {
 			return false
 		}
-		d.i = jsonlex.SkipSpace(b, d.i)
-		if d.i >= len(b) {
+		n, more := jsonlex.Next(b, d.i, ']')
+		if n < 0 {
 			return false
 		}
-		switch b[d.i] {
-		case ',':
-			d.i = jsonlex.SkipSpace(b, d.i+1)
-		case ']':
-			d.i++
+		d.i = n
+		if !more {
 			return true
-		default:
-			return false
 		}
 	}
 }

@@ -116,18 +116,13 @@ func (m *msgDec) object(fields []string, fn func(k int) bool) bool {
 		} else if m.i = jsonlex.SkipValue(b, m.i); m.i < 0 {
 			return false
 		}
-		m.i = jsonlex.SkipSpace(b, m.i)
-		if m.i >= len(b) {
+		n, more := jsonlex.Next(b, m.i, '}')
+		if n < 0 {
 			return false
 		}
-		switch b[m.i] {
-		case ',':
-			m.i = jsonlex.SkipSpace(b, m.i+1)
-		case '}':
-			m.i++
+		m.i = n
+		if !more {
 			return true
-		default:
-			return false
 		}
 	}
 }
@@ -147,18 +142,13 @@ func (m *msgDec) array(fn func() bool) bool {
 		if !fn() {
 			return false
 		}
-		m.i = jsonlex.SkipSpace(b, m.i)
-		if m.i >= len(b) {
+		n, more := jsonlex.Next(b, m.i, ']')
+		if n < 0 {
 			return false
 		}
-		switch b[m.i] {
-		case ',':
-			m.i = jsonlex.SkipSpace(b, m.i+1)
-		case ']':
-			m.i++
+		m.i = n
+		if !more {
 			return true
-		default:
-			return false
 		}
 	}
 }

@@ -126,3 +126,21 @@ func ErrorOffset(r int) int {
 	}
 	return r
 }
+
+// Next reads what follows a member of an object or an element of an array
+// closed by end ('}' or ']'), spaces skipped: after a comma, the index of
+// the next member or element and true; after end, the index past it and
+// false; -1 and false on anything else, the end of b included.
+func Next(b []byte, i int, end byte) (int, bool) {
+	i = SkipSpace(b, i)
+	if i >= len(b) {
+		return -1, false
+	}
+	switch b[i] {
+	case ',':
+		return SkipSpace(b, i+1), true
+	case end:
+		return i + 1, false
+	}
+	return -1, false
+}

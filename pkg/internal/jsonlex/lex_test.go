@@ -248,3 +248,28 @@ func FuzzLexer(f *testing.F) {
 		}
 	})
 }
+
+// TestNext: what follows a member or element, for both closers.
+func TestNext(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		end  byte
+		want int
+		more bool
+	}{
+		{`,"a"`, '}', 1, true},
+		{` , 	"a"`, '}', 4, true},
+		{`}`, '}', 1, false},
+		{"  \n]x", ']', 4, false},
+		{`]`, '}', -1, false},
+		{`}`, ']', -1, false},
+		{`x`, ']', -1, false},
+		{`  `, ']', -1, false},
+		{``, '}', -1, false},
+	} {
+		got, more := Next([]byte(c.in), 0, c.end)
+		if got != c.want || more != c.more {
+			t.Errorf("Next(%q, %q) = %d, %v; want %d, %v", c.in, c.end, got, more, c.want, c.more)
+		}
+	}
+}
