@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/store"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -122,4 +123,43 @@ func BenchmarkOTLPReceive(b *testing.B) {
 			b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "spans/s")
 		})
 	}
+}
+
+// BenchmarkScanTrace is the AgentLeak scan of one finished trace of
+// benchRequest (100 spans), as a scan worker does it, without the
+// receiving: the part of BenchmarkOTLPReceive/scan=true that scan=false
+// does not pay.
+//
+//	go test ./pkg/server -run '^$' -bench ScanTrace -cpuprofile /tmp/cpu.out
+func BenchmarkScanTrace(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, b.TempDir()+"/lf.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	cfg, d := LoadConfig("server.yaml", []byte(fmt.Sprintf("apiKeys: [{name: t1, tenant: t1, role: operator, key: %s}]\nrecalcInterval: 1h\n", keyT1)), func(string) string { return "" })
+	if d.HasErrors() {
+		b.Fatal(d)
+	}
+	s, err := New(ctx, cfg, st, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(ctx) })
+	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(benchRequest(100, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spans := otelspans.FromPdata(td, 0)
+	tt := s.otlp.tenant("t1")
+	id := spans[0].TraceID
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.scanTrace(ctx, "t1", tt, id, &pendingTrace{spans: spans}, "root"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(spans))/b.Elapsed().Seconds(), "spans/s")
 }

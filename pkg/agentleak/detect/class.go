@@ -718,8 +718,14 @@ func (ps *PatternSet) triggersAt(text string, p int) {
 	} else {
 		v = word8Tail(text, p)
 	}
+	w, b := hash3(uint32(v))
+	if tr.prefix3[0][w]&(1<<(b&63)) == 0 {
+		// No word begins with these three bytes: lowerWords' filter
+		// leaves this test out, and one word start in sixteen that no
+		// word begins at comes here.
+		return
+	}
 	f := foldUpper(v)
-	w, _ := hash3(uint32(v))
 	if tr.shortBits[w>>6]&(1<<(w&63)) != 0 {
 		r := int(tr.shortRank[w>>6]) + bits.OnesCount64(tr.shortBits[w>>6]&(1<<(w&63)-1))
 		for k, e := int(tr.shortStart[r]), int(tr.shortStart[r+1]); k < e; k++ {

@@ -2,6 +2,8 @@ package detect
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +45,14 @@ func startProbe(t *testing.T) (check func(text string, fam map[string]bool) stri
 		r := &e.rules[i]
 		pre, head := r.pre, r.wordHead
 		r.pre = func(text string, p int) bool {
+			if earlyCall() {
+				// addTrigger's test of a trigger position (mayStart),
+				// made as the words are found: not runRule's order.
+				if head && !unicodeBound(text, p) && bad == "" {
+					bad = fmt.Sprintf("rule %d (%s) begins with \\b but its check ran at %d, no boundary, in %q", i, r.dt, p, text)
+				}
+				return pre == nil || pre(text, p)
+			}
 			n++
 			if p <= last[i] && bad == "" {
 				bad = fmt.Sprintf("rule %d (%s) tried at %d after %d in %q", i, r.dt, p, last[i], text)
@@ -64,6 +74,17 @@ func startProbe(t *testing.T) (check func(text string, fam map[string]bool) stri
 		return bad
 	}
 	return check, &n, func() { copy(e.rules, saved) }
+}
+
+// earlyCall tells whether the rule check that calls it was called by
+// mayStart (addTrigger), not by runRule.
+func earlyCall() bool {
+	pc, _, _, ok := runtime.Caller(2)
+	if !ok {
+		return false
+	}
+	name := runtime.FuncForPC(pc).Name()
+	return strings.HasSuffix(name, ".mayStart") || strings.HasSuffix(name, ".addTrigger")
 }
 
 // TestRunRuleTriesStartsInOrderAtBounds: on the pack texts, the mutation

@@ -632,15 +632,22 @@ func preRue(t string, p int) bool {
 // underscore first would break the \b), a capital and lower-case letters,
 // a space or dash, a capital and a lower-case letter. The name's third
 // word is left to the expression. Most candidates fail on the keyword
-// ("Names:", "clients.", "msg_") or on a one-word name ('Emma',).
+// ("Names:", "clients.", "msg_") or on what follows it (a keyword in
+// prose: "the customer asked"), which is read first: it costs less than
+// the keyword's compare. It holds exactly when the keyword and the rest
+// (preNameRest) both hold, whatever order they are read in.
 func preName(t string, p int) bool {
 	i := letterEnd(t, p)
 	if i < len(t) && t[i] >= 0x80 {
 		return true
 	}
-	if !nameKeyword(t[p:i]) {
-		return false
-	}
+	return preNameRest(t, i) && nameKeyword(t[p:i])
+}
+
+// preNameRest is preName after the keyword, t[:i]: the separators, a
+// capital and lower-case letters, a space or dash, a capital and a
+// lower-case letter (true at a non-ASCII character among them).
+func preNameRest(t string, i int) bool {
 	s := i
 	for i < len(t) {
 		c := t[i]

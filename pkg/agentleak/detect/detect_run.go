@@ -72,7 +72,7 @@ func (ps *PatternSet) addTrigger(text string, id, p int) {
 		ri := int(tr.rule)
 		c := st.cands[ri]
 		n := len(c)
-		if before >= 0 {
+		if before >= 0 && ps.mayStart(ri, text, before) {
 			c = append(c, before)
 		}
 		if tr.key && bound < 0 {
@@ -86,15 +86,32 @@ func (ps *PatternSet) addTrigger(text string, id, p int) {
 				bound = 1
 			}
 		}
-		if !tr.key || bound == 1 {
+		if (!tr.key || bound == 1) && ps.mayStart(ri, text, p) {
 			c = append(c, p)
 		}
-		if n > 0 && len(c) > n && c[n] < c[n-1] {
+		if len(c) == n {
+			continue
+		}
+		if n > 0 && c[n] < c[n-1] {
 			st.unsorted = true
 		}
 		st.cands[ri] = c
 		st.trig[ri>>6] |= 1 << (ri & 63)
 	}
+}
+
+// mayStart is runRule's first tests of a start p of rule ri (\b where
+// the pattern begins with it, and its cheap necessary condition), made
+// when the trigger word is found, while the text around p is at hand: a
+// start that fails them is not filed, and a rule left without starts is
+// not run. They depend on text and p alone, so runRule would refuse the
+// same starts.
+func (ps *PatternSet) mayStart(ri int, text string, p int) bool {
+	r := &ps.rules[ri]
+	if r.wordHead && !boundAt(text, p) {
+		return false
+	}
+	return r.pre == nil || r.pre(text, p)
 }
 
 // trigRule is an enabled rule of a trigger word (PatternSet.trigOn) and
