@@ -249,7 +249,7 @@ func lfOutputMessages(at Attrs) ([]call, string) {
 		Args     json.RawMessage `json:"args"`
 		Input    json.RawMessage `json:"input"`
 	}
-	if json.Unmarshal([]byte(at.Str("ai.response.toolCalls")), &vc) == nil {
+	if tc := at.Str("ai.response.toolCalls"); tc != "" && json.Unmarshal([]byte(tc), &vc) == nil {
 		for _, c := range vc {
 			args := argText(c.Args)
 			if args == "" {

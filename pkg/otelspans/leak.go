@@ -85,8 +85,26 @@ func LeakEvents(t *Trace, m Mapping) []LeakEvent {
 	return a.events
 }
 
-// eventID is fmt.Sprintf("evt_%03d", n) without fmt's cost.
+// eventIDs are the first event ids, made once: a trace's events take
+// them without allocating.
+var eventIDs = func() []string {
+	ids := make([]string, 1000)
+	for n := range ids {
+		ids[n] = formatEventID(n)
+	}
+	return ids
+}()
+
+// eventID is fmt.Sprintf("evt_%03d", n).
 func eventID(n int) string {
+	if n >= 0 && n < len(eventIDs) {
+		return eventIDs[n]
+	}
+	return formatEventID(n)
+}
+
+// formatEventID is fmt.Sprintf("evt_%03d", n) without fmt's cost.
+func formatEventID(n int) string {
 	var b [24]byte
 	out := append(b[:0], "evt_"...)
 	if n < 100 {

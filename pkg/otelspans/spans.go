@@ -85,9 +85,12 @@ func (a Attrs) First(keys ...string) (string, bool) {
 // Prefixed returns the keys that start with prefix, sorted as strings.
 func (a Attrs) Prefixed(prefix string) []string {
 	var out []string
-	seen := map[string]bool{}
+	var seen map[string]bool // made at the first key found: most spans have none
 	for _, kv := range a.list {
 		if len(kv.Key) >= len(prefix) && kv.Key[:len(prefix)] == prefix && !seen[kv.Key] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			seen[kv.Key] = true
 			out = append(out, kv.Key)
 		}
