@@ -703,7 +703,7 @@ func nameKeyword(w string) bool {
 
 // preClientID: a keyword's letters, an optional - or _, three digits.
 func preClientID(t string, p int) bool {
-	i := p + asciiRun(t, p, isLetter)
+	i := letterEnd(t, p)
 	if c := byteAt(t, i); c == '-' || c == '_' {
 		i++
 	}
