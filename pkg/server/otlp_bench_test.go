@@ -133,20 +133,7 @@ func BenchmarkOTLPReceive(b *testing.B) {
 //	go test ./pkg/server -run '^$' -bench ScanTrace -cpuprofile /tmp/cpu.out
 func BenchmarkScanTrace(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir()+"/lf.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	cfg, d := LoadConfig("server.yaml", []byte(fmt.Sprintf("apiKeys: [{name: t1, tenant: t1, role: operator, key: %s}]\nrecalcInterval: 1h\n", keyT1)), func(string) string { return "" })
-	if d.HasErrors() {
-		b.Fatal(d)
-	}
-	s, err := New(ctx, cfg, st, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close(ctx) })
+	s := benchServer(b)
 	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(benchRequest(100, 1))
 	if err != nil {
 		b.Fatal(err)
