@@ -20,10 +20,17 @@ import (
 // escapes in keys, ids or base64, lone surrogate escapes, invalid UTF-8,
 // control characters, deep nesting, bad syntax, trailing data), and the
 // caller decodes the document with pdata then. TestFastOTLPMatchesPdata
-// and FuzzFastOTLP hold the two to the same output. c keeps the short
-// strings of the decoder's earlier documents (nil: none).
+// and FuzzFastOTLP hold the two to the same output. c is what the
+// decoder keeps from its earlier documents: their short strings, and room
+// for spans and lists (nil: none).
 func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
 	d := fastDec{b: doc, line: line, c: c}
+	if c != nil {
+		// The stack of pairs is the decoder's, left empty by each
+		// document, and so is the room left in its slabs.
+		d.pairs, d.spans, d.slab = c.pairs[:0], c.spans, c.slab
+		defer func() { c.pairs, c.spans, c.slab = d.pairs[:0], d.spans, d.slab }()
+	}
 	d.i = jsonlex.SkipSpace(doc, 0)
 	if !d.object(func(key string) bool {
 		if key != "resourceSpans" {
@@ -485,8 +492,9 @@ func (d *fastDec) event() (SpanEvent, bool) {
 	return e, ok
 }
 
-// kvs reads a list of key-value pairs. The lists of a document share
-// slabs (its spans are mapped, then dropped, together).
+// kvs reads a list of key-value pairs. The lists share slabs: those of
+// one document, and with a decoder's state, of the documents around it,
+// whose spans are mapped, then dropped, at about the same time.
 func (d *fastDec) kvs() ([]KV, bool) {
 	base := len(d.pairs)
 	ok := d.array(func() bool {
@@ -628,6 +636,13 @@ func (d *fastDec) strValue() (any, bool) {
 type strCache struct {
 	seed maphash.Seed
 	e    [1024]strEntry
+	// What else a decoder keeps from one document to the next: the stack
+	// of pairs being read (empty between documents), and the room left in
+	// the slabs its spans and lists are made in. Documents read one after
+	// another hold spans of the same traces, which are dropped together.
+	pairs []KV
+	spans []Span
+	slab  []KV
 }
 
 type strEntry struct {
@@ -640,12 +655,12 @@ const maxCached = 48
 
 func newStrCache() *strCache { return &strCache{seed: maphash.MakeSeed()} }
 
-// get returns the entry of b's text, made if it is not there.
+// get returns the entry of b's text, made if it is not there (its boxed
+// form made only when asked for: most strings are not boxed).
 func (c *strCache) get(b []byte) *strEntry {
 	e := &c.e[maphash.Bytes(c.seed, b)&uint64(len(c.e)-1)]
-	if e.v == nil || e.s != string(b) {
-		s := string(b)
-		e.s, e.v = s, s
+	if e.s != string(b) {
+		e.s, e.v = string(b), nil
 	}
 	return e
 }
@@ -663,5 +678,9 @@ func (c *strCache) boxed(b []byte) any {
 	if c == nil {
 		return string(b)
 	}
-	return c.get(b).v
+	e := c.get(b)
+	if e.v == nil {
+		e.v = e.s
+	}
+	return e.v
 }
