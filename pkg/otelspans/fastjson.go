@@ -175,11 +175,14 @@ func (d *fastDec) str() (string, bool) {
 	}
 	// Each string is allocated on its own: a run id or a finding kept
 	// after the scan must not keep the whole document's text alive.
-	if bytes.Contains(body, []byte(`\u`)) && surrogateEscape(body) {
-		return "", false
-	}
 	out, ok := jsonlex.UnquoteTo(make([]byte, 0, len(body)+8), b[e-len(body)-1:e+1])
 	if !ok {
+		return "", false
+	}
+	// UnquoteTo writes a surrogate escape that is not half of a pair as
+	// U+FFFD (EF BF BD), so only text with a 0xEF byte needs the search
+	// for one, which stops at every backslash.
+	if bytes.IndexByte(out, 0xef) >= 0 && surrogateEscape(body) {
 		return "", false
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
@@ -268,6 +271,20 @@ func (d *fastDec) uint64v() (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// Nineteen digits or fewer cannot overflow: a timestamp in
+	// nanoseconds has nineteen, and is summed here without strconv's
+	// checks at each digit.
+	if len(s) > 0 && len(s) <= 19 {
+		var v uint64
+		for i := 0; i < len(s); i++ {
+			c := s[i] - '0'
+			if c > 9 {
+				return 0, false // as strconv.ParseUint: not a digit
+			}
+			v = v*10 + uint64(c)
+		}
+		return v, true
+	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	return v, err == nil
 }
@@ -297,6 +314,12 @@ func (d *fastDec) enum(max int) (int, bool) {
 
 // id reads a trace or span id: n bytes in hex, "" for none (or all zeros).
 func (d *fastDec) id(n int) (string, bool) {
+	if n == 16 && d.c != nil && d.c.trace != "" &&
+		hasAt(d.b, d.i, `"`) && hasAt(d.b, d.i+1, d.c.trace) && hasAt(d.b, d.i+1+32, `"`) {
+		// The trace id of the span before, read as it was then.
+		d.i += 1 + 32 + 1
+		return d.c.trace, true
+	}
 	s, ok := d.plain()
 	if !ok {
 		return "", false
@@ -325,8 +348,12 @@ func (d *fastDec) id(n int) (string, bool) {
 	switch {
 	case zero:
 		return "", true
+	case lower && n == 16 && d.c != nil:
+		// A trace's id comes again in each of its spans.
+		d.c.trace = d.c.str(s)
+		return d.c.trace, true
 	case lower:
-		return d.c.str(s), true // a trace's id comes again in each of its spans
+		return d.c.str(s), true
 	}
 	return string(h[:len(s)]), true
 }
@@ -498,17 +525,10 @@ func (d *fastDec) event() (SpanEvent, bool) {
 func (d *fastDec) kvs() ([]KV, bool) {
 	base := len(d.pairs)
 	ok := d.array(func() bool {
-		var kv KV
-		ok := d.object(func(key string) bool {
-			var ok bool
-			switch key {
-			case "key":
-				kv.Key, ok = d.str()
-			case "value":
-				kv.Value, ok = d.value()
-			}
-			return ok
-		})
+		kv, ok := d.stringPair()
+		if !ok {
+			kv, ok = d.pair()
+		}
 		d.pairs = append(d.pairs, kv)
 		return ok
 	})
@@ -521,6 +541,55 @@ func (d *fastDec) kvs() ([]KV, bool) {
 	clear(d.pairs[base:])
 	d.pairs = d.pairs[:base]
 	return d.slab[o : o+n : o+n], ok
+}
+
+// pair reads a key-value pair.
+func (d *fastDec) pair() (KV, bool) {
+	var kv KV
+	ok := d.object(func(key string) bool {
+		var ok bool
+		switch key {
+		case "key":
+			kv.Key, ok = d.str()
+		case "value":
+			kv.Value, ok = d.value()
+		}
+		return ok
+	})
+	return kv, ok
+}
+
+// stringPair reads a pair written as exporters write a text attribute,
+// {"key":"...","value":{"stringValue":"..."}} without spaces, as the
+// pair reads it, without going through two objects' keys; on
+// anything else it leaves d.i where it was, for pair (which also tells
+// what is wrong). TestStringPairMatchesPair holds the two together.
+func (d *fastDec) stringPair() (KV, bool) {
+	const head, mid, tail = `{"key":`, `,"value":{"stringValue":`, `}}`
+	st := d.i
+	// The two objects would be read at these depths.
+	if d.depth+2 > maxFastDepth || !hasAt(d.b, st, head) {
+		return KV{}, false
+	}
+	d.i += len(head)
+	k, ok := d.str()
+	if !ok || !hasAt(d.b, d.i, mid) {
+		d.i = st
+		return KV{}, false
+	}
+	d.i += len(mid)
+	v, ok := d.strValue()
+	if !ok || !hasAt(d.b, d.i, tail) {
+		d.i = st
+		return KV{}, false
+	}
+	d.i += len(tail)
+	return KV{Key: k, Value: v}, true
+}
+
+// hasAt tells whether b holds s at i.
+func hasAt(b []byte, i int, s string) bool {
+	return len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
 }
 
 // value reads an AnyValue holding at most one field.
@@ -643,6 +712,7 @@ type strCache struct {
 	pairs []KV
 	spans []Span
 	slab  []KV
+	trace string // the last trace id read in lower-case hex, not zero
 }
 
 type strEntry struct {
