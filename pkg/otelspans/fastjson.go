@@ -28,8 +28,8 @@ func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
 	if c != nil {
 		// The stack of pairs is the decoder's, left empty by each
 		// document, and so is the room left in its slabs.
-		d.pairs, d.spans, d.slab = c.pairs[:0], c.spans, c.slab
-		defer func() { c.pairs, c.spans, c.slab = d.pairs[:0], d.spans, d.slab }()
+		d.pairs, d.spans, d.slab, d.unq = c.pairs[:0], c.spans, c.slab, c.unq
+		defer func() { c.pairs, c.spans, c.slab, c.unq = d.pairs[:0], d.spans, d.slab, d.unq }()
 	}
 	d.i = jsonlex.SkipSpace(doc, 0)
 	if !d.object(func(key string) bool {
@@ -58,6 +58,7 @@ type fastDec struct {
 	spans []Span // room for the spans
 	out   []*Span
 	res   *Attrs // the attributes of the resource being read
+	unq   []byte // room for the text of a string with escapes
 }
 
 // maxFastDepth is the deepest nesting of attribute values the fast path
@@ -158,6 +159,22 @@ func (d *fastDec) str() (string, bool) {
 	if d.i >= len(b) || b[d.i] != '"' {
 		return "", false
 	}
+	if i := jsonlex.NextSpecial(b, d.i+1, jsonlex.HighBits); i < len(b) {
+		switch b[i] {
+		case '"':
+			// Plain ASCII, most strings.
+			body := b[d.i+1 : i]
+			d.i = i + 1
+			if len(body) <= maxCached {
+				return d.c.str(body), true
+			}
+			return string(body), true
+		case '\\':
+			if s, ok, done := d.unquote(i); done {
+				return s, ok
+			}
+		}
+	}
 	e, fl := jsonlex.StringEnd(b, d.i+1, jsonlex.HighBits)
 	if e < 0 {
 		return "", false
@@ -186,6 +203,56 @@ func (d *fastDec) str() (string, bool) {
 		return "", false
 	}
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// maxUnquote is the most room unquote takes for the rest of a document
+// (a variable for the tests).
+var maxUnquote = 1 << 20
+
+// unquote is str for the string at d.i whose first special byte is the
+// backslash at b[i]: its text is decoded while it is checked, into the
+// decoder's buffer, then copied into a string of its own, rather than
+// checked by StringEnd and then decoded by UnquoteTo into a new slice,
+// which is cleared first. done is false when it leaves the string to
+// str's other path (a document too long for the buffer).
+func (d *fastDec) unquote(i int) (s string, ok, done bool) {
+	b := d.b
+	st := d.i + 1
+	// UnquoteRun needs room for the rest of b and a word: decoding never
+	// makes text longer.
+	need := len(b) - st + 8
+	if need > maxUnquote {
+		return "", false, false
+	}
+	if cap(d.unq) < need {
+		d.unq = make([]byte, max(need, 4<<10))
+	}
+	out := d.unq[:cap(d.unq)]
+	o := copy(out, b[st:i])
+	e, o := jsonlex.UnquoteRun(b, out, i, o)
+	if e < 0 {
+		return "", false, true
+	}
+	if b[e] != '"' {
+		// A byte above 0x7f: the rest is decoded with them, and the text
+		// checked as UTF-8 at the end. The escapes decode to whole
+		// characters, so the text is valid UTF-8 when the string's bytes
+		// are, and only then.
+		if e, o = jsonlex.UnquoteRunHigh(b, out, e, o); e < 0 || !utf8.Valid(out[:o]) {
+			return "", false, true
+		}
+	}
+	text := out[:o]
+	// UnquoteRun writes a surrogate escape that is not half of a pair as
+	// U+FFFD (EF BF BD), so only text with a 0xEF byte needs the search
+	// for one, which stops at every backslash.
+	if bytes.IndexByte(text, 0xef) >= 0 && surrogateEscape(b[st:e]) {
+		return "", false, true
+	}
+	d.i = e + 1
+	// The string is allocated on its own: a run id or a finding kept
+	// after the scan must not keep the whole document's text alive.
+	return string(text), true, true
 }
 
 // surrogateEscape tells whether a string body (escapes checked) holds a
@@ -712,6 +779,7 @@ type strCache struct {
 	pairs []KV
 	spans []Span
 	slab  []KV
+	unq   []byte
 	trace string // the last trace id read in lower-case hex, not zero
 }
 

@@ -388,6 +388,27 @@ func TestFastOTLPMatchesPdata(t *testing.T) {
 	}
 }
 
+// TestFastOTLPUnquoteRoom: strings with escapes in a document longer than
+// unquote's room are read by StringEnd and UnquoteTo, to the same spans.
+func TestFastOTLPUnquoteRoom(t *testing.T) {
+	defer func(n int) { maxUnquote = n }(maxUnquote)
+	maxUnquote = 0
+	c := newStrCache()
+	for _, odd := range []bool{false, true} {
+		g := &otlpGen{r: rand.New(rand.NewPCG(8, 9)), odd: odd}
+		for range 1000 {
+			doc := g.doc()
+			if !checkFast(t, doc) && !odd {
+				t.Fatalf("the fast path left a usual document to pdata:\n%s", doc)
+			}
+			fastOTLP(doc, 1, c)
+		}
+	}
+	if cap(c.unq) > 0 {
+		t.Errorf("unquote took %d bytes of room, past its %d", cap(c.unq), maxUnquote)
+	}
+}
+
 // TestFastOTLPFallsBack lists what the fast path leaves to pdata, and
 // that lf's decoding still reads it (or reports pdata's error).
 func TestFastOTLPFallsBack(t *testing.T) {
@@ -401,6 +422,9 @@ func TestFastOTLPFallsBack(t *testing.T) {
 		span(`{"name":"x\ud800"}`),
 		span("{\"name\":\"\xff\"}"),
 		span("{\"name\":\"a\x01\"}"),
+		span("{\"name\":\"a\\n\xff\"}"),
+		span("{\"name\":\"a\\n\xe2\x82\"}"),
+		span("{\"name\":\"a\\n\xe2\x82\\n\"}"),
 		span(`{"traceId":"0102","name":"x"}`),
 		span(`{"spanId":"01020304050607\u0030\u0038","name":"x"}`),
 		span(`{"name":"x","links":[]}`),
