@@ -753,13 +753,17 @@ func (d *fastDec) bytes() (Bytes, bool) {
 	return Bytes(base64.StdEncoding.EncodeToString(raw[:n])), true
 }
 
-// strValue is str boxed, short texts from the cache.
+// strValue is str boxed, short texts from the cache. A plain ASCII
+// string that PlainEnd read to its end is not read again by str.
 func (d *fastDec) strValue() (any, bool) {
 	if d.i < len(d.b) && d.b[d.i] == '"' {
-		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 && e-d.i-1 <= maxCached {
-			v := d.c.boxed(d.b[d.i+1 : e])
+		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 {
+			body := d.b[d.i+1 : e]
 			d.i = e + 1
-			return v, true
+			if len(body) <= maxCached {
+				return d.c.boxed(body), true
+			}
+			return string(body), true
 		}
 	}
 	s, ok := d.str()

@@ -138,6 +138,9 @@ var genTexts = []string{
 	"tool.name", "openinference.span.kind", "TOOL", "LLM", "AGENT", "gen_ai.prompt",
 	"quote \" and backslash \\ and slash /", "line\nbreak\ttab\r", "caf\u00e9 \u65e5\u672c \U0001F600",
 	"<INFORMATION>\\n", "US133000000121212121212", "\x01ctl", "del\x7f",
+	// Texts longer than the string cache keeps, plain and not.
+	strings.Repeat("The customer asked about the booking reference 4417-2290; ", 3),
+	strings.Repeat("Transaction(id=5, subject='\\n\\n<INFORMATION>\\n', caf\u00e9)\n", 3),
 }
 
 // str writes a string, escaping some characters in the ways writers do.
