@@ -20,10 +20,17 @@ import (
 // escapes in keys, ids or base64, lone surrogate escapes, invalid UTF-8,
 // control characters, deep nesting, bad syntax, trailing data), and the
 // caller decodes the document with pdata then. TestFastOTLPMatchesPdata
-// and FuzzFastOTLP hold the two to the same output. c keeps the short
-// strings of the decoder's earlier documents (nil: none).
+// and FuzzFastOTLP hold the two to the same output. c is what the
+// decoder keeps from its earlier documents: their short strings, and room
+// for spans and lists (nil: none).
 func fastOTLP(doc []byte, line int, c *strCache) (spans []*Span, ok bool) {
 	d := fastDec{b: doc, line: line, c: c}
+	if c != nil {
+		// The stack of pairs is the decoder's, left empty by each
+		// document, and so is the room left in its slabs.
+		d.pairs, d.spans, d.slab, d.unq = c.pairs[:0], c.spans, c.slab, c.unq
+		defer func() { c.pairs, c.spans, c.slab, c.unq = d.pairs[:0], d.spans, d.slab, d.unq }()
+	}
 	d.i = jsonlex.SkipSpace(doc, 0)
 	if !d.object(func(key string) bool {
 		if key != "resourceSpans" {
@@ -51,6 +58,7 @@ type fastDec struct {
 	spans []Span // room for the spans
 	out   []*Span
 	res   *Attrs // the attributes of the resource being read
+	unq   []byte // room for the text of a string with escapes
 }
 
 // maxFastDepth is the deepest nesting of attribute values the fast path
@@ -151,6 +159,22 @@ func (d *fastDec) str() (string, bool) {
 	if d.i >= len(b) || b[d.i] != '"' {
 		return "", false
 	}
+	if i := jsonlex.NextSpecial(b, d.i+1, jsonlex.HighBits); i < len(b) {
+		switch b[i] {
+		case '"':
+			// Plain ASCII, most strings.
+			body := b[d.i+1 : i]
+			d.i = i + 1
+			if len(body) <= maxCached {
+				return d.c.str(body), true
+			}
+			return string(body), true
+		case '\\':
+			if s, ok, done := d.unquote(i); done {
+				return s, ok
+			}
+		}
+	}
 	e, fl := jsonlex.StringEnd(b, d.i+1, jsonlex.HighBits)
 	if e < 0 {
 		return "", false
@@ -168,14 +192,67 @@ func (d *fastDec) str() (string, bool) {
 	}
 	// Each string is allocated on its own: a run id or a finding kept
 	// after the scan must not keep the whole document's text alive.
-	if bytes.Contains(body, []byte(`\u`)) && surrogateEscape(body) {
-		return "", false
-	}
 	out, ok := jsonlex.UnquoteTo(make([]byte, 0, len(body)+8), b[e-len(body)-1:e+1])
 	if !ok {
 		return "", false
 	}
+	// UnquoteTo writes a surrogate escape that is not half of a pair as
+	// U+FFFD (EF BF BD), so only text with a 0xEF byte needs the search
+	// for one, which stops at every backslash.
+	if bytes.IndexByte(out, 0xef) >= 0 && surrogateEscape(body) {
+		return "", false
+	}
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// maxUnquote is the most room unquote takes for the rest of a document
+// (a variable for the tests).
+var maxUnquote = 1 << 20
+
+// unquote is str for the string at d.i whose first special byte is the
+// backslash at b[i]: its text is decoded while it is checked, into the
+// decoder's buffer, then copied into a string of its own, rather than
+// checked by StringEnd and then decoded by UnquoteTo into a new slice,
+// which is cleared first. done is false when it leaves the string to
+// str's other path (a document too long for the buffer).
+func (d *fastDec) unquote(i int) (s string, ok, done bool) {
+	b := d.b
+	st := d.i + 1
+	// UnquoteRun needs room for the rest of b and a word: decoding never
+	// makes text longer.
+	need := len(b) - st + 8
+	if need > maxUnquote {
+		return "", false, false
+	}
+	if cap(d.unq) < need {
+		d.unq = make([]byte, max(need, 4<<10))
+	}
+	out := d.unq[:cap(d.unq)]
+	o := copy(out, b[st:i])
+	e, o := jsonlex.UnquoteRun(b, out, i, o)
+	if e < 0 {
+		return "", false, true
+	}
+	if b[e] != '"' {
+		// A byte above 0x7f: the rest is decoded with them, and the text
+		// checked as UTF-8 at the end. The escapes decode to whole
+		// characters, so the text is valid UTF-8 when the string's bytes
+		// are, and only then.
+		if e, o = jsonlex.UnquoteRunHigh(b, out, e, o); e < 0 || !utf8.Valid(out[:o]) {
+			return "", false, true
+		}
+	}
+	text := out[:o]
+	// UnquoteRun writes a surrogate escape that is not half of a pair as
+	// U+FFFD (EF BF BD), so only text with a 0xEF byte needs the search
+	// for one, which stops at every backslash.
+	if bytes.IndexByte(text, 0xef) >= 0 && surrogateEscape(b[st:e]) {
+		return "", false, true
+	}
+	d.i = e + 1
+	// The string is allocated on its own: a run id or a finding kept
+	// after the scan must not keep the whole document's text alive.
+	return string(text), true, true
 }
 
 // surrogateEscape tells whether a string body (escapes checked) holds a
@@ -261,6 +338,20 @@ func (d *fastDec) uint64v() (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// Nineteen digits or fewer cannot overflow: a timestamp in
+	// nanoseconds has nineteen, and is summed here without strconv's
+	// checks at each digit.
+	if len(s) > 0 && len(s) <= 19 {
+		var v uint64
+		for i := 0; i < len(s); i++ {
+			c := s[i] - '0'
+			if c > 9 {
+				return 0, false // as strconv.ParseUint: not a digit
+			}
+			v = v*10 + uint64(c)
+		}
+		return v, true
+	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	return v, err == nil
 }
@@ -290,6 +381,12 @@ func (d *fastDec) enum(max int) (int, bool) {
 
 // id reads a trace or span id: n bytes in hex, "" for none (or all zeros).
 func (d *fastDec) id(n int) (string, bool) {
+	if n == 16 && d.c != nil && d.c.trace != "" &&
+		hasAt(d.b, d.i, `"`) && hasAt(d.b, d.i+1, d.c.trace) && hasAt(d.b, d.i+1+32, `"`) {
+		// The trace id of the span before, read as it was then.
+		d.i += 1 + 32 + 1
+		return d.c.trace, true
+	}
 	s, ok := d.plain()
 	if !ok {
 		return "", false
@@ -318,8 +415,12 @@ func (d *fastDec) id(n int) (string, bool) {
 	switch {
 	case zero:
 		return "", true
+	case lower && n == 16 && d.c != nil:
+		// A trace's id comes again in each of its spans.
+		d.c.trace = d.c.str(s)
+		return d.c.trace, true
 	case lower:
-		return d.c.str(s), true // a trace's id comes again in each of its spans
+		return d.c.str(s), true
 	}
 	return string(h[:len(s)]), true
 }
@@ -485,22 +586,16 @@ func (d *fastDec) event() (SpanEvent, bool) {
 	return e, ok
 }
 
-// kvs reads a list of key-value pairs. The lists of a document share
-// slabs (its spans are mapped, then dropped, together).
+// kvs reads a list of key-value pairs. The lists share slabs: those of
+// one document, and with a decoder's state, of the documents around it,
+// whose spans are mapped, then dropped, at about the same time.
 func (d *fastDec) kvs() ([]KV, bool) {
 	base := len(d.pairs)
 	ok := d.array(func() bool {
-		var kv KV
-		ok := d.object(func(key string) bool {
-			var ok bool
-			switch key {
-			case "key":
-				kv.Key, ok = d.str()
-			case "value":
-				kv.Value, ok = d.value()
-			}
-			return ok
-		})
+		kv, ok := d.stringPair()
+		if !ok {
+			kv, ok = d.pair()
+		}
 		d.pairs = append(d.pairs, kv)
 		return ok
 	})
@@ -513,6 +608,55 @@ func (d *fastDec) kvs() ([]KV, bool) {
 	clear(d.pairs[base:])
 	d.pairs = d.pairs[:base]
 	return d.slab[o : o+n : o+n], ok
+}
+
+// pair reads a key-value pair.
+func (d *fastDec) pair() (KV, bool) {
+	var kv KV
+	ok := d.object(func(key string) bool {
+		var ok bool
+		switch key {
+		case "key":
+			kv.Key, ok = d.str()
+		case "value":
+			kv.Value, ok = d.value()
+		}
+		return ok
+	})
+	return kv, ok
+}
+
+// stringPair reads a pair written as exporters write a text attribute,
+// {"key":"...","value":{"stringValue":"..."}} without spaces, as the
+// pair reads it, without going through two objects' keys; on
+// anything else it leaves d.i where it was, for pair (which also tells
+// what is wrong). TestStringPairMatchesPair holds the two together.
+func (d *fastDec) stringPair() (KV, bool) {
+	const head, mid, tail = `{"key":`, `,"value":{"stringValue":`, `}}`
+	st := d.i
+	// The two objects would be read at these depths.
+	if d.depth+2 > maxFastDepth || !hasAt(d.b, st, head) {
+		return KV{}, false
+	}
+	d.i += len(head)
+	k, ok := d.str()
+	if !ok || !hasAt(d.b, d.i, mid) {
+		d.i = st
+		return KV{}, false
+	}
+	d.i += len(mid)
+	v, ok := d.strValue()
+	if !ok || !hasAt(d.b, d.i, tail) {
+		d.i = st
+		return KV{}, false
+	}
+	d.i += len(tail)
+	return KV{Key: k, Value: v}, true
+}
+
+// hasAt tells whether b holds s at i.
+func hasAt(b []byte, i int, s string) bool {
+	return len(b)-i >= len(s) && string(b[i:i+len(s)]) == s
 }
 
 // value reads an AnyValue holding at most one field.
@@ -609,13 +753,17 @@ func (d *fastDec) bytes() (Bytes, bool) {
 	return Bytes(base64.StdEncoding.EncodeToString(raw[:n])), true
 }
 
-// strValue is str boxed, short texts from the cache.
+// strValue is str boxed, short texts from the cache. A plain ASCII
+// string that PlainEnd read to its end is not read again by str.
 func (d *fastDec) strValue() (any, bool) {
 	if d.i < len(d.b) && d.b[d.i] == '"' {
-		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 && e-d.i-1 <= maxCached {
-			v := d.c.boxed(d.b[d.i+1 : e])
+		if e := jsonlex.PlainEnd(d.b, d.i+1); e >= 0 {
+			body := d.b[d.i+1 : e]
 			d.i = e + 1
-			return v, true
+			if len(body) <= maxCached {
+				return d.c.boxed(body), true
+			}
+			return string(body), true
 		}
 	}
 	s, ok := d.str()
@@ -628,6 +776,15 @@ func (d *fastDec) strValue() (any, bool) {
 type strCache struct {
 	seed maphash.Seed
 	e    [1024]strEntry
+	// What else a decoder keeps from one document to the next: the stack
+	// of pairs being read (empty between documents), and the room left in
+	// the slabs its spans and lists are made in. Documents read one after
+	// another hold spans of the same traces, which are dropped together.
+	pairs []KV
+	spans []Span
+	slab  []KV
+	unq   []byte
+	trace string // the last trace id read in lower-case hex, not zero
 }
 
 type strEntry struct {
@@ -640,12 +797,12 @@ const maxCached = 48
 
 func newStrCache() *strCache { return &strCache{seed: maphash.MakeSeed()} }
 
-// get returns the entry of b's text, made if it is not there.
+// get returns the entry of b's text, made if it is not there (its boxed
+// form made only when asked for: most strings are not boxed).
 func (c *strCache) get(b []byte) *strEntry {
 	e := &c.e[maphash.Bytes(c.seed, b)&uint64(len(c.e)-1)]
-	if e.v == nil || e.s != string(b) {
-		s := string(b)
-		e.s, e.v = s, s
+	if e.s != string(b) {
+		e.s, e.v = string(b), nil
 	}
 	return e
 }
@@ -663,5 +820,9 @@ func (c *strCache) boxed(b []byte) any {
 	if c == nil {
 		return string(b)
 	}
-	return c.get(b).v
+	e := c.get(b)
+	if e.v == nil {
+		e.v = e.s
+	}
+	return e.v
 }

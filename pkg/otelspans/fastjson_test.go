@@ -56,9 +56,10 @@ func spansDump(spans []*Span) string {
 // fields, snake_case names, enums by name, and now and then something
 // invalid (a bad id, invalid UTF-8, a repeated field).
 type otlpGen struct {
-	r   *rand.Rand
-	odd bool // allow what the fast path leaves to pdata
-	b   bytes.Buffer
+	r     *rand.Rand
+	odd   bool // allow what the fast path leaves to pdata
+	b     bytes.Buffer
+	trace string // the last trace id written, which spans often share
 }
 
 func (g *otlpGen) p(n int) bool { return g.r.IntN(n) == 0 }
@@ -137,6 +138,9 @@ var genTexts = []string{
 	"tool.name", "openinference.span.kind", "TOOL", "LLM", "AGENT", "gen_ai.prompt",
 	"quote \" and backslash \\ and slash /", "line\nbreak\ttab\r", "caf\u00e9 \u65e5\u672c \U0001F600",
 	"<INFORMATION>\\n", "US133000000121212121212", "\x01ctl", "del\x7f",
+	// Texts longer than the string cache keeps, plain and not.
+	strings.Repeat("The customer asked about the booking reference 4417-2290; ", 3),
+	strings.Repeat("Transaction(id=5, subject='\\n\\n<INFORMATION>\\n', caf\u00e9)\n", 3),
 }
 
 // str writes a string, escaping some characters in the ways writers do.
@@ -177,8 +181,19 @@ func (g *otlpGen) str(s string) {
 
 func (g *otlpGen) text() { g.str(genTexts[g.r.IntN(len(genTexts))]) }
 
-// num writes an unsigned integer as a string or a number.
+// num writes an unsigned integer as a string or a number, now and then
+// with twenty digits (in range or not) or leading zeros as a string.
 func (g *otlpGen) num(v uint64) {
+	switch {
+	case g.p(30):
+		fmt.Fprintf(&g.b, `"%020d"`, v)
+		return
+	case g.odd && g.p(30):
+		// Twenty digits, in range and not, and what is no number.
+		bad := []string{"18446744073709551615", "18446744073709551616", "99999999999999999999", `"27670116110564327424"`, `"12:30"`, `"+5"`, `"1_000"`, `""`}
+		g.b.WriteString(bad[g.r.IntN(len(bad))])
+		return
+	}
 	if g.p(2) {
 		fmt.Fprintf(&g.b, `"%d"`, v)
 	} else {
@@ -269,7 +284,21 @@ func (g *otlpGen) attrs(depth int) {
 
 func (g *otlpGen) span() {
 	fields := []any{
-		"traceId", func() { g.id(16) },
+		"traceId", func() {
+			// Spans of one trace follow one another, with now and then
+			// one of another trace between them.
+			if g.trace != "" && !g.p(4) {
+				if g.odd && g.p(10) {
+					g.str(g.trace + "a") // a digit too many
+					return
+				}
+				g.str(g.trace)
+				return
+			}
+			st := g.b.Len()
+			g.id(16)
+			g.trace = strings.Trim(g.b.String()[st:], `"`)
+		},
 		"spanId", func() { g.id(8) },
 		"parentSpanId", func() { g.id(8) },
 		"name", g.text,
@@ -303,6 +332,9 @@ func (g *otlpGen) span() {
 
 func (g *otlpGen) doc() []byte {
 	g.b.Reset()
+	if g.p(3) {
+		g.trace = "" // a trace of its own, or the last document's
+	}
 	g.obj("resourceSpans", func() {
 		g.arr(1+g.r.IntN(2), func() {
 			g.obj("resource", func() { g.obj("attributes", func() { g.attrs(1) }) },
@@ -359,6 +391,27 @@ func TestFastOTLPMatchesPdata(t *testing.T) {
 	}
 }
 
+// TestFastOTLPUnquoteRoom: strings with escapes in a document longer than
+// unquote's room are read by StringEnd and UnquoteTo, to the same spans.
+func TestFastOTLPUnquoteRoom(t *testing.T) {
+	defer func(n int) { maxUnquote = n }(maxUnquote)
+	maxUnquote = 0
+	c := newStrCache()
+	for _, odd := range []bool{false, true} {
+		g := &otlpGen{r: rand.New(rand.NewPCG(8, 9)), odd: odd}
+		for range 1000 {
+			doc := g.doc()
+			if !checkFast(t, doc) && !odd {
+				t.Fatalf("the fast path left a usual document to pdata:\n%s", doc)
+			}
+			fastOTLP(doc, 1, c)
+		}
+	}
+	if cap(c.unq) > 0 {
+		t.Errorf("unquote took %d bytes of room, past its %d", cap(c.unq), maxUnquote)
+	}
+}
+
 // TestFastOTLPFallsBack lists what the fast path leaves to pdata, and
 // that lf's decoding still reads it (or reports pdata's error).
 func TestFastOTLPFallsBack(t *testing.T) {
@@ -372,6 +425,9 @@ func TestFastOTLPFallsBack(t *testing.T) {
 		span(`{"name":"x\ud800"}`),
 		span("{\"name\":\"\xff\"}"),
 		span("{\"name\":\"a\x01\"}"),
+		span("{\"name\":\"a\\n\xff\"}"),
+		span("{\"name\":\"a\\n\xe2\x82\"}"),
+		span("{\"name\":\"a\\n\xe2\x82\\n\"}"),
 		span(`{"traceId":"0102","name":"x"}`),
 		span(`{"spanId":"01020304050607\u0030\u0038","name":"x"}`),
 		span(`{"name":"x","links":[]}`),
@@ -381,6 +437,11 @@ func TestFastOTLPFallsBack(t *testing.T) {
 		span(`{"name":"x","startTimeUnixNano":1e9}`),
 		span(`{"name":"x","startTimeUnixNano":"+5"}`),
 		span(`{"name":"x","startTimeUnixNano":-5}`),
+		span(`{"name":"x","startTimeUnixNano":"18446744073709551616"}`),
+		span(`{"name":"x","startTimeUnixNano":99999999999999999999}`),
+		span(`{"name":"x","startTimeUnixNano":"12:30"}`),
+		span(`{"traceId":"0102030405060708090a0b0c0d0e0f10","name":"x"},{"traceId":"0102030405060708090a0b0c0d0e0f10a","name":"y"}`),
+		span(`{"traceId":"0102030405060708090a0b0c0d0e0f10","name":"x"},{"traceId":"0102030405060708090a0b0c0d0e0f10x,"name":"y"}`),
 		span(`{"name":"x","kind":9}`),
 		span(`{"name":"x","attributes":null}`),
 		span(`{"name":"x","unknown":{"a":[1,2,{}]}}`),
@@ -391,6 +452,9 @@ func TestFastOTLPFallsBack(t *testing.T) {
 	} {
 		if _, ok := fastOTLP([]byte(doc), 1, nil); ok {
 			t.Errorf("the fast path read %s", doc)
+		}
+		if _, ok := fastOTLP([]byte(doc), 1, newStrCache()); ok {
+			t.Errorf("the fast path with a cache read %s", doc)
 		}
 		checkFast(t, []byte(doc))
 		pd, perr := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc))
@@ -435,5 +499,68 @@ func TestFastKeyBits(t *testing.T) {
 			}
 			bits[b] = k
 		}
+	}
+}
+
+// TestStringPairMatchesPair: a pair that stringPair reads, pair reads to
+// the same key, value and end; one it leaves is left where it was.
+func TestStringPairMatchesPair(t *testing.T) {
+	g := &otlpGen{r: rand.New(rand.NewPCG(5, 6))}
+	pairs := []string{
+		`{"key":"k","value":{"stringValue":"v"}}`,
+		`{"key":"","value":{"stringValue":""}}`,
+		`{"key":"a\nb","value":{"stringValue":"caf\u00e9 \ud83d\ude00"}}`,
+		`{"key":"k","value":{"stringValue":"\ud800"}}`,
+		`{"key":"k","value":{"stringValue":"` + strings.Repeat("long text ", 20) + `"}}`,
+		`{"key":"k","value":{"stringValue":"v"},"key":"k2"}`,
+		`{"key":"k","value":{"stringValue":"v","intValue":"1"}}`,
+		`{"key":"k","value":{"stringValue":5}}`,
+		`{"key":"k","value":{"stringValue":"v"} }`,
+		`{"key":"k", "value":{"stringValue":"v"}}`,
+		`{"value":{"stringValue":"v"},"key":"k"}`,
+		`{"key":"k","value":{"intValue":"5"}}`,
+		`{"key":"k\u0000","value":{"stringValue":"\u0041"}}`,
+		"{\"key\":\"k\",\"value\":{\"stringValue\":\"\xff\"}}",
+		`{"key":"k","value":{"stringValue":"v"}`,
+		`{"key":"k","value":{"stringValue":"v`,
+		`{"key":k,"value":{"stringValue":"v"}}`,
+	}
+	for i := range 3000 {
+		g.b.Reset()
+		g.odd = g.p(2)
+		if i%2 == 0 {
+			// The shape stringPair reads, with the generator's texts.
+			g.b.WriteString(`{"key":`)
+			g.text()
+			g.b.WriteString(`,"value":{"stringValue":`)
+			g.text()
+			g.b.WriteString(`}}`)
+		} else {
+			g.obj("key", g.text, "value", func() { g.value(1) })
+		}
+		pairs = append(pairs, g.b.String())
+	}
+	read := 0
+	for _, p := range pairs {
+		for _, depth := range []int{0, maxFastDepth - 3, maxFastDepth - 2, maxFastDepth - 1} {
+			b := []byte(p + ",")
+			sd := fastDec{b: b, depth: depth, c: newStrCache()}
+			skv, sok := sd.stringPair()
+			if !sok {
+				if sd.i != 0 {
+					t.Fatalf("%s at depth %d: stringPair left it at %d", p, depth, sd.i)
+				}
+				continue
+			}
+			read++
+			pd := fastDec{b: b, depth: depth}
+			pkv, pok := pd.pair()
+			if !pok || !reflect.DeepEqual(skv, pkv) || sd.i != pd.i || sd.depth != pd.depth {
+				t.Fatalf("%s at depth %d: stringPair %v %+v at %d, pair %v %+v at %d", p, depth, sok, skv, sd.i, pok, pkv, pd.i)
+			}
+		}
+	}
+	if read < len(pairs) {
+		t.Errorf("stringPair read only %d of %d pairs at four depths", read, 4*len(pairs))
 	}
 }

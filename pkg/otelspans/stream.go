@@ -280,26 +280,50 @@ func indexLines(r io.Reader) (traceLines, int, error) {
 }
 
 // lineTraceIDs notes the line as the last of the trace ids of its
-// "traceId" keys, in one pass over it; false when it is not sure of them.
+// "traceId" keys, left to right; false when it is not sure of them (the
+// ids after the first doubt are then not noted). Only a "trace" followed
+// by "Id" or "_id" matters, so the line is searched for the rarer 'I' and
+// '_' (a line of text holds a 't' every twenty bytes), and each one found
+// is checked for the "trace" before it; the nearer of the two is taken
+// first, in the order a search for "trace" meets them.
 func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 	var raw [16]byte
 	var id [32]byte
 	var prev []byte // the id last noted (a line's spans mostly share one)
-	for rest := doc; ; {
-		i := bytes.Index(rest, []byte("trace"))
-		if i < 0 {
+	from := 0       // where the text not yet read starts
+	after := 0      // where the last id noted ends (0: the line's start)
+	nextI, nextU := -1, -1
+	for {
+		// The next 'I' and '_' from from on (len(doc): none), each
+		// searched for again only once it is passed.
+		if nextI < from {
+			nextI = indexByteFrom(doc, from, 'I')
+		}
+		if nextU < from {
+			nextU = indexByteFrom(doc, from, '_')
+		}
+		p := min(nextI, nextU)
+		if p == len(doc) {
 			break
 		}
-		head := rest[:i]
-		rest = rest[i+len("trace"):]
-		switch {
-		case bytes.HasPrefix(rest, []byte("_id")):
-			return false
-		case !bytes.HasPrefix(rest, []byte("Id")):
+		from = p + 1
+		t := p - len("trace")
+		if t < 0 || string(doc[t:p]) != "trace" {
 			continue
 		}
-		// "traceId":"<32 hex digits>"
-		if len(head) == 0 || head[len(head)-1] != '"' || len(rest) < 2+3+32+1 ||
+		if doc[p] == '_' {
+			if p+3 <= len(doc) && string(doc[p+1:p+3]) == "id" {
+				return false
+			}
+			continue
+		}
+		if p+2 > len(doc) || doc[p+1] != 'd' {
+			continue
+		}
+		// "traceId":"<32 hex digits>", its quote not the end of the id
+		// before it.
+		rest := doc[p:]
+		if t == after || doc[t-1] != '"' || len(rest) < 2+3+32+1 ||
 			string(rest[:5]) != `Id":"` || rest[5+32] != '"' {
 			return false
 		}
@@ -311,9 +335,19 @@ func lineTraceIDs(doc []byte, line int, x *traceLines) bool {
 			x.last[string(id[:])] = line
 			prev = h
 		}
-		rest = rest[5+32+1:]
+		after = p + 5 + 32 + 1
+		from = after
 	}
 	return !asciiEscape(doc)
+}
+
+// indexByteFrom is the index of the first c in doc from i on, len(doc)
+// when there is none.
+func indexByteFrom(doc []byte, i int, c byte) int {
+	if j := bytes.IndexByte(doc[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(doc)
 }
 
 // asciiEscape tells whether doc writes a printable ASCII character as a
