@@ -65,8 +65,19 @@ var (
 
 // LeakEvents maps a trace's spans to AgentLeak events.
 func LeakEvents(t *Trace, m Mapping) []LeakEvent {
+	return LeakEventsInto(nil, t, m)
+}
+
+// LeakEventsInto is LeakEvents writing the events over buf from its start
+// (what buf held is lost), so that a caller mapping trace after trace, such
+// as the server's scan workers, reuses one slice instead of allocating one
+// per trace. The events are buf's storage when it is large enough.
+func LeakEventsInto(buf []LeakEvent, t *Trace, m Mapping) []LeakEvent {
 	// Most spans make one or two events (a tool span two).
-	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, 2*len(t.Spans)+1)}
+	if n := 2*len(t.Spans) + 1; cap(buf) < n {
+		buf = make([]LeakEvent, 0, n)
+	}
+	a := adapter{m: m, lastOut: -1, events: buf[:0]}
 	spans := t.Spans
 	if m == MappingLF {
 		spans = byStart(spans)

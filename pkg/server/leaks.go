@@ -206,8 +206,8 @@ func (s *Server) otlpLoop(ctx context.Context) {
 
 // scanTrace scans one finished trace with the tenant's AgentLeak config
 // and vaults, keeps its record, and counts a blocked trace as a policy
-// denial of each agent whose span leaked.
-func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) error {
+// denial of each agent whose span leaked. buf is the scan worker's.
+func (s *Server) scanTrace(ctx context.Context, buf *scanBuf, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) error {
 	st := &otelspans.Trace{RunID: id, File: "otlp", Spans: pt.spans}
 	for _, sp := range pt.spans {
 		if v := sp.ResourceStr(otelspans.ScenarioAttr); v != "" {
@@ -218,10 +218,12 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	if st.ScenarioID == "" {
 		st.ScenarioID = id
 	}
-	evs := otelspans.LeakEvents(st, otelspans.MappingLF)
-	trace := agentleak.TraceForScan(st, evs)
+	defer buf.reset() // leakers points into evs until denyLeakers returns
+	evs := otelspans.LeakEventsInto(buf.evs, st, otelspans.MappingLF)
+	buf.evs = evs
+	agentleak.TraceForScanInto(&buf.trace, st, evs)
 	scanner := tt.pool.get(s.otlp.set.scanners[tenant])
-	res, err := scanner.Scan(trace)
+	res, err := scanner.Scan(&buf.trace)
 	if err != nil {
 		tt.pool.put(scanner)
 		return err
@@ -272,6 +274,33 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 		return nil
 	}
 	return s.denyLeakers(ctx, tenant, id, rec, leakers)
+}
+
+// scanBuf is what a scan worker reuses from one trace to the next instead
+// of allocating it per trace: the AgentLeak events made from the spans and
+// the trace made of them (together about two thirds of the bytes a scan
+// allocated). Nothing scanTrace keeps refers into them: a record copies
+// what it shows.
+type scanBuf struct {
+	evs   []otelspans.LeakEvent
+	trace agentleak.Trace
+}
+
+// maxScanBufEvents is the most events a buffer keeps room for after a
+// scan: one huge trace does not pin its buffers' memory for good.
+const maxScanBufEvents = 4096
+
+// reset clears the buffer after a scan, so that an idle worker keeps no
+// spans or texts of the trace it scanned last alive.
+func (b *scanBuf) reset() {
+	if cap(b.evs) > maxScanBufEvents || cap(b.trace.Events) > maxScanBufEvents {
+		*b = scanBuf{}
+		return
+	}
+	clear(b.evs)
+	clear(b.trace.Events)
+	b.evs = b.evs[:0]
+	b.trace = agentleak.Trace{Events: b.trace.Events[:0]}
 }
 
 // keepLeak adds a scanned trace's record; the last max are kept (read

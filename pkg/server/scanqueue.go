@@ -90,6 +90,7 @@ func (o *otlpState) done(j scanJob) {
 func (s *Server) scanLoop(ctx context.Context) {
 	o := s.otlp
 	work := context.WithoutCancel(ctx)
+	var buf scanBuf // the worker's, reused by each of its scans
 	for {
 		o.mu.Lock()
 		j, ok := o.next()
@@ -102,7 +103,7 @@ func (s *Server) scanLoop(ctx context.Context) {
 			}
 		}
 		if ok {
-			if err := s.scanTrace(work, j.tenant, j.tt, j.id, j.pt, j.ended); err != nil {
+			if err := s.scanTrace(work, &buf, j.tenant, j.tt, j.id, j.pt, j.ended); err != nil {
 				s.logf("otlp: scan of trace %s (tenant %s): %v", j.id, j.tenant, err)
 			}
 			o.done(j)

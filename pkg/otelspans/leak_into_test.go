@@ -1,0 +1,56 @@
+package otelspans
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/lfcli/lf/pkg/internal/testfiles"
+)
+
+// spanCorpus is the repository's span file and the OpenTelemetry
+// conformance packs' (when the shared folder is there), as traces.
+func spanCorpus(t *testing.T) []*Trace {
+	t.Helper()
+	files := []string{filepath.Join("..", "..", "project", "agentleak", "spans.otlp.jsonl")}
+	packs, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "agentleak-otel", "*", "spans.otlp.jsonl"))
+	var out []*Trace
+	for _, f := range append(files, packs...) {
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := Read(f, r, Auto)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ts...)
+	}
+	return out
+}
+
+// TestLeakEventsIntoReusesBuffer: events made over a buffer that held
+// another trace's events are LeakEvents' events, in the buffer's storage
+// when it has room; both mappings, each trace after a larger one.
+func TestLeakEventsIntoReusesBuffer(t *testing.T) {
+	traces := spanCorpus(t)
+	for _, m := range []Mapping{MappingLF, MappingEngine} {
+		var buf []LeakEvent
+		for pass := range 2 {
+			for _, tr := range traces {
+				want := LeakEvents(tr, m)
+				before := buf
+				buf = LeakEventsInto(buf, tr, m)
+				if !reflect.DeepEqual(buf, want) && !(len(buf) == 0 && len(want) == 0) {
+					t.Fatalf("mapping %d, trace %s: over a used buffer\n%s\nLeakEvents\n%s", m, tr.RunID, digest(buf), digest(want))
+				}
+				if pass == 1 && cap(before) >= 2*len(tr.Spans)+1 && len(buf) > 0 && &buf[0] != &before[:1][0] {
+					t.Fatalf("mapping %d, trace %s: a buffer with room for the events was not reused", m, tr.RunID)
+				}
+				buf = buf[:cap(buf)] // the next trace finds all of it written
+			}
+		}
+	}
+}
