@@ -18,7 +18,7 @@ import (
 // before its buffers and bookkeeping were made cheaper: a fresh scanner,
 // events and trace allocated for the trace, each event's agent from
 // Trace.Agent.
-func wantLeakRecord(t *testing.T, s *Server, tenant, id string, spans []*otelspans.Span, ended string) LeakRecord {
+func wantLeakRecord(t *testing.T, s *Server, tenant, id string, spans []*otelspans.Span, ended string) (LeakRecord, map[string]*otelspans.LeakEvent) {
 	t.Helper()
 	st := &otelspans.Trace{RunID: id, File: "otlp", Spans: spans}
 	for _, sp := range spans {
@@ -56,17 +56,39 @@ func wantLeakRecord(t *testing.T, s *Server, tenant, id string, spans []*otelspa
 		rec.Agents = append(rec.Agents, a)
 	}
 	sort.Strings(rec.Agents)
+	leakers := map[string]*otelspans.LeakEvent{}
 	for _, f := range res.Findings {
 		a := ""
 		if f.Event >= 0 && f.Event < len(evs) {
 			a = st.Agent(evs[f.Event].Span)
+			if f.Leaked && a != "" && leakers[a] == nil {
+				leakers[a] = &evs[f.Event]
+			}
 		}
 		rec.Findings = append(rec.Findings, LeakFinding{
 			EventID: f.EventID, Channel: f.Channel, Agent: a, DataType: f.DataType, Level: f.Level,
 			Severity: f.Severity, Detector: f.Detector, Tier: f.Tier, Leaked: f.Leaked, Value: agentleak.Redact(f.Value),
 		})
 	}
-	return rec
+	if !res.Blocked {
+		leakers = nil // a trace that is not blocked denies nobody
+	}
+	return rec, leakers
+}
+
+// sameLeakers tells whether two sets of leaking agents name the same
+// agents, each with the same event of the same span.
+func sameLeakers(a, b map[string]*otelspans.LeakEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, e := range a {
+		f := b[k]
+		if f == nil || f.EventID != e.EventID || f.Span != e.Span || f.ToolName != e.ToolName || f.Content != e.Content {
+			return false
+		}
+	}
+	return true
 }
 
 // scanTraceCases are finished traces of varied shapes: the leaky trace
@@ -96,6 +118,13 @@ func scanTraceCases(t *testing.T) map[string][]*otelspans.Span {
 		otlpSpan{7, 6, "deeper", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.result": "ada@example.com"}},
 		otlpSpan{1, 0, "root", map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "agt_root"}},
 	))
+	// No span names an agent, and no resource a service: events without
+	// an agent.
+	out["nobody"] = []*otelspans.Span{
+		{TraceID: "nobody", SpanID: "r", Name: "root", Attrs: otelspans.NewAttrs([]otelspans.KV{{Key: "input.value", Value: "my SSN is 123-45-6789"}})},
+		{TraceID: "nobody", SpanID: "t", ParentID: "r", Name: "tool", Attrs: otelspans.NewAttrs([]otelspans.KV{{Key: "tool.name", Value: "mail"}, {Key: "tool.parameters", Value: "to ada@example.com, SSN 123-45-6789"}})},
+		{TraceID: "nobody", SpanID: "u", ParentID: "r", Name: "named", Attrs: otelspans.NewAttrs([]otelspans.KV{{Key: "agent.name", Value: "Named"}, {Key: "output.value", Value: "card 4111 1111 1111 1111"}})},
+	}
 	f := filepath.Join("..", "..", "project", "agentleak", "spans.otlp.jsonl")
 	r, err := os.Open(f)
 	if err != nil {
@@ -139,13 +168,26 @@ func TestScanTraceRecords(t *testing.T) {
 				buf.evs = otelspans.LeakEvents(&otelspans.Trace{Spans: other}, otelspans.MappingLF)
 				agentleak.TraceForScanInto(&buf.trace, &otelspans.Trace{Spans: other}, buf.evs)
 			}
-			want := wantLeakRecord(t, s, "t1", id, spans, "root")
+			want, wantLeakers := wantLeakRecord(t, s, "t1", id, spans, "root")
+			rec, leakers, err := s.scanRecord(&buf, "t1", tt, id, &pendingTrace{spans: spans}, "root")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(rec, want) {
+				t.Fatalf("trace %s (pass %d):\n got %+v\nwant %+v", id, pass, rec, want)
+			}
+			if !sameLeakers(leakers, wantLeakers) {
+				t.Fatalf("trace %s (pass %d): leaking agents\n got %v\nwant %v", id, pass, leakers, wantLeakers)
+			}
+			if dirty {
+				buf.reset()
+				buf.evs = otelspans.LeakEvents(&otelspans.Trace{Spans: cases[ids[(i+1)%len(ids)]]}, otelspans.MappingLF)
+			}
 			if err := s.scanTrace(context.Background(), &buf, "t1", tt, id, &pendingTrace{spans: spans}, "root"); err != nil {
 				t.Fatal(err)
 			}
-			got := tt.leaks[len(tt.leaks)-1]
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("trace %s (pass %d):\n got %+v\nwant %+v", id, pass, got, want)
+			if got := tt.leaks[len(tt.leaks)-1]; !reflect.DeepEqual(got, want) {
+				t.Fatalf("trace %s (pass %d): kept\n got %+v\nwant %+v", id, pass, got, want)
 			}
 			if cap(buf.evs) == 0 || cap(buf.trace.Events) == 0 {
 				t.Fatalf("trace %s: the buffer kept no room for the next trace", id)
@@ -164,6 +206,11 @@ func TestScanTraceRecords(t *testing.T) {
 			for _, e := range buf.trace.Events[:cap(buf.trace.Events)] {
 				if !reflect.DeepEqual(e, agentleak.Event{}) {
 					t.Fatalf("trace %s: the buffer's trace keeps an event after the scan: %+v", id, e)
+				}
+			}
+			for _, a := range append(buf.eventAgent[:cap(buf.eventAgent)], buf.agents[:cap(buf.agents)]...) {
+				if a != "" {
+					t.Fatalf("trace %s: the buffer keeps an agent after the scan: %q", id, a)
 				}
 			}
 			if !reflect.DeepEqual(buf.trace, agentleak.Trace{Events: buf.trace.Events}) {
