@@ -247,19 +247,31 @@ func lfOutputMessages(at Attrs) ([]call, string) {
 			text = c
 		}
 	}
+	if tc := at.Str("ai.response.toolCalls"); tc != "" {
+		calls = vercelToolCalls(calls, tc)
+	}
+	return calls, text
+}
+
+// vercelToolCalls adds the tool calls of the Vercel AI SDK's
+// ai.response.toolCalls. It is a function of its own so that the list it
+// decodes into, which escapes to encoding/json, is allocated only for a
+// span that has the attribute, not for every LLM span.
+func vercelToolCalls(calls []call, tc string) []call {
 	var vc []struct {
 		ToolName string          `json:"toolName"`
 		Args     json.RawMessage `json:"args"`
 		Input    json.RawMessage `json:"input"`
 	}
-	if tc := at.Str("ai.response.toolCalls"); tc != "" && json.Unmarshal([]byte(tc), &vc) == nil {
-		for _, c := range vc {
-			args := argText(c.Args)
-			if args == "" {
-				args = argText(c.Input)
-			}
-			calls = append(calls, call{c.ToolName, nonEmpty(args, c.ToolName)})
-		}
+	if json.Unmarshal([]byte(tc), &vc) != nil {
+		return calls
 	}
-	return calls, text
+	for _, c := range vc {
+		args := argText(c.Args)
+		if args == "" {
+			args = argText(c.Input)
+		}
+		calls = append(calls, call{c.ToolName, nonEmpty(args, c.ToolName)})
+	}
+	return calls
 }
