@@ -179,10 +179,10 @@ func (a *adapter) span(s *Span) {
 	if a.m == MappingLF {
 		nameKeys = lfToolNameKeys
 	}
-	_, hasTool := at.First(nameKeys...)
+	tool, hasTool := at.First(nameKeys...)
 	switch {
 	case kind == "TOOL" || (kind == "" && hasTool):
-		a.tool(s, at, agent, kind)
+		a.tool(s, at, agent, kind, tool, hasTool)
 	case kind == "RETRIEVER":
 		a.retriever(s, at, agent)
 	case kind == "GUARDRAIL":
@@ -277,12 +277,13 @@ func vercelKind(op string) string {
 	return ""
 }
 
-func (a *adapter) tool(s *Span, at Attrs, agent, kind string) {
-	nameKeys, argKeys, outKeys := toolNameKeys, toolArgKeys, outputKeys
+// tool maps a tool span; tool and ok are what span found of its tool name
+// (the first of the mapping's tool name keys), not looked up again.
+func (a *adapter) tool(s *Span, at Attrs, agent, kind, tool string, ok bool) {
+	argKeys, outKeys := toolArgKeys, outputKeys
 	if a.m == MappingLF {
-		nameKeys, argKeys, outKeys = lfToolNameKeys, lfToolArgKeys, lfToolOutKeys
+		argKeys, outKeys = lfToolArgKeys, lfToolOutKeys
 	}
-	tool, ok := at.First(nameKeys...)
 	if !ok && a.m == MappingLF {
 		tool, ok = at.First("traceloop.entity.name") // OpenLLMetry names its tool spans' tool so
 	}
