@@ -165,10 +165,39 @@ func (a *adapter) attrs(s *Span) Attrs {
 	return lfAttrs(s)
 }
 
+// keyLens is a set of key lengths (mod 64): a span's attributes' or a
+// key list's. When a list's and a span's sets do not meet, none of the
+// list's keys is among the span's attributes, and the list is not looked
+// up: the agent keys are on few spans (a GenAI span names its agent on
+// its agent span only), and looking each of them up through every
+// attribute of every span was a good part of the mapping's cost.
+type keyLens uint64
+
+func lensOf(keys ...string) keyLens {
+	var m keyLens
+	for _, k := range keys {
+		m |= 1 << (len(k) & 63)
+	}
+	return m
+}
+
+func attrLens(at Attrs) keyLens {
+	var m keyLens
+	for _, kv := range at.List() {
+		m |= 1 << (len(kv.Key) & 63)
+	}
+	return m
+}
+
+var agentKeyLens = lensOf(agentKeys...)
+
 func (a *adapter) span(s *Span) {
 	at := a.attrs(s)
 	kind := a.kind(s, at)
-	agent, ok := at.First(agentKeys...)
+	agent, ok := "", false
+	if attrLens(at)&agentKeyLens != 0 {
+		agent, ok = at.First(agentKeys...)
+	}
 	if !ok {
 		agent = s.Name
 		if agent == "" {

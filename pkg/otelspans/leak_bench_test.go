@@ -98,3 +98,15 @@ func BenchmarkAgentFinder(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOutputMessages is the output of one of that trace's model
+// spans (gen_ai.output.messages, 700 characters of text).
+func BenchmarkOutputMessages(b *testing.B) {
+	at := genAITrace(100).Spans[9].Attrs
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, text := lfOutputMessages(at); len(text) != 700 {
+			b.Fatalf("%d characters", len(text))
+		}
+	}
+}

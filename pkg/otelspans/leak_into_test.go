@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/internal/testfiles"
@@ -50,6 +51,30 @@ func TestLeakEventsIntoReusesBuffer(t *testing.T) {
 					t.Fatalf("mapping %d, trace %s: a buffer with room for the events was not reused", m, tr.RunID)
 				}
 				buf = buf[:cap(buf)] // the next trace finds all of it written
+			}
+		}
+	}
+}
+
+// TestKeyLensFindAgents: the lengths of a span's attribute keys never
+// hide an agent key the span has: each of the mapping's agent keys names
+// the span's agent among other attributes (keys of 64 characters and
+// more, whose lengths wrap), and with none the span's name does.
+func TestKeyLensFindAgents(t *testing.T) {
+	long := strings.Repeat("k", 64)
+	others := []KV{{Key: "input.value", Value: "hello"}, {Key: long + "agent.name", Value: "wrapped"}, {Key: long, Value: "x"}}
+	for _, key := range append([]string{""}, agentKeys...) {
+		kvs := append([]KV(nil), others...)
+		want := "span-name"
+		if key != "" {
+			kvs = append(kvs, KV{Key: key, Value: "agent-" + key})
+			want = "agent-" + key
+		}
+		tr := &Trace{Spans: []*Span{{SpanID: "a", Name: "span-name", Attrs: NewAttrs(kvs)}}}
+		for _, m := range []Mapping{MappingLF, MappingEngine} {
+			evs := LeakEvents(tr, m)
+			if len(evs) != 1 || evs[0].Target != want {
+				t.Errorf("key %q, mapping %d: events %+v, want one to %q", key, m, evs, want)
 			}
 		}
 	}
