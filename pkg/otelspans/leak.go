@@ -191,11 +191,24 @@ func attrLens(at Attrs) keyLens {
 
 var agentKeyLens = lensOf(agentKeys...)
 
+// firstOf is at.First(keys...), lens the lengths of at's keys.
+func firstOf(at Attrs, lens keyLens, keys []string) (string, bool) {
+	for _, k := range keys {
+		if lens&(1<<(len(k)&63)) != 0 {
+			if s := at.Str(k); s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
 func (a *adapter) span(s *Span) {
 	at := a.attrs(s)
 	kind := a.kind(s, at)
+	lens := attrLens(at)
 	agent, ok := "", false
-	if attrLens(at)&agentKeyLens != 0 {
+	if lens&agentKeyLens != 0 {
 		agent, ok = at.First(agentKeys...)
 	}
 	if !ok {
@@ -208,10 +221,10 @@ func (a *adapter) span(s *Span) {
 	if a.m == MappingLF {
 		nameKeys = lfToolNameKeys
 	}
-	tool, hasTool := at.First(nameKeys...)
+	tool, hasTool := firstOf(at, lens, nameKeys)
 	switch {
 	case kind == "TOOL" || (kind == "" && hasTool):
-		a.tool(s, at, agent, kind, tool, hasTool)
+		a.tool(s, at, lens, agent, kind, tool, hasTool)
 	case kind == "RETRIEVER":
 		a.retriever(s, at, agent)
 	case kind == "GUARDRAIL":
@@ -308,7 +321,7 @@ func vercelKind(op string) string {
 
 // tool maps a tool span; tool and ok are what span found of its tool name
 // (the first of the mapping's tool name keys), not looked up again.
-func (a *adapter) tool(s *Span, at Attrs, agent, kind, tool string, ok bool) {
+func (a *adapter) tool(s *Span, at Attrs, lens keyLens, agent, kind, tool string, ok bool) {
 	argKeys, outKeys := toolArgKeys, outputKeys
 	if a.m == MappingLF {
 		argKeys, outKeys = lfToolArgKeys, lfToolOutKeys
@@ -322,10 +335,10 @@ func (a *adapter) tool(s *Span, at Attrs, agent, kind, tool string, ok bool) {
 			tool = "tool"
 		}
 	}
-	if args, ok := at.First(argKeys...); ok {
+	if args, ok := firstOf(at, lens, argKeys); ok {
 		a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: tool, Content: args, SpanKind: kind, ToolName: tool, Span: s})
 	}
-	if out, ok := at.First(outKeys...); ok {
+	if out, ok := firstOf(at, lens, outKeys); ok {
 		a.add(LeakEvent{Channel: "tool_response", Source: tool, Target: agent, Content: out, SpanKind: kind, ToolName: tool, Span: s})
 	}
 }

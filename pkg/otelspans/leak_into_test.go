@@ -1,9 +1,11 @@
 package otelspans
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,6 +77,40 @@ func TestKeyLensFindAgents(t *testing.T) {
 			evs := LeakEvents(tr, m)
 			if len(evs) != 1 || evs[0].Target != want {
 				t.Errorf("key %q, mapping %d: events %+v, want one to %q", key, m, evs, want)
+			}
+		}
+	}
+}
+
+// TestFirstOfMatchesFirst: firstOf with a span's key lengths finds what
+// Attrs.First finds, over random attributes (repeated keys, empty and
+// null values, keys whose lengths wrap at 64) and the mapping's lists.
+func TestFirstOfMatchesFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	lists := [][]string{agentKeys, lfToolNameKeys, lfToolArgKeys, lfToolOutKeys, toolArgKeys, outputKeys, lfInputKeys, lfOutputKeys}
+	var pool []string
+	for _, l := range lists {
+		pool = append(pool, l...)
+	}
+	pool = append(pool, strings.Repeat("x", 64)+"input.value", "x", strings.Repeat("y", 75))
+	for range testfiles.Iterations(20000) {
+		var kvs []KV
+		for range r.IntN(12) {
+			var v any = "v" + strconv.Itoa(r.IntN(100))
+			switch r.IntN(5) {
+			case 0:
+				v = ""
+			case 1:
+				v = nil
+			}
+			kvs = append(kvs, KV{Key: pool[r.IntN(len(pool))], Value: v})
+		}
+		at := NewAttrs(kvs)
+		for _, l := range lists {
+			gs, gok := firstOf(at, attrLens(at), l)
+			ws, wok := at.First(l...)
+			if gs != ws || gok != wok {
+				t.Fatalf("%v over %v: firstOf %q %v, First %q %v", l, kvs, gs, gok, ws, wok)
 			}
 		}
 	}
