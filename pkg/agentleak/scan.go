@@ -178,7 +178,6 @@ type Scanner struct {
 	vault      *Vault
 	ev         *Event
 	evIndex    int
-	chanBit    uint8
 	baseline   bool
 	txt        string
 	secrets    map[findingKey]int32 // secret -> index in list, once secretsOn
@@ -311,7 +310,9 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	if !sc.baseline {
 		sec := &sc.list[idx]
 		sec.leaked = true
-		sec.chans |= sc.chanBit
+		// The event's channel bit is found here, for a leaked finding,
+		// not for every event scanned: most events have no finding.
+		sec.chans |= channelBit(sc.ev.Channel)
 	}
 }
 
@@ -555,7 +556,6 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 	{
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = tracefile.IsBaseline(e.Channel)
-		sc.chanBit = channelBit(e.Channel)
 		sc.evStart, sc.seenOn = len(sc.res.Findings), false
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {
