@@ -103,11 +103,14 @@ func (m *msgDec) object(fields []string, fn func(k int) bool) bool {
 			return false
 		}
 		m.i = jsonlex.SkipSpace(b, m.i+1)
+		// The key is part of the string decoded, so it needs no copy to
+		// be compared as a string.
+		ks := unsafe.String(unsafe.SliceData(key), len(key))
 		k := -1
 		for j, f := range fields {
-			if string(key) == f {
+			if ks == f {
 				k = j
-			} else if strings.EqualFold(string(key), f) {
+			} else if strings.EqualFold(ks, f) {
 				return false // encoding/json would fill f
 			}
 		}
