@@ -406,6 +406,13 @@ func (sc *Scanner) emitVault(id, s, end int) {
 	sc.vaultChans[sc.ev.Channel]++
 }
 
+// SetTransient says whether the result of each Scan is dead before the
+// next one (as Job.Transient says for a job's scans): the scanner then
+// reuses the result, its lists, its compliance and the copies of its
+// findings' values from trace to trace instead of allocating them, so a
+// caller must copy what it keeps of a result before the next Scan.
+func (sc *Scanner) SetTransient(on bool) { sc.transient = on }
+
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
 	// Findings are collected in the scanner's list and copied into one

@@ -296,7 +296,10 @@ func (s *Server) scanRecord(buf *scanBuf, tenant string, tt *tenantTraces, id st
 			Severity: f.Severity, Detector: f.Detector, Tier: f.Tier, Leaked: f.Leaked, Value: agentleak.Redact(f.Value),
 		})
 	}
-	tt.pool.put(scanner) // res is not read past here
+	// res is the scanner's own (a transient scan's), reused by its next
+	// scan: the record has copied what it shows, and res is not read past
+	// here.
+	tt.pool.put(scanner)
 	return rec, leakers, nil
 }
 

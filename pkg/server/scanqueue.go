@@ -146,7 +146,11 @@ func (p *scannerPool) get(ts *tenantScanner) *agentleak.Scanner {
 	if ts == nil {
 		ts = &tenantScanner{}
 	}
-	return agentleak.NewScanner(ts.cfg, ts.vaults)
+	sc := agentleak.NewScanner(ts.cfg, ts.vaults)
+	// A scan's record copies what it shows of the result before the
+	// scanner goes back to the pool: its results need not outlive it.
+	sc.SetTransient(true)
+	return sc
 }
 
 // put gives a scanner back.

@@ -157,6 +157,7 @@ func TestScanTraceRecords(t *testing.T) {
 	}
 	sort.Strings(ids)
 	var buf scanBuf
+	var kept []LeakRecord // what each scan's record should be, in order
 	for pass := range 2 {
 		for i, id := range ids {
 			spans := cases[id]
@@ -189,6 +190,7 @@ func TestScanTraceRecords(t *testing.T) {
 			if got := tt.leaks[len(tt.leaks)-1]; !reflect.DeepEqual(got, want) {
 				t.Fatalf("trace %s (pass %d): kept\n got %+v\nwant %+v", id, pass, got, want)
 			}
+			kept = append(kept, want)
 			if cap(buf.evs) == 0 || cap(buf.trace.Events) == 0 {
 				t.Fatalf("trace %s: the buffer kept no room for the next trace", id)
 			}
@@ -217,6 +219,11 @@ func TestScanTraceRecords(t *testing.T) {
 				t.Fatalf("trace %s: the buffer's trace is not reset: %+v", id, buf.trace)
 			}
 		}
+	}
+	// The scanners reuse their results: no record kept shares anything
+	// with a later scan's.
+	if got := tt.recentLeaks(len(kept)); !reflect.DeepEqual(got, kept[len(kept)-len(got):]) {
+		t.Fatalf("the records kept changed with later scans:\n got %+v\nwant %+v", got, kept)
 	}
 	// A huge trace's buffers are not kept.
 	buf.evs = make([]otelspans.LeakEvent, 0, maxScanBufEvents+1)
