@@ -57,9 +57,22 @@ func TraceFromEvents(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 // text is noted for the scanner (tracefile.Event.SetText). A text that is
 // not valid UTF-8 is quoted as TraceFromEvents quotes it.
 func TraceForScan(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
-	t := &Trace{RunID: st.RunID, AgentName: OTelAgentName, ScenarioID: st.ScenarioID, File: st.File, Line: st.Line, InDoc: st.Line == 0}
+	t := new(Trace)
+	TraceForScanInto(t, st, evs)
+	return t
+}
+
+// TraceForScanInto is TraceForScan making the trace in t, whose Events
+// slice it reuses when it is large enough: a caller scanning trace after
+// trace (the server's scan workers) allocates no events per trace. Every
+// other field of t is replaced.
+func TraceForScanInto(t *Trace, st *otelspans.Trace, evs []otelspans.LeakEvent) {
+	events := t.Events[:0]
+	if cap(events) < len(evs) {
+		events = make([]Event, len(evs))
+	}
+	*t = Trace{RunID: st.RunID, AgentName: OTelAgentName, ScenarioID: st.ScenarioID, File: st.File, Line: st.Line, InDoc: st.Line == 0, Events: events[:len(evs)]}
 	t.Timestamp = firstStart(st)
-	t.Events = make([]Event, len(evs))
 	for i := range evs {
 		e := &evs[i]
 		t.Events[i] = Event{EventID: e.EventID, Channel: e.Channel, Source: e.Source, Target: e.Target}
@@ -72,7 +85,6 @@ func TraceForScan(st *otelspans.Trace, evs []otelspans.LeakEvent) *Trace {
 			t.Events[i].NoteText(e.Content)
 		}
 	}
-	return t
 }
 
 // emptyContent is the content of an event without text (never written to).

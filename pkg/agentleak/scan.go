@@ -178,7 +178,6 @@ type Scanner struct {
 	vault      *Vault
 	ev         *Event
 	evIndex    int
-	chanBit    uint8
 	baseline   bool
 	txt        string
 	secrets    map[findingKey]int32 // secret -> index in list, once secretsOn
@@ -311,7 +310,9 @@ func (sc *Scanner) add(dt, value string, level int, sev string, conf float64, de
 	if !sc.baseline {
 		sec := &sc.list[idx]
 		sec.leaked = true
-		sec.chans |= sc.chanBit
+		// The event's channel bit is found here, for a leaked finding,
+		// not for every event scanned: most events have no finding.
+		sec.chans |= channelBit(sc.ev.Channel)
 	}
 }
 
@@ -404,6 +405,13 @@ func (sc *Scanner) emitVault(id, s, end int) {
 	sc.vaultHit.add(id)
 	sc.vaultChans[sc.ev.Channel]++
 }
+
+// SetTransient says whether the result of each Scan is dead before the
+// next one (as Job.Transient says for a job's scans): the scanner then
+// reuses the result, its lists, its compliance and the copies of its
+// findings' values from trace to trace instead of allocating them, so a
+// caller must copy what it keeps of a result before the next Scan.
+func (sc *Scanner) SetTransient(on bool) { sc.transient = on }
 
 // Scan scores one trace. Findings carry raw values; callers redact.
 func (sc *Scanner) Scan(t *Trace) (*Result, error) {
@@ -555,7 +563,6 @@ func (sc *Scanner) scanEvent(t *Trace, i int) error {
 	{
 		sc.ev, sc.evIndex, sc.txt = e, i, txt
 		sc.baseline = tracefile.IsBaseline(e.Channel)
-		sc.chanBit = channelBit(e.Channel)
 		sc.evStart, sc.seenOn = len(sc.res.Findings), false
 		if v != nil && len(v.canaryList) > 0 {
 			if v.canaries != nil {

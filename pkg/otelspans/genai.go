@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // lfAttrs is what MappingLF reads of a span: its attributes; nested
@@ -143,10 +144,12 @@ func (m genMessage) text() string {
 
 // rawText is a JSON string's text, or "" for anything else. r comes from
 // a document json.Unmarshal read, so a string without escapes in valid
-// UTF-8 is its bytes between the quotes (what decoding it again returns).
+// UTF-8 is its bytes between the quotes (what decoding it again returns):
+// the text is those bytes, not a copy, as r is never written (it is part
+// of an attribute's text, or encoding/json's copy of it).
 func rawText(r json.RawMessage) string {
 	if n := len(r); n >= 2 && r[0] == '"' && r[n-1] == '"' && bytes.IndexByte(r, '\\') < 0 && utf8.Valid(r) {
-		return string(r[1 : n-1])
+		return unsafe.String(unsafe.SliceData(r[1:]), n-2)
 	}
 	var s string
 	if len(r) > 0 && r[0] == '"' && json.Unmarshal(r, &s) == nil {
@@ -244,19 +247,31 @@ func lfOutputMessages(at Attrs) ([]call, string) {
 			text = c
 		}
 	}
+	if tc := at.Str("ai.response.toolCalls"); tc != "" {
+		calls = vercelToolCalls(calls, tc)
+	}
+	return calls, text
+}
+
+// vercelToolCalls adds the tool calls of the Vercel AI SDK's
+// ai.response.toolCalls. It is a function of its own so that the list it
+// decodes into, which escapes to encoding/json, is allocated only for a
+// span that has the attribute, not for every LLM span.
+func vercelToolCalls(calls []call, tc string) []call {
 	var vc []struct {
 		ToolName string          `json:"toolName"`
 		Args     json.RawMessage `json:"args"`
 		Input    json.RawMessage `json:"input"`
 	}
-	if tc := at.Str("ai.response.toolCalls"); tc != "" && json.Unmarshal([]byte(tc), &vc) == nil {
-		for _, c := range vc {
-			args := argText(c.Args)
-			if args == "" {
-				args = argText(c.Input)
-			}
-			calls = append(calls, call{c.ToolName, nonEmpty(args, c.ToolName)})
-		}
+	if json.Unmarshal([]byte(tc), &vc) != nil {
+		return calls
 	}
-	return calls, text
+	for _, c := range vc {
+		args := argText(c.Args)
+		if args == "" {
+			args = argText(c.Input)
+		}
+		calls = append(calls, call{c.ToolName, nonEmpty(args, c.ToolName)})
+	}
+	return calls
 }

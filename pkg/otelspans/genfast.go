@@ -47,7 +47,10 @@ func fastMessages(s string) (msgs []genMessage, ok bool) {
 	return msgs, jsonlex.SkipSpace(m.b, m.i) == len(m.b)
 }
 
-// msgDec is fastMessages' state: the text and where it is read.
+// msgDec is fastMessages' state: the text and where it is read. b is a
+// string's bytes, never written: the strings and raw values read from it
+// are parts of it, not copies (an LLM span's output text, decoded thus,
+// was copied twice, here and again by rawText).
 type msgDec struct {
 	b []byte
 	i int
@@ -100,11 +103,14 @@ func (m *msgDec) object(fields []string, fn func(k int) bool) bool {
 			return false
 		}
 		m.i = jsonlex.SkipSpace(b, m.i+1)
+		// The key is part of the string decoded, so it needs no copy to
+		// be compared as a string.
+		ks := unsafe.String(unsafe.SliceData(key), len(key))
 		k := -1
 		for j, f := range fields {
-			if string(key) == f {
+			if ks == f {
 				k = j
-			} else if strings.EqualFold(string(key), f) {
+			} else if strings.EqualFold(ks, f) {
 				return false // encoding/json would fill f
 			}
 		}
@@ -170,7 +176,7 @@ func (m *msgDec) str() (string, bool) {
 	raw := b[m.i : e+1]
 	m.i = e + 1
 	if fl&jsonlex.StrEsc == 0 {
-		return string(body), true
+		return unsafe.String(unsafe.SliceData(body), len(body)), true
 	}
 	if surrogateEscape(body) {
 		return "", false
@@ -182,14 +188,16 @@ func (m *msgDec) str() (string, bool) {
 	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
-// raw reads any value as its text (a json.RawMessage), a copy as
-// encoding/json makes.
+// raw reads any value as its text (a json.RawMessage): part of the
+// string decoded, where encoding/json makes a copy. Its capacity ends with
+// it, so that an append cannot write into the string; nothing writes into
+// a genMessage's raw values.
 func (m *msgDec) raw() ([]byte, bool) {
 	e := jsonlex.SkipValue(m.b, m.i)
 	if e < 0 {
 		return nil, false
 	}
-	r := append([]byte(nil), m.b[m.i:e]...)
+	r := m.b[m.i:e:e]
 	m.i = e
 	return r, true
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/lfcli/lf/pkg/internal/fuzzcheck"
 )
@@ -121,4 +122,53 @@ func FuzzFastMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzcheck.Bounded(t, len(s), func() { checkMessages(t, s) })
 	})
+}
+
+// within reports whether part lies in s's memory (is not a copy).
+func within(part, s string) bool {
+	if part == "" {
+		return true
+	}
+	p, b := uintptr(unsafe.Pointer(unsafe.StringData(part))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return p >= b && p+uintptr(len(part)) <= b+uintptr(len(s))
+}
+
+// TestMessagesAliasAttribute: what the fast path reads of a messages
+// attribute (strings, raw values, an output's text and tool calls) is
+// part of the attribute's text, not a copy, and a raw value's capacity
+// ends with it, so that appending to it cannot write into the attribute.
+func TestMessagesAliasAttribute(t *testing.T) {
+	s := `[{"role":"assistant","parts":[{"type":"text","content":"the plan for ada@example.com"},{"type":"text","text":"second"},` +
+		`{"type":"tool_call","name":"send","arguments":"{\"to\":1}"}],"finish_reason":"stop"},{"role":"tool","content":"plain content"}]`
+	msgs, ok := fastMessages(s)
+	if !ok || len(msgs) != 2 {
+		t.Fatalf("fastMessages: %v %d", ok, len(msgs))
+	}
+	raws := []json.RawMessage{msgs[0].Parts[0].Content, msgs[0].Parts[2].Arguments, msgs[1].Content}
+	strs := []string{msgs[0].Role, msgs[0].Parts[0].Type, msgs[0].Parts[1].Text, msgs[0].Parts[2].Name, msgs[1].Role}
+	for _, r := range raws {
+		strs = append(strs, string(r)) // a copy: only its length and content are checked here
+		if cap(r) != len(r) {
+			t.Errorf("raw value %s has room after it (cap %d, len %d)", r, cap(r), len(r))
+		}
+		if !within(unsafe.String(unsafe.SliceData(r), len(r)), s) {
+			t.Errorf("raw value %s is a copy", r)
+		}
+	}
+	for _, x := range strs[:5] {
+		if !within(x, s) {
+			t.Errorf("string %q is a copy", x)
+		}
+	}
+	if txt := msgs[1].text(); txt != "plain content" || !within(txt, s) {
+		t.Errorf("message text %q: a copy, or not the content", txt)
+	}
+	at := NewAttrs([]KV{{Key: "gen_ai.output.messages", Value: s}})
+	calls, text := lfOutputMessages(at)
+	if text != "plain content" || !within(text, s) {
+		t.Errorf("output text %q: a copy, or not the last message's", text)
+	}
+	if len(calls) != 1 || calls[0].name != "send" || calls[0].args != `{"to":1}` || !within(calls[0].name, s) {
+		t.Errorf("tool calls %+v", calls)
+	}
 }

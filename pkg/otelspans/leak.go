@@ -65,8 +65,19 @@ var (
 
 // LeakEvents maps a trace's spans to AgentLeak events.
 func LeakEvents(t *Trace, m Mapping) []LeakEvent {
+	return LeakEventsInto(nil, t, m)
+}
+
+// LeakEventsInto is LeakEvents writing the events over buf from its start
+// (what buf held is lost), so that a caller mapping trace after trace, such
+// as the server's scan workers, reuses one slice instead of allocating one
+// per trace. The events are buf's storage when it is large enough.
+func LeakEventsInto(buf []LeakEvent, t *Trace, m Mapping) []LeakEvent {
 	// Most spans make one or two events (a tool span two).
-	a := adapter{m: m, lastOut: -1, events: make([]LeakEvent, 0, 2*len(t.Spans)+1)}
+	if n := 2*len(t.Spans) + 1; cap(buf) < n {
+		buf = make([]LeakEvent, 0, n)
+	}
+	a := adapter{m: m, lastOut: -1, events: buf[:0]}
 	spans := t.Spans
 	if m == MappingLF {
 		spans = byStart(spans)
@@ -154,10 +165,52 @@ func (a *adapter) attrs(s *Span) Attrs {
 	return lfAttrs(s)
 }
 
+// keyLens is a set of key lengths (mod 64): a span's attributes' or a
+// key list's. When a list's and a span's sets do not meet, none of the
+// list's keys is among the span's attributes, and the list is not looked
+// up: the agent keys are on few spans (a GenAI span names its agent on
+// its agent span only), and looking each of them up through every
+// attribute of every span was a good part of the mapping's cost.
+type keyLens uint64
+
+func lensOf(keys ...string) keyLens {
+	var m keyLens
+	for _, k := range keys {
+		m |= 1 << (len(k) & 63)
+	}
+	return m
+}
+
+func attrLens(at Attrs) keyLens {
+	var m keyLens
+	for _, kv := range at.List() {
+		m |= 1 << (len(kv.Key) & 63)
+	}
+	return m
+}
+
+var agentKeyLens = lensOf(agentKeys...)
+
+// firstOf is at.First(keys...), lens the lengths of at's keys.
+func firstOf(at Attrs, lens keyLens, keys []string) (string, bool) {
+	for _, k := range keys {
+		if lens&(1<<(len(k)&63)) != 0 {
+			if s := at.Str(k); s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
 func (a *adapter) span(s *Span) {
 	at := a.attrs(s)
 	kind := a.kind(s, at)
-	agent, ok := at.First(agentKeys...)
+	lens := attrLens(at)
+	agent, ok := "", false
+	if lens&agentKeyLens != 0 {
+		agent, ok = at.First(agentKeys...)
+	}
 	if !ok {
 		agent = s.Name
 		if agent == "" {
@@ -168,10 +221,10 @@ func (a *adapter) span(s *Span) {
 	if a.m == MappingLF {
 		nameKeys = lfToolNameKeys
 	}
-	_, hasTool := at.First(nameKeys...)
+	tool, hasTool := firstOf(at, lens, nameKeys)
 	switch {
 	case kind == "TOOL" || (kind == "" && hasTool):
-		a.tool(s, at, agent, kind)
+		a.tool(s, at, lens, agent, kind, tool, hasTool)
 	case kind == "RETRIEVER":
 		a.retriever(s, at, agent)
 	case kind == "GUARDRAIL":
@@ -266,12 +319,13 @@ func vercelKind(op string) string {
 	return ""
 }
 
-func (a *adapter) tool(s *Span, at Attrs, agent, kind string) {
-	nameKeys, argKeys, outKeys := toolNameKeys, toolArgKeys, outputKeys
+// tool maps a tool span; tool and ok are what span found of its tool name
+// (the first of the mapping's tool name keys), not looked up again.
+func (a *adapter) tool(s *Span, at Attrs, lens keyLens, agent, kind, tool string, ok bool) {
+	argKeys, outKeys := toolArgKeys, outputKeys
 	if a.m == MappingLF {
-		nameKeys, argKeys, outKeys = lfToolNameKeys, lfToolArgKeys, lfToolOutKeys
+		argKeys, outKeys = lfToolArgKeys, lfToolOutKeys
 	}
-	tool, ok := at.First(nameKeys...)
 	if !ok && a.m == MappingLF {
 		tool, ok = at.First("traceloop.entity.name") // OpenLLMetry names its tool spans' tool so
 	}
@@ -281,10 +335,10 @@ func (a *adapter) tool(s *Span, at Attrs, agent, kind string) {
 			tool = "tool"
 		}
 	}
-	if args, ok := at.First(argKeys...); ok {
+	if args, ok := firstOf(at, lens, argKeys); ok {
 		a.add(LeakEvent{Channel: "tool_call", Source: agent, Target: tool, Content: args, SpanKind: kind, ToolName: tool, Span: s})
 	}
-	if out, ok := at.First(outKeys...); ok {
+	if out, ok := firstOf(at, lens, outKeys); ok {
 		a.add(LeakEvent{Channel: "tool_response", Source: tool, Target: agent, Content: out, SpanKind: kind, ToolName: tool, Span: s})
 	}
 }

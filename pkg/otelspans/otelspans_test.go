@@ -368,3 +368,32 @@ func TestDeepNesting(t *testing.T) {
 		t.Errorf("deep nesting: %v", err)
 	}
 }
+
+// TestVercelToolCalls: a Vercel AI SDK model span's ai.response.toolCalls
+// become tool calls (args as compact JSON, else input, else the tool's
+// name), and a list that is not JSON none.
+func TestVercelToolCalls(t *testing.T) {
+	span := func(calls string, more ...[2]string) *Trace {
+		return oneTrace(t, jsonOf(t, build(nil, spanSpec{name: "ai.generateText.doGenerate", attrs: append([][2]string{
+			{"ai.operationId", "ai.generateText.doGenerate"},
+			{"ai.response.toolCalls", calls},
+			{"ai.response.text", "done"},
+		}, more...)})), OTLPJSON)
+	}
+	tr := span(`[{"toolName":"search","args":{ "q" : "x" }},{"toolName":"mail","input":"{\"to\":\"a\"}"},{"toolName":"noop"}]`)
+	want := `evt_001 tool_call ai.generateText.doGenerate->search {"q":"x"}
+evt_002 tool_call ai.generateText.doGenerate->mail {"to":"a"}
+evt_003 tool_call ai.generateText.doGenerate->noop noop
+evt_004 final_output ai.generateText.doGenerate->user done
+`
+	if got := digest(LeakEvents(tr, MappingLF)); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
+	}
+	bad := span(`[{"toolName":`, [2]string{"gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"tool_call","name":"lookup","arguments":{"id":1}}]}]`})
+	want = `evt_001 tool_call ai.generateText.doGenerate->lookup {"id":1}
+evt_002 final_output ai.generateText.doGenerate->user done
+`
+	if got := digest(LeakEvents(bad, MappingLF)); got != want {
+		t.Errorf("calls that are not JSON, after a GenAI one: got\n%swant\n%s", got, want)
+	}
+}

@@ -218,6 +218,22 @@ func mcpKey(s *Span) string {
 // Up is the first of keys found on the span or, when it has none of them,
 // on its nearest ancestor in the trace that has one ("" when none has).
 func (t *Trace) Up(s *Span, keys ...string) string {
+	t.index()
+	for depth := 0; s != nil && depth < upDepth; depth++ {
+		if v, ok := s.Attrs.First(keys...); ok {
+			return v
+		}
+		s = t.byID[s.ParentID]
+	}
+	return ""
+}
+
+// upDepth is how many spans Up looks at: the span and its ancestors (a
+// trace's parents may form a cycle).
+const upDepth = 64
+
+// index builds byID, the spans by span id (the last of a repeated id).
+func (t *Trace) index() {
 	if t.byID == nil {
 		t.byID = make(map[string]*Span, len(t.Spans))
 		for _, x := range t.Spans {
@@ -226,13 +242,108 @@ func (t *Trace) Up(s *Span, keys ...string) string {
 			}
 		}
 	}
-	for depth := 0; s != nil && depth < 64; depth++ {
+}
+
+// AgentFinder answers Agent for span after span of one trace, as the
+// server's scan asks for the agent of every span of a finished trace. It
+// keeps what it found for the last few parents (the spans of a trace share
+// few), so that most spans are answered by their own attributes and that
+// memo; and it looks a parent up by going through the spans, without
+// building the trace's map of span ids, until it has done so a few times:
+// for a trace whose spans hang off one or two agent spans, that map and
+// the walks to the root were most of the cost.
+type AgentFinder struct {
+	t     *Trace
+	memo  [4]parentAgents
+	next  int // the memo entry replaced next
+	scans int // parents looked up by going through the spans
+}
+
+// parentAgents is what Up finds of the agent id and of the agent name
+// from a parent span, within the ancestors Up looks at for its children.
+type parentAgents struct {
+	pid      string // the parent's span id ("" for an unused entry)
+	id, name string
+}
+
+// agentIDKeys and agentNameKeys are the keys Agent reads, in its order.
+var (
+	agentIDKeys   = []string{"gen_ai.agent.id"}
+	agentNameKeys = []string{"gen_ai.agent.name", "agent.name"}
+)
+
+// maxSpanScans is how many parents an AgentFinder looks up by going
+// through the spans before it builds the trace's map of span ids.
+const maxSpanScans = 8
+
+// Agents returns an AgentFinder for the trace's spans.
+func (t *Trace) Agents() *AgentFinder { return &AgentFinder{t: t} }
+
+// Agent is t.Agent(s).
+func (f *AgentFinder) Agent(s *Span) string {
+	if v, ok := s.Attrs.First(agentIDKeys...); ok {
+		return v
+	}
+	var p *parentAgents
+	if s.ParentID != "" {
+		p = f.parent(s.ParentID)
+	}
+	if p != nil && p.id != "" {
+		return p.id
+	}
+	if v, ok := s.Attrs.First(agentNameKeys...); ok {
+		return v
+	}
+	if p != nil && p.name != "" {
+		return p.name
+	}
+	return s.ResourceStr("service.name")
+}
+
+// parent is the memo entry of the span whose span id is pid (made now if
+// it has none).
+func (f *AgentFinder) parent(pid string) *parentAgents {
+	for i := range f.memo {
+		if f.memo[i].pid == pid {
+			return &f.memo[i]
+		}
+	}
+	p := &f.memo[f.next]
+	f.next = (f.next + 1) % len(f.memo)
+	start := f.span(pid)
+	*p = parentAgents{pid: pid, id: f.up(start, agentIDKeys), name: f.up(start, agentNameKeys)}
+	return p
+}
+
+// up is Up from s as a child of s sees it: Up looks at a span and
+// upDepth-1 ancestors, so s and upDepth-2 of its own.
+func (f *AgentFinder) up(s *Span, keys []string) string {
+	for depth := 0; s != nil && depth < upDepth-1; depth++ {
 		if v, ok := s.Attrs.First(keys...); ok {
 			return v
 		}
-		s = t.byID[s.ParentID]
+		s = f.span(s.ParentID)
 	}
 	return ""
+}
+
+// span is t.byID[id]: the last span whose span id is id, nil for none.
+func (f *AgentFinder) span(id string) *Span {
+	t := f.t
+	if t.byID == nil && f.scans < maxSpanScans {
+		f.scans++
+		if id == "" {
+			return nil
+		}
+		for i := len(t.Spans) - 1; i >= 0; i-- {
+			if t.Spans[i].SpanID == id {
+				return t.Spans[i]
+			}
+		}
+		return nil
+	}
+	t.index()
+	return t.byID[id]
 }
 
 // Agent is the agent id of a span for agent risk: gen_ai.agent.id, else

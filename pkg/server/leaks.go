@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -206,8 +207,26 @@ func (s *Server) otlpLoop(ctx context.Context) {
 
 // scanTrace scans one finished trace with the tenant's AgentLeak config
 // and vaults, keeps its record, and counts a blocked trace as a policy
-// denial of each agent whose span leaked.
-func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) error {
+// denial of each agent whose span leaked. buf is the scan worker's.
+func (s *Server) scanTrace(ctx context.Context, buf *scanBuf, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) error {
+	defer buf.reset() // leakers points into buf until denyLeakers returns
+	rec, leakers, err := s.scanRecord(buf, tenant, tt, id, pt, ended)
+	if err != nil {
+		return err
+	}
+	s.otlp.mu.Lock()
+	tt.keepLeak(rec, s.otlp.set.maxLeaks)
+	s.otlp.mu.Unlock()
+	if len(leakers) == 0 {
+		return nil
+	}
+	return s.denyLeakers(ctx, tenant, id, rec, leakers)
+}
+
+// scanRecord scans a finished trace and makes its record; leakers are,
+// for a blocked trace, the agents whose spans leaked, each with its first
+// leaking event (an event of buf.evs).
+func (s *Server) scanRecord(buf *scanBuf, tenant string, tt *tenantTraces, id string, pt *pendingTrace, ended string) (LeakRecord, map[string]*otelspans.LeakEvent, error) {
 	st := &otelspans.Trace{RunID: id, File: "otlp", Spans: pt.spans}
 	for _, sp := range pt.spans {
 		if v := sp.ResourceStr(otelspans.ScenarioAttr); v != "" {
@@ -218,13 +237,14 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 	if st.ScenarioID == "" {
 		st.ScenarioID = id
 	}
-	evs := otelspans.LeakEvents(st, otelspans.MappingLF)
-	trace := agentleak.TraceForScan(st, evs)
+	evs := otelspans.LeakEventsInto(buf.evs, st, otelspans.MappingLF)
+	buf.evs = evs
+	agentleak.TraceForScanInto(&buf.trace, st, evs)
 	scanner := tt.pool.get(s.otlp.set.scanners[tenant])
-	res, err := scanner.Scan(trace)
+	res, err := scanner.Scan(&buf.trace)
 	if err != nil {
 		tt.pool.put(scanner)
-		return err
+		return LeakRecord{}, nil, err
 	}
 	rec := LeakRecord{
 		TraceID: id, ScenarioID: st.ScenarioID, Spans: len(pt.spans), Events: res.Events, Ended: ended,
@@ -233,25 +253,41 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 		LeakedSecrets: res.LeakedSecrets,
 	}
 	s.leakCompliance(&rec, res, tenant)
-	agents := map[string]bool{}
-	eventAgent := make([]string, len(evs))
-	var agentOf *otelspans.Span // the span whose agent agent is (a span's events follow each other)
+	// Each event's agent, and the trace's agents: a span's events follow
+	// each other, and a trace's spans have few agents, so a list of the
+	// agents as they change, sorted and compacted, is the set.
+	agentsOf := st.Agents()
+	eventAgent, names := buf.eventAgent[:0], buf.agents[:0]
+	var agentOf *otelspans.Span // the span whose agent agent is
 	agent := ""
-	for i, e := range evs {
-		if i == 0 || e.Span != agentOf {
-			agentOf, agent = e.Span, st.Agent(e.Span)
+	for i := range evs {
+		if e := &evs[i]; i == 0 || e.Span != agentOf {
+			agentOf, agent = e.Span, agentsOf.Agent(e.Span)
+			if agent != "" && (len(names) == 0 || names[len(names)-1] != agent) {
+				names = append(names, agent)
+			}
 		}
-		eventAgent[i] = agent
-		if eventAgent[i] != "" {
-			agents[eventAgent[i]] = true
-		}
+		eventAgent = append(eventAgent, agent)
 	}
-	leakers := map[string]*otelspans.LeakEvent{}
+	buf.eventAgent = eventAgent
+	slices.Sort(names)
+	buf.agents = slices.Compact(names)
+	if len(buf.agents) > 0 {
+		rec.Agents = slices.Clone(buf.agents)
+	}
+	// The agents whose spans leaked are only needed to deny a blocked trace.
+	var leakers map[string]*otelspans.LeakEvent
+	if rec.Blocked {
+		leakers = map[string]*otelspans.LeakEvent{}
+	}
+	if len(res.Findings) > 0 {
+		rec.Findings = make([]LeakFinding, 0, len(res.Findings))
+	}
 	for _, f := range res.Findings {
 		a := ""
 		if f.Event >= 0 && f.Event < len(evs) {
 			a = eventAgent[f.Event]
-			if f.Leaked && a != "" && leakers[a] == nil {
+			if f.Leaked && a != "" && leakers != nil && leakers[a] == nil {
 				leakers[a] = &evs[f.Event]
 			}
 		}
@@ -260,18 +296,42 @@ func (s *Server) scanTrace(ctx context.Context, tenant string, tt *tenantTraces,
 			Severity: f.Severity, Detector: f.Detector, Tier: f.Tier, Leaked: f.Leaked, Value: agentleak.Redact(f.Value),
 		})
 	}
-	tt.pool.put(scanner) // res is not read past here
-	for a := range agents {
-		rec.Agents = append(rec.Agents, a)
+	// res is the scanner's own (a transient scan's), reused by its next
+	// scan: the record has copied what it shows, and res is not read past
+	// here.
+	tt.pool.put(scanner)
+	return rec, leakers, nil
+}
+
+// scanBuf is what a scan worker reuses from one trace to the next instead
+// of allocating it per trace: the AgentLeak events made from the spans and
+// the trace made of them (together about two thirds of the bytes a scan
+// allocated). Nothing scanTrace keeps refers into them: a record copies
+// what it shows.
+type scanBuf struct {
+	evs        []otelspans.LeakEvent
+	trace      agentleak.Trace
+	eventAgent []string // the agent of each event
+	agents     []string // the trace's agents
+}
+
+// maxScanBufEvents is the most events a buffer keeps room for after a
+// scan: one huge trace does not pin its buffers' memory for good.
+const maxScanBufEvents = 4096
+
+// reset clears the buffer after a scan, so that an idle worker keeps no
+// spans or texts of the trace it scanned last alive.
+func (b *scanBuf) reset() {
+	if cap(b.evs) > maxScanBufEvents || cap(b.trace.Events) > maxScanBufEvents || cap(b.eventAgent) > maxScanBufEvents {
+		*b = scanBuf{}
+		return
 	}
-	sort.Strings(rec.Agents)
-	s.otlp.mu.Lock()
-	tt.keepLeak(rec, s.otlp.set.maxLeaks)
-	s.otlp.mu.Unlock()
-	if !res.Blocked || len(leakers) == 0 {
-		return nil
-	}
-	return s.denyLeakers(ctx, tenant, id, rec, leakers)
+	clear(b.evs)
+	clear(b.trace.Events)
+	clear(b.eventAgent)
+	clear(b.agents)
+	b.evs, b.eventAgent, b.agents = b.evs[:0], b.eventAgent[:0], b.agents[:0]
+	b.trace = agentleak.Trace{Events: b.trace.Events[:0]}
 }
 
 // keepLeak adds a scanned trace's record; the last max are kept (read

@@ -141,10 +141,11 @@ func BenchmarkScanTrace(b *testing.B) {
 	spans := otelspans.FromPdata(td, 0)
 	tt := s.otlp.tenant("t1")
 	id := spans[0].TraceID
+	var buf scanBuf
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.scanTrace(ctx, "t1", tt, id, &pendingTrace{spans: spans}, "root"); err != nil {
+		if err := s.scanTrace(ctx, &buf, "t1", tt, id, &pendingTrace{spans: spans}, "root"); err != nil {
 			b.Fatal(err)
 		}
 	}

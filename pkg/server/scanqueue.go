@@ -90,6 +90,7 @@ func (o *otlpState) done(j scanJob) {
 func (s *Server) scanLoop(ctx context.Context) {
 	o := s.otlp
 	work := context.WithoutCancel(ctx)
+	var buf scanBuf // the worker's, reused by each of its scans
 	for {
 		o.mu.Lock()
 		j, ok := o.next()
@@ -102,7 +103,7 @@ func (s *Server) scanLoop(ctx context.Context) {
 			}
 		}
 		if ok {
-			if err := s.scanTrace(work, j.tenant, j.tt, j.id, j.pt, j.ended); err != nil {
+			if err := s.scanTrace(work, &buf, j.tenant, j.tt, j.id, j.pt, j.ended); err != nil {
 				s.logf("otlp: scan of trace %s (tenant %s): %v", j.id, j.tenant, err)
 			}
 			o.done(j)
@@ -145,7 +146,11 @@ func (p *scannerPool) get(ts *tenantScanner) *agentleak.Scanner {
 	if ts == nil {
 		ts = &tenantScanner{}
 	}
-	return agentleak.NewScanner(ts.cfg, ts.vaults)
+	sc := agentleak.NewScanner(ts.cfg, ts.vaults)
+	// A scan's record copies what it shows of the result before the
+	// scanner goes back to the pool: its results need not outlive it.
+	sc.SetTransient(true)
+	return sc
 }
 
 // put gives a scanner back.
