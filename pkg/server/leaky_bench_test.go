@@ -1,14 +1,11 @@
 package server
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/lfcli/lf/pkg/otelspans"
-	"github.com/lfcli/lf/pkg/store"
 )
 
 // BenchmarkScanTraceLeaky is BenchmarkScanTrace over the traces of the
@@ -17,21 +14,7 @@ import (
 //
 //	go test ./pkg/server -run '^$' -bench ScanTraceLeaky -benchmem
 func BenchmarkScanTraceLeaky(b *testing.B) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir()+"/lf.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	cfg, d := LoadConfig("server.yaml", []byte("apiKeys: [{name: t1, tenant: t1, role: operator, key: "+keyT1+"}]\nrecalcInterval: 1h\n"), func(string) string { return "" })
-	if d.HasErrors() {
-		b.Fatal(d)
-	}
-	s, err := New(ctx, cfg, st, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close(ctx) })
+	s := benchServer(b)
 	f := filepath.Join("..", "..", "project", "agentleak", "spans.otlp.jsonl")
 	r, err := os.Open(f)
 	if err != nil {

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/lfcli/lf/pkg/internal/benchspans"
 	"github.com/lfcli/lf/pkg/otelspans"
 	"github.com/lfcli/lf/pkg/store"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -22,48 +21,9 @@ import (
 var benchTraceID = pcommon.TraceID{0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57}
 
 // benchRequest is one OTLP protobuf request of n GenAI spans of one trace
-// (tool calls, a model turn every tenth span, the agent's root span last),
-// about 1 KB of attributes per span: the spans of scripts/bench-otlp.sh.
+// (benchspans.GenAI): the spans of scripts/bench-otlp.sh.
 func benchRequest(n, agent int) []byte {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "bench-agent")
-	ss := rs.ScopeSpans().AppendEmpty()
-	now := time.Now()
-	filler := strings.Repeat("The customer asked about the itinerary and the booking reference; ", 12)
-	root := pcommon.SpanID{byte((n - 1) >> 8), byte(n - 1), 1}
-	for i := 0; i < n; i++ {
-		s := ss.Spans().AppendEmpty()
-		s.SetTraceID(benchTraceID)
-		s.SetSpanID(pcommon.SpanID{byte(i >> 8), byte(i), 1})
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Duration(i) * time.Millisecond)))
-		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Duration(i)*time.Millisecond + 500*time.Microsecond)))
-		a := s.Attributes()
-		switch {
-		case i == n-1:
-			s.SetName("invoke_agent planner")
-			a.PutStr("gen_ai.operation.name", "invoke_agent")
-			a.PutStr("gen_ai.agent.id", fmt.Sprintf("agt_%03d", agent))
-			a.PutStr("gen_ai.agent.name", "Planner")
-			a.PutStr("gen_ai.conversation.id", fmt.Sprintf("conv-%d", agent))
-			a.PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"`+filler[:600]+`"}]}]`)
-		case i%10 == 9:
-			s.SetName("chat gpt-4o")
-			s.SetParentSpanID(root)
-			a.PutStr("gen_ai.operation.name", "chat")
-			a.PutStr("gen_ai.request.model", "gpt-4o")
-			a.PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"`+filler[:700]+`"}]}]`)
-		default:
-			s.SetName("execute_tool lookup")
-			s.SetParentSpanID(root)
-			a.PutStr("gen_ai.operation.name", "execute_tool")
-			a.PutStr("gen_ai.tool.name", fmt.Sprintf("tool_%d", i%7))
-			a.PutStr("gen_ai.tool.call.id", fmt.Sprintf("call_%d", i))
-			a.PutStr("gen_ai.tool.call.arguments", `{"query":"`+filler[:400]+`"}`)
-			a.PutStr("gen_ai.tool.call.result", `{"result":"`+filler[:400]+`"}`)
-		}
-	}
-	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(benchspans.GenAI(n, agent, benchTraceID))
 	return b
 }
 
