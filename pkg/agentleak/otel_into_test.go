@@ -1,12 +1,9 @@
 package agentleak
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	"github.com/lfcli/lf/pkg/internal/testfiles"
 	"github.com/lfcli/lf/pkg/otelspans"
 )
 
@@ -14,21 +11,7 @@ import (
 // trace (contents quoted, empty, noted or set as text) is TraceForScan's
 // trace, in the old trace's events when they have room.
 func TestTraceForScanIntoReusesTrace(t *testing.T) {
-	files := []string{filepath.Join("..", "..", "project", "agentleak", "spans.otlp.jsonl")}
-	packs, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "agentleak-otel", "*", "spans.otlp.jsonl"))
-	var traces []*otelspans.Trace
-	for _, f := range append(files, packs...) {
-		r, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts, err := otelspans.Read(f, r, otelspans.Auto)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		traces = append(traces, ts...)
-	}
+	traces := demoAndPackSpans(t)
 	odd := []otelspans.LeakEvent{
 		{EventID: "evt_001", Channel: "user_input", Source: "user", Target: "a", Content: "bad \xff utf-8 ada@example.com"},
 		{EventID: "evt_002", Channel: "tool_call", Source: "a", Target: "t", Content: ""},

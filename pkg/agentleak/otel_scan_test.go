@@ -33,22 +33,7 @@ func TestTraceForScanScansAsTraceFromEvents(t *testing.T) {
 	if err != nil || dl.HasErrors() {
 		t.Fatal(err, dl)
 	}
-	files := []string{filepath.Join(root, "spans.otlp.jsonl")}
-	packs, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "agentleak-otel", "*", "spans.otlp.jsonl"))
-	files = append(files, packs...)
-	var traces []*otelspans.Trace
-	for _, f := range files {
-		r, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts, err := otelspans.Read(f, r, otelspans.Auto)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		traces = append(traces, ts...)
-	}
+	traces := demoAndPackSpans(t)
 	odd := &otelspans.Trace{RunID: "odd", ScenarioID: traces[0].ScenarioID, Spans: traces[0].Spans}
 	oddEvents := []otelspans.LeakEvent{
 		{EventID: "evt_001", Channel: "user_input", Source: "user", Target: "a", Content: "my email is ada@example.com \"quoted\"\n"},
@@ -86,4 +71,26 @@ func TestTraceForScanScansAsTraceFromEvents(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no findings: the comparison saw nothing")
 	}
+}
+
+// demoAndPackSpans reads the traces of the demo project's span file and of
+// the shared OpenTelemetry conformance packs (when ../shared is there).
+func demoAndPackSpans(t *testing.T) []*otelspans.Trace {
+	t.Helper()
+	files := []string{filepath.Join("..", "..", "project", "agentleak", "spans.otlp.jsonl")}
+	packs, _ := filepath.Glob(filepath.Join(testfiles.SharedDir(), "conformance", "agentleak-otel", "*", "spans.otlp.jsonl"))
+	var traces []*otelspans.Trace
+	for _, f := range append(files, packs...) {
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := otelspans.Read(f, r, otelspans.Auto)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, ts...)
+	}
+	return traces
 }
