@@ -728,8 +728,9 @@ func (ps *PatternSet) triggersAt(text string, p int) {
 	f := foldUpper(v)
 	if tr.shortBits[w>>6]&(1<<(w&63)) != 0 {
 		r := int(tr.shortRank[w>>6]) + bits.OnesCount64(tr.shortBits[w>>6]&(1<<(w&63)-1))
-		for k, e := int(tr.shortStart[r]), int(tr.shortStart[r+1]); k < e; k++ {
-			if c := &tr.shortWords[k]; (f^c.w[0])&c.m[0] == 0 {
+		words := tr.shortWords[tr.shortStart[r]:tr.shortStart[r+1]]
+		for k := range words {
+			if c := &words[k]; (f^c.w[0])&c.m[0] == 0 {
 				ps.addTrigger(text, int(c.id), p)
 			}
 		}
@@ -740,14 +741,21 @@ func (ps *PatternSet) triggersAt(text string, p int) {
 	}
 	r := int(tr.longRank[g>>6]) + bits.OnesCount64(tr.prefix4[g>>6]&(1<<(g&63)-1))
 	var f1 uint64
-	for k, e := int(tr.longStart[r]), int(tr.longStart[r+1]); k < e; k++ {
-		c := &tr.longWords[k]
+	// The bucket as a slice of its own: the calls below cannot change it,
+	// so it is not read from the trie again after each.
+	words := tr.longWords[tr.longStart[r]:tr.longStart[r+1]]
+	for k := range words {
+		c := &words[k]
 		if (f^c.w[0])&c.m[0] != 0 {
 			continue
 		}
 		if c.n > 8 {
 			if f1 == 0 {
-				f1 = foldUpper(word8(text, p+8))
+				if p+16 <= len(text) {
+					f1 = foldUpper(loadString64(text, p+8))
+				} else {
+					f1 = foldUpper(word8(text, p+8))
+				}
 			}
 			if (f1^c.w[1])&c.m[1] != 0 {
 				continue

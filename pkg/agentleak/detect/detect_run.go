@@ -54,7 +54,6 @@ func (ps *PatternSet) RunRules(text string, emit EmitFunc) {
 // addTrigger files the starts trigger word id at p gives its enabled
 // rules: p, and the quote or the non-ASCII character just before it.
 func (ps *PatternSet) addTrigger(text string, id, p int) {
-	st := ps.state
 	// What comes before p, read once for all the word's rules: a quote,
 	// or the start of a non-ASCII character (-1 for neither).
 	before := -1
@@ -70,11 +69,7 @@ func (ps *PatternSet) addTrigger(text string, id, p int) {
 	bound := -1 // whether \b holds at p, for key-name rules: read when asked
 	for _, tr := range ps.trigOn[id] {
 		ri := int(tr.rule)
-		c := st.cands[ri]
-		n := len(c)
-		if before >= 0 && ps.mayStart(ri, text, before) {
-			c = append(c, before)
-		}
+		okBefore := before >= 0 && ps.mayStart(ri, text, before)
 		if tr.key && bound < 0 {
 			// boundAt written out (the compiler does not inline it).
 			bound = 0
@@ -86,18 +81,31 @@ func (ps *PatternSet) addTrigger(text string, id, p int) {
 				bound = 1
 			}
 		}
-		if (!tr.key || bound == 1) && ps.mayStart(ri, text, p) {
-			c = append(c, p)
+		okP := (!tr.key || bound == 1) && ps.mayStart(ri, text, p)
+		if okBefore || okP {
+			// Out of line: most trigger words file nothing.
+			ps.fileStarts(ri, before, p, okBefore, okP)
 		}
-		if len(c) == n {
-			continue
-		}
-		if n > 0 && c[n] < c[n-1] {
-			st.unsorted = true
-		}
-		st.cands[ri] = c
-		st.trig[ri>>6] |= 1 << (ri & 63)
 	}
+}
+
+// fileStarts files the starts addTrigger found for rule ri: before when
+// okBefore, p when okP.
+func (ps *PatternSet) fileStarts(ri, before, p int, okBefore, okP bool) {
+	st := ps.state
+	c := st.cands[ri]
+	n := len(c)
+	if okBefore {
+		c = append(c, before)
+	}
+	if okP {
+		c = append(c, p)
+	}
+	if n > 0 && c[n] < c[n-1] {
+		st.unsorted = true
+	}
+	st.cands[ri] = c
+	st.trig[ri>>6] |= 1 << (ri & 63)
 }
 
 // mayStart is runRule's first tests of a start p of rule ri (\b where
@@ -108,8 +116,15 @@ func (ps *PatternSet) addTrigger(text string, id, p int) {
 // same starts.
 func (ps *PatternSet) mayStart(ri int, text string, p int) bool {
 	r := &ps.rules[ri]
-	if r.wordHead && !boundAt(text, p) {
-		return false
+	if r.wordHead {
+		// boundAt written out (the compiler does not inline it).
+		if p > 0 && p < len(text) && text[p-1]|text[p] < 0x80 {
+			if asciiWord[text[p-1]] == asciiWord[text[p]] {
+				return false
+			}
+		} else if !unicodeBound(text, p) {
+			return false
+		}
 	}
 	return r.pre == nil || r.pre(text, p)
 }
