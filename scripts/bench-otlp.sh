@@ -17,7 +17,8 @@
 # loadgen, 5,000 req/s), the Collector's request latency at the same stream
 # beside; then lf agentleak scan of the same traces as lf's JSONL and as
 # OTLP JSON (otlpload convert), at the default worker count and with
-# --workers 1. The last line gives lf's rate as a ratio of the Collector's.
+# --workers 1, the two files in turn (LF_BENCH_SCANS times, 7). The last
+# line gives lf's rate as a ratio of the Collector's.
 # The three receiving runs are made in rounds (each round: lf with scans,
 # without, the Collector), and the summary takes each one's best round
 # (the most spans/s, the least CPU per span): the machine is shared, and
@@ -176,22 +177,30 @@ collat=$(sed -n 's/^request latency: .*p99 \([^ ]*\) .*/\1/p' "$dir/stream.out")
 echo "=== lf agentleak scan: the same traces as lf's JSONL and as OTLP JSON"
 (cd "$root" && "$dir/lfgen" agentleak -o "$dir/traces.jsonl" -repeat 100 >/dev/null)
 "$dir/otlpload" convert "$dir/traces.jsonl" "$dir/spans.otlp.jsonl"
-scan() { # file args... -> "WALL CPU" in ms (best of 3 each, lfgen bestof)
+scan() { # file args... -> "WALL CPU" in ms of one run (lfgen bestof -n 1)
 	local f=$1 out
 	shift
-	out=$("$dir/lfgen" bestof -n 3 -- "$dir/lf" agentleak scan --no-record -q -o jsonl "$@" "$f" 2>&1 | tail -1)
+	out=$("$dir/lfgen" bestof -n 1 -- "$dir/lf" agentleak scan --no-record -q -o jsonl "$@" "$f" 2>&1 | tail -1)
 	sed -n 's/^wall best \([0-9.]*\) ms.*cpu best \([0-9.]*\) ms.*/\1 \2/p' <<<"$out"
 }
 n=$(wc -l <"$dir/traces.jsonl")
 echo "$n traces: JSONL $(du -h "$dir/traces.jsonl" | cut -f1), OTLP JSON $(du -h "$dir/spans.otlp.jsonl" | cut -f1)"
+# The two files are scanned one after the other, $scans times, and each
+# keeps its best wall time and CPU: the machine's speed drifts by tens of
+# per cent over minutes, and this way both meet the same drift.
+scans=${LF_BENCH_SCANS:-7}
 scanline=()
 for w in default 1; do
 	args=()
 	[ "$w" = default ] || args=(--workers "$w")
-	read -r tjw tjc <<<"$(scan "$dir/traces.jsonl" "${args[@]}")"
-	read -r tow toc <<<"$(scan "$dir/spans.otlp.jsonl" "${args[@]}")"
-	scanline+=("$(printf 'workers %s: OTLP JSON %s ms (CPU %s ms), JSONL %s ms (CPU %s ms): %sx the JSONL speed (%sx in CPU)' "$w" "$tow" "$toc" "$tjw" "$tjc" \
-		"$(awk -v a="$tjw" -v b="$tow" 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a="$tjc" -v b="$toc" 'BEGIN { printf "%.2f", a / b }')")")
+	tjw="" tjc="" tow="" toc=""
+	for _ in $(seq "$scans"); do
+		read -r a b <<<"$(scan "$dir/traces.jsonl" "${args[@]}")"
+		read -r c d <<<"$(scan "$dir/spans.otlp.jsonl" "${args[@]}")"
+		tjw=$(least <<<"$tjw $a") tjc=$(least <<<"$tjc $b") tow=$(least <<<"$tow $c") toc=$(least <<<"$toc $d")
+	done
+	scanline+=("$(printf 'workers %s: OTLP JSON %s ms (CPU %s ms), JSONL %s ms (CPU %s ms): %sx the JSONL speed (%sx in CPU), best of %s each' "$w" "$tow" "$toc" "$tjw" "$tjc" \
+		"$(awk -v a="$tjw" -v b="$tow" 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a="$tjc" -v b="$toc" 'BEGIN { printf "%.2f", a / b }')" "$scans")")
 	echo "${scanline[-1]}"
 done
 
