@@ -1,6 +1,9 @@
 // Package benchspans makes the GenAI spans of lf's OTLP benchmarks
 // (scripts/bench-otlp.sh and the in-process benchmarks of pkg/server and
-// pkg/otelspans), so that all of them measure the same spans.
+// pkg/otelspans), so that all of them measure the same spans. The load
+// generator tools/otelcol-lf/otlpload, a module of its own that cannot
+// import lf's internal packages, builds the same spans in its request:
+// change both together.
 package benchspans
 
 import (

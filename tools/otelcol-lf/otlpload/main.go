@@ -53,7 +53,9 @@ func main() {
 var templateID = pcommon.TraceID{0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57, 0x7e, 0x57}
 
 // request builds one trace of n spans: tool calls, a model turn, and the
-// agent's root span last (as batch exporters send it).
+// agent's root span last (as batch exporters send it): the spans of lf's
+// in-process benchmarks (pkg/internal/benchspans), which this module cannot
+// import; change both together.
 func request(n, agent int) []byte {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
